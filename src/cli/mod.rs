@@ -1,0 +1,235 @@
+//! The command line: argument parsing, reading the patch, choosing the output format, and mapping
+//! every outcome to the documented exit code (DESIGN §4). Argument errors exit 3, not clap's 2,
+//! because 2 means "an edit did not apply".
+
+mod demo;
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::apply::{ApplyOptions, apply};
+use crate::error::{Error, Exit};
+use crate::report::{Report, render_human, render_markdown};
+
+/// A patch on stdin or in a file larger than this is refused: no real batch of edits is this big,
+/// and reading it whole into memory should not be how a typo ends a run.
+const MAX_PATCH_BYTES: u64 = 256 << 20;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "patchgate",
+    version,
+    about = "Apply a batch of multi-file edits to a git repository, all or nothing",
+    long_about = "Apply a batch of multi-file edits (YAML or JSON) to a git repository all or nothing: \
+every old_string is verified in memory first, a miss is explained with the file's real text and \
+line numbers, and only a fully verified batch is written."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Verify and apply a patch file (YAML or JSON; `-` or nothing reads standard input).
+    Apply(ApplyArgs),
+    /// Print the JSON Schema of the patch file.
+    Schema,
+    /// Run `apply` on a scratch copy of the bundled example repository and patch.
+    Demo,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Human,
+    Json,
+    Markdown,
+}
+
+#[derive(Debug, clap::Args)]
+struct ApplyArgs {
+    /// The patch file; `-` or nothing reads standard input.
+    patch: Option<PathBuf>,
+    /// Run as if started in DIR (the repository is discovered from there).
+    #[arg(short = 'C', value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Verify every edit and print the diff; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Also apply a unique match that differs only in whitespace or typographic characters,
+    /// re-indenting new_string (fuzzy candidates are never applied).
+    #[arg(long)]
+    lenient: bool,
+    /// Which checkers to run: `auto`, `none`, or a comma-separated list.
+    #[arg(long, default_value = "auto", value_name = "auto|none|LIST")]
+    checks: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    format: OutputFormat,
+}
+
+/// Runs the command line and returns the process exit code.
+pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
+    let json_requested = wants_json(&args);
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return 0;
+            }
+            if matches!(e.kind(), ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+                let _ = e.print();
+                return Exit::InvalidInput.code();
+            }
+            if json_requested {
+                let err = Error::Usage {
+                    message: e.kind().to_string(),
+                    help: e.to_string().lines().next().unwrap_or_default().to_string(),
+                };
+                emit(&Report::from_error(&err).to_json());
+            } else {
+                let _ = e.print();
+            }
+            return Exit::InvalidInput.code();
+        }
+    };
+    match cli.command {
+        Command::Apply(a) => run_apply(a),
+        Command::Schema => {
+            let text = serde_json::to_string_pretty(&crate::patch::json_schema()).unwrap_or_default();
+            emit(&format!("{text}\n"));
+            0
+        }
+        Command::Demo => demo::run(),
+    }
+}
+
+fn wants_json(args: &[std::ffi::OsString]) -> bool {
+    args.windows(2).any(|w| w[0] == "--format" && w[1] == "json") || args.iter().any(|a| a == "--format=json")
+}
+
+fn run_apply(a: ApplyArgs) -> i32 {
+    let dir = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let result = read_patch(a.patch.as_deref(), &dir).and_then(|patch| {
+        let opts = ApplyOptions {
+            dir: dir.clone(),
+            dry_run: a.dry_run,
+            lenient: a.lenient,
+        };
+        let mut report = apply(&patch, &opts)?;
+        if a.checks != "none" {
+            report
+                .notes
+                .push("note: checkers are not run by this version; the edits were verified and applied only".into());
+        }
+        Ok(report)
+    });
+    match result {
+        Ok(report) => print_report(&report, a.format),
+        Err(err) => print_error(&err, a.format),
+    }
+}
+
+pub(crate) fn print_report(report: &Report, format: OutputFormat) -> i32 {
+    for n in &report.notes {
+        eprintln!("{n}");
+    }
+    let text = match format {
+        OutputFormat::Json => format!("{}\n", report.to_json()),
+        OutputFormat::Markdown => render_markdown(report),
+        OutputFormat::Human => render_human(report, color_stdout()),
+    };
+    emit(&text);
+    report.exit.code()
+}
+
+fn print_error(err: &Error, format: OutputFormat) -> i32 {
+    match format {
+        OutputFormat::Json => emit(&format!("{}\n", Report::from_error(err).to_json())),
+        OutputFormat::Markdown => emit(&render_markdown(&Report::from_error(err))),
+        OutputFormat::Human => eprint!("{}", render_error(err)),
+    }
+    err.exit().code()
+}
+
+/// A miette rendering of an error (source snippet, label, help).
+fn render_error(err: &Error) -> String {
+    let handler = miette::GraphicalReportHandler::new_themed(if std::io::stderr().is_terminal() && no_color_unset() {
+        miette::GraphicalTheme::unicode()
+    } else {
+        miette::GraphicalTheme::unicode_nocolor()
+    });
+    let mut out = String::new();
+    let _ = handler.render_report(&mut out, err);
+    out
+}
+
+fn no_color_unset() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+fn color_stdout() -> bool {
+    std::io::stdout().is_terminal() && no_color_unset()
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error.
+pub(crate) fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush())
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("patchgate: cannot write output: {e}");
+    }
+}
+
+fn read_patch(path: Option<&std::path::Path>, dir: &std::path::Path) -> Result<crate::patch::Patch, Error> {
+    let (name, bytes) = match path {
+        None if std::io::stdin().is_terminal() => {
+            return Err(Error::Usage {
+                message: "no patch given".into(),
+                help: "pass a patch file (`patchgate apply edits.yaml`) or pipe one in (`... | patchgate apply -`)".into(),
+            });
+        }
+        Some(p) if p.as_os_str() != "-" => {
+            let full = if p.is_absolute() { p.to_path_buf() } else { dir.join(p) };
+            let read_err = |source| Error::PatchRead {
+                path: full.display().to_string(),
+                source,
+            };
+            let md = std::fs::metadata(&full).map_err(read_err)?;
+            if md.is_dir() {
+                return Err(read_err(std::io::Error::other("it is a directory")));
+            }
+            if md.len() > MAX_PATCH_BYTES {
+                return Err(too_big(&full.display().to_string()));
+            }
+            (p.display().to_string(), std::fs::read(&full).map_err(read_err)?)
+        }
+        _ => {
+            let mut buf = Vec::new();
+            std::io::stdin()
+                .take(MAX_PATCH_BYTES + 1)
+                .read_to_end(&mut buf)
+                .map_err(|source| Error::PatchRead {
+                    path: "<stdin>".into(),
+                    source,
+                })?;
+            if buf.len() as u64 > MAX_PATCH_BYTES {
+                return Err(too_big("<stdin>"));
+            }
+            ("<stdin>".to_string(), buf)
+        }
+    };
+    crate::patch::parse_bytes(&bytes, &name)
+}
+
+fn too_big(name: &str) -> Error {
+    Error::Usage {
+        message: format!("the patch {name} is larger than {} MiB", MAX_PATCH_BYTES >> 20),
+        help: "split the batch into several patches".into(),
+    }
+}

@@ -1,0 +1,167 @@
+//! Errors that end a run before (or instead of) a per-edit report, and the exit codes they map to.
+//!
+//! Per-edit problems (`not_found`, `ambiguous`, an invalid field in one edit) are not errors here: they
+//! are outcomes recorded in the report, so that every problem of a batch is shown at once. What lives
+//! here is what stops the whole run: a patch that cannot be parsed, a directory that is not a git
+//! repository, a concurrent modification detected during write-back, a failed write.
+//!
+//! Every variant renders through miette with a `help` that says what to do next, and maps to one of
+//! the documented exit codes (DESIGN §4): 3 for invalid input, 4 for the environment.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use miette::{Diagnostic, NamedSource, SourceSpan};
+use thiserror::Error;
+
+/// The documented process exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Success = 0,
+    ChecksFailed = 1,
+    EditFailed = 2,
+    InvalidInput = 3,
+    Environment = 4,
+}
+
+impl Exit {
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+}
+
+/// Where in the patch file a problem is: the file's text (for the snippet) and a byte span.
+#[derive(Debug, Clone)]
+pub struct PatchLocation {
+    pub source: NamedSource<Arc<String>>,
+    pub span: Option<SourceSpan>,
+    /// 1-based line and column, when known.
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+#[derive(Debug, Error, Diagnostic)]
+pub enum Error {
+    #[error("invalid patch: {message}")]
+    #[diagnostic(code(patchgate::patch), help("{help}"))]
+    Patch {
+        message: String,
+        help: String,
+        #[source_code]
+        source_code: Option<NamedSource<Arc<String>>>,
+        #[label("{label}")]
+        span: Option<SourceSpan>,
+        label: String,
+        line: Option<usize>,
+        column: Option<usize>,
+    },
+
+    #[error("cannot read the patch from {path}: {source}")]
+    #[diagnostic(
+        code(patchgate::patch_read),
+        help("pass the path of a YAML or JSON patch file, or `-` to read it from standard input")
+    )]
+    PatchRead {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    #[error("invalid arguments: {message}")]
+    #[diagnostic(code(patchgate::usage), help("{help}"))]
+    Usage { message: String, help: String },
+
+    #[error("{} is not inside a git repository", path.display())]
+    #[diagnostic(
+        code(patchgate::not_a_repo),
+        help("run patchgate inside a git working tree, or point at one with -C DIR (`git init` makes one)")
+    )]
+    NotARepo { path: PathBuf },
+
+    #[error("the repository at {} has no working tree", path.display())]
+    #[diagnostic(
+        code(patchgate::bare_repo),
+        help("patchgate edits files in a working tree; run it in a checkout of this repository")
+    )]
+    BareRepo { path: PathBuf },
+
+    #[error("git: {message}")]
+    #[diagnostic(code(patchgate::git), help("{help}"))]
+    Git { message: String, help: String },
+
+    #[error("{path} changed on disk while the patch was being applied")]
+    #[diagnostic(
+        code(patchgate::concurrent_modification),
+        help(
+            "another process modified the file after patchgate read it; nothing was changed. \
+             Re-run the patch once the other writer is done"
+        )
+    )]
+    ConcurrentModification { path: String },
+
+    #[error("cannot {action} {}: {source}", path.display())]
+    #[diagnostic(code(patchgate::io), help("{help}"))]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        help: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    pub fn exit(&self) -> Exit {
+        match self {
+            Error::Patch { .. } | Error::PatchRead { .. } | Error::Usage { .. } => Exit::InvalidInput,
+            Error::NotARepo { .. }
+            | Error::BareRepo { .. }
+            | Error::Git { .. }
+            | Error::ConcurrentModification { .. }
+            | Error::Io { .. } => Exit::Environment,
+        }
+    }
+
+    /// A short machine-readable kind for the JSON report.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Error::Patch { .. } | Error::PatchRead { .. } => "invalid_patch",
+            Error::Usage { .. } => "usage",
+            Error::NotARepo { .. } => "not_a_repository",
+            Error::BareRepo { .. } => "bare_repository",
+            Error::Git { .. } => "git",
+            Error::ConcurrentModification { .. } => "concurrent_modification",
+            Error::Io { .. } => "io",
+        }
+    }
+
+    /// The `help` text, for reports that are not rendered by miette.
+    pub fn help_text(&self) -> Option<String> {
+        self.help().map(|h| h.to_string())
+    }
+
+    pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        let help = match source.kind() {
+            std::io::ErrorKind::PermissionDenied => {
+                "check the file's permissions and the directory's write permission".to_string()
+            }
+            std::io::ErrorKind::StorageFull => "free some disk space and re-run".to_string(),
+            _ => "nothing was changed by this step; fix the cause and re-run".to_string(),
+        };
+        Error::Io {
+            action,
+            path: path.into(),
+            help,
+            source,
+        }
+    }
+
+    pub fn git(err: git2::Error) -> Self {
+        Error::Git {
+            message: err.message().to_string(),
+            help: "check that the repository is healthy (`git status`, `git fsck`)".to_string(),
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,20 @@
+//! patchgate: apply a batch of multi-file edits to a git repository all or nothing.
+//!
+//! The modules follow the pipeline a patch goes through:
+//! - [`patch`]: the patch file format (YAML/JSON) and its typed edits;
+//! - [`plan`]: every edit matched and applied in memory; misses diagnosed;
+//! - [`txn`]: the verified plan written back atomically;
+//! - [`report`]: the outcome as JSON, markdown or human diagnostics;
+//! - [`cli`]: the command line around them ([`apply`] is the pipeline driver).
+
+pub mod apply;
+pub mod cli;
+pub mod error;
+pub mod patch;
+pub mod plan;
+pub mod report;
+pub mod repo;
+pub mod txn;
+
+pub use apply::{ApplyOptions, apply};
+pub use error::{Error, Exit};

@@ -1,0 +1,6 @@
+//! The `patchgate` binary: everything lives in the library; this maps it to a process exit code.
+
+fn main() {
+    let code = patchgate::cli::run(std::env::args_os().collect());
+    std::process::exit(code);
+}

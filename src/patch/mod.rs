@@ -1,0 +1,115 @@
+//! The patch file: its grammar, and the typed edits it becomes.
+//!
+//! A patch is YAML or JSON (told apart by content: a document whose first character is `{` or `[` is
+//! tried as JSON first). Grammar, in the shapes agents already emit:
+//!
+//! ```text
+//! patch      := edit-list | { message?: string, edits: edit-list }
+//! edit-list  := [ entry* ]
+//! entry      := replace | group | create | delete | append | move
+//! replace    := { file_path, old_string, new_string, replace_all?: bool,
+//!                 start_line?: int >= 1, end_line?: int >= start_line }
+//! group      := { file_path, edits: [ { old_string, new_string, replace_all?, start_line?, end_line? }* ] }
+//! create     := { file_path, create: true, new_string }
+//! delete     := { file_path, delete: true }
+//! append     := { file_path, append: true, new_string }
+//! move       := { file_path, move_to, (old_string, new_string, replace_all?, start_line?, end_line?)? }
+//! ```
+//!
+//! Two layers of errors, on purpose:
+//! - A document that is not a patch at all (syntax, unknown or duplicate keys, wrong types, empty
+//!   document) is an [`crate::Error::Patch`] with the line and column in the patch file: nothing
+//!   else can be said about it.
+//! - A well-formed entry that asks for something invalid (empty `old_string`, `old_string` equal to
+//!   `new_string`, `create` together with `delete`, a NUL byte) keeps its place in the edit list with
+//!   [`Edit::op`] = `Err(reason)`, so the report can show it next to the other edits' outcomes.
+//!
+//! Grouped edits are flattened in order; [`Edit::index`] is the position in that flat list, which is
+//! the index the report uses.
+
+mod parse;
+mod schema;
+
+pub use parse::{parse, parse_bytes};
+pub use schema::json_schema;
+
+use std::sync::Arc;
+
+use miette::{NamedSource, SourceSpan};
+
+/// A parsed patch.
+#[derive(Debug, Clone)]
+pub struct Patch {
+    pub message: Option<String>,
+    pub edits: Vec<Edit>,
+    pub source: PatchSource,
+}
+
+/// The patch file's text, kept for diagnostics that point into it.
+#[derive(Debug, Clone)]
+pub struct PatchSource {
+    pub name: String,
+    pub text: Arc<String>,
+    pub format: Format,
+}
+
+impl PatchSource {
+    pub fn named_source(&self) -> NamedSource<Arc<String>> {
+        NamedSource::new(self.name.clone(), Arc::clone(&self.text))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Yaml,
+    Json,
+}
+
+/// One edit, after grouped edits were flattened.
+#[derive(Debug, Clone)]
+pub struct Edit {
+    pub index: usize,
+    /// As written in the patch (relative to the repository root, or absolute inside it).
+    pub file_path: String,
+    /// The operation, or why this entry is invalid input.
+    pub op: Result<Op, String>,
+    /// Where the entry (or its `file_path`) stands in the patch file, when known.
+    pub span: Option<SourceSpan>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    Replace(Replace),
+    Create { content: String },
+    Delete,
+    Append { text: String },
+    Move { to: String, replace: Option<Replace> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replace {
+    pub old: String,
+    pub new: String,
+    pub replace_all: bool,
+    pub window: Option<LineWindow>,
+}
+
+/// `start_line..=end_line`, 1-based; `end` open means "to the end of the file".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineWindow {
+    pub start: usize,
+    pub end: Option<usize>,
+}
+
+impl Op {
+    /// A short name for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Replace(_) => "replace",
+            Op::Create { .. } => "create",
+            Op::Delete => "delete",
+            Op::Append { .. } => "append",
+            Op::Move { .. } => "move",
+        }
+    }
+}

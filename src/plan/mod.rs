@@ -1,0 +1,831 @@
+//! Planning: every edit of a patch checked and applied in memory, nothing written.
+//!
+//! The planner holds a small virtual file system: each path the patch touches is read once from the
+//! working tree into a slot, and edits apply to the slots in order, so later edits of a file see the
+//! result of earlier ones, and after a `move_to` the file is found under its new name. Every edit is
+//! tried, even after one failed, so the report shows every problem of the batch at once.
+//!
+//! Invariants:
+//! - Nothing here writes to disk. The output is a [`Plan`]: per-edit outcomes, and the exact before
+//!   and after state of every path that changes (the before state is what write-back re-verifies).
+//! - An edit applies only on an exact match (line endings aside, see [`doc`]) unless `lenient` is
+//!   set, and then only on a *unique* whitespace/unicode match; a fuzzy candidate is never applied.
+//! - `lines` are always the line numbers of the file as it was just before that edit.
+
+pub mod doc;
+pub mod paths;
+pub mod record;
+#[path = "/tmp/suggest_stub.rs"]
+pub mod suggest;
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use miette::SourceSpan;
+
+use crate::patch::{Edit, Op, Patch, Replace};
+use doc::{TextDoc, fold_eol};
+use paths::Roots;
+use record::Record;
+use suggest::{CandidateKind, RelaxedOutcome};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    pub lenient: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditStatus {
+    Applied,
+    AlreadyApplied,
+    NotFound,
+    Ambiguous,
+    Error,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatchKind {
+    Exact,
+    Whitespace,
+    Unicode,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suggestion {
+    pub start_line: usize,
+    pub end_line: usize,
+    pub similarity: f64,
+    pub kind: CandidateKind,
+    /// The file's actual text for those lines, with its own line endings.
+    pub text: String,
+}
+
+/// The file text and the ranges a human report underlines for a miss.
+#[derive(Debug, Clone)]
+pub struct Snippet {
+    pub path: String,
+    pub text: Arc<String>,
+    pub labels: Vec<(Range<usize>, String)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct EditOutcome {
+    pub index: usize,
+    pub file_path: String,
+    pub status: EditStatus,
+    pub match_kind: Option<MatchKind>,
+    pub replacements: usize,
+    pub lines: Vec<(usize, usize)>,
+    pub suggestions: Vec<Suggestion>,
+    pub message: Option<String>,
+    /// The edit is invalid input (exit 3), not merely a miss.
+    pub invalid: bool,
+    /// Where the edit stands in the patch file.
+    pub patch_span: Option<SourceSpan>,
+    pub snippet: Option<Snippet>,
+}
+
+/// A path's content on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Disk {
+    Missing,
+    File { bytes: Arc<Vec<u8>>, mode: u32 },
+    Symlink { target: PathBuf },
+    Dir,
+    Other,
+}
+
+impl Disk {
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Disk::File { bytes, .. } => Some(bytes),
+            _ => None,
+        }
+    }
+}
+
+/// One path whose state changes: write-back turns `before` into `after`.
+#[derive(Debug, Clone)]
+pub struct PathChange {
+    pub rel: String,
+    pub before: Disk,
+    pub after: Disk,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Modified,
+    Created,
+    Deleted,
+    Renamed,
+}
+
+/// A changed file as the report shows it (a rename is one entry, not a delete and a create).
+#[derive(Debug, Clone)]
+pub struct FileChange {
+    pub path: String,
+    pub from: Option<String>,
+    pub change: ChangeKind,
+    pub before: Option<Arc<Vec<u8>>>,
+    pub after: Option<Arc<Vec<u8>>>,
+}
+
+#[derive(Debug)]
+pub struct Plan {
+    pub outcomes: Vec<EditOutcome>,
+    pub changes: Vec<PathChange>,
+    pub files: Vec<FileChange>,
+    /// Digests of the edits this plan applies, for the re-run record.
+    pub digests: Vec<String>,
+}
+
+impl Plan {
+    pub fn has_invalid(&self) -> bool {
+        self.outcomes.iter().any(|o| o.invalid)
+    }
+
+    pub fn has_failed(&self) -> bool {
+        self.outcomes.iter().any(|o| {
+            matches!(o.status, EditStatus::NotFound | EditStatus::Ambiguous | EditStatus::Error)
+        })
+    }
+}
+
+/// In-memory state of one path during planning.
+#[derive(Debug, Clone)]
+enum Content {
+    Missing,
+    Dir,
+    Other(String),
+    Link(PathBuf),
+    File {
+        bytes: Arc<Vec<u8>>,
+        mode: u32,
+        doc: Option<TextDoc>,
+        changed: bool,
+    },
+}
+
+#[derive(Debug)]
+struct Slot {
+    content: Content,
+    /// The path this content was moved from (followed through chains of moves).
+    origin: Option<String>,
+}
+
+struct Planner<'a> {
+    roots: &'a Roots,
+    record: &'a Record,
+    opts: Options,
+    order: Vec<String>,
+    slots: HashMap<String, Slot>,
+    originals: HashMap<String, Disk>,
+}
+
+/// Plans a patch against the working tree under `roots`.
+pub fn plan(patch: &Patch, roots: &Roots, record: &Record, opts: Options) -> Plan {
+    let mut p = Planner {
+        roots,
+        record,
+        opts,
+        order: Vec::new(),
+        slots: HashMap::new(),
+        originals: HashMap::new(),
+    };
+    let mut outcomes = Vec::with_capacity(patch.edits.len());
+    let mut digests = Vec::new();
+    for edit in &patch.edits {
+        let (outcome, digest) = p.run(edit);
+        if outcome.status == EditStatus::Applied {
+            digests.extend(digest);
+        }
+        outcomes.push(outcome);
+    }
+    let (changes, files) = p.finish();
+    Plan {
+        outcomes,
+        changes,
+        files,
+        digests,
+    }
+}
+
+/// What one edit step returns before it is wrapped into an [`EditOutcome`].
+struct Step {
+    status: EditStatus,
+    match_kind: Option<MatchKind>,
+    replacements: usize,
+    lines: Vec<(usize, usize)>,
+    suggestions: Vec<Suggestion>,
+    message: Option<String>,
+    snippet: Option<Snippet>,
+}
+
+impl Step {
+    fn new(status: EditStatus) -> Step {
+        Step {
+            status,
+            match_kind: None,
+            replacements: 0,
+            lines: Vec::new(),
+            suggestions: Vec::new(),
+            message: None,
+            snippet: None,
+        }
+    }
+    fn msg(status: EditStatus, m: impl Into<String>) -> Step {
+        let mut s = Step::new(status);
+        s.message = Some(m.into());
+        s
+    }
+    fn applied(kind: Option<MatchKind>, replacements: usize, lines: Vec<(usize, usize)>) -> Step {
+        let mut s = Step::new(EditStatus::Applied);
+        s.match_kind = kind;
+        s.replacements = replacements;
+        s.lines = lines;
+        s
+    }
+}
+
+impl Planner<'_> {
+    fn run(&mut self, edit: &Edit) -> (EditOutcome, Option<String>) {
+        let mut out = EditOutcome {
+            index: edit.index,
+            file_path: edit.file_path.clone(),
+            status: EditStatus::Error,
+            match_kind: None,
+            replacements: 0,
+            lines: Vec::new(),
+            suggestions: Vec::new(),
+            message: None,
+            invalid: false,
+            patch_span: edit.span,
+            snippet: None,
+        };
+        let op = match &edit.op {
+            Ok(op) => op,
+            Err(why) => {
+                out.invalid = true;
+                out.message = Some(why.clone());
+                return (out, None);
+            }
+        };
+        let resolved = match self.roots.resolve(&edit.file_path) {
+            Ok(r) => r,
+            Err(why) => {
+                out.invalid = true;
+                out.message = Some(why);
+                return (out, None);
+            }
+        };
+        out.file_path = resolved.rel.clone();
+        let digest = record::digest(&resolved.rel, op);
+        let recorded = self.record.contains(&digest);
+        let step = match op {
+            Op::Replace(r) => self.replace(&resolved.real, &resolved.rel, r, recorded),
+            Op::Create { content } => self.create(&resolved.real, content, recorded),
+            Op::Delete => {
+                let key = if resolved.is_link { &resolved.rel } else { &resolved.real };
+                self.delete(key, recorded)
+            }
+            Op::Append { text } => self.append(&resolved.real, text, recorded),
+            Op::Move { to, replace } => match self.roots.resolve(to) {
+                Err(why) => {
+                    out.invalid = true;
+                    Step::msg(EditStatus::Error, why)
+                }
+                Ok(dest) => {
+                    let src = if resolved.is_link && replace.is_none() {
+                        &resolved.rel
+                    } else {
+                        &resolved.real
+                    };
+                    self.move_to(src, &resolved.rel, &dest.rel, replace.as_ref(), recorded)
+                }
+            },
+        };
+        out.status = step.status;
+        out.match_kind = step.match_kind;
+        out.replacements = step.replacements;
+        out.lines = step.lines;
+        out.suggestions = step.suggestions;
+        out.message = step.message;
+        out.snippet = step.snippet;
+        (out, Some(digest))
+    }
+
+    /// Loads a path's slot from disk on first use.
+    fn slot(&mut self, key: &str) -> &mut Slot {
+        if !self.slots.contains_key(key) {
+            let (content, disk) = read_disk(&self.roots.abs(key));
+            self.originals.insert(key.to_string(), disk);
+            self.order.push(key.to_string());
+            self.slots.insert(key.to_string(), Slot { content, origin: None });
+        }
+        // The entry was inserted just above when missing.
+        self.slots.get_mut(key).expect("slot inserted above")
+    }
+
+    /// The decoded text of a file, or the step that explains why there is none.
+    fn text_of(&mut self, key: &str, shown: &str) -> Result<&mut TextDoc, Step> {
+        let slot = self.slot(key);
+        match &mut slot.content {
+            Content::Missing => Err(Step::msg(
+                EditStatus::NotFound,
+                format!("{shown} does not exist (to make a new file use `create: true`)"),
+            )),
+            Content::Dir => Err(Step::msg(EditStatus::Error, format!("{shown} is a directory, not a file"))),
+            Content::Other(why) => Err(Step::msg(EditStatus::Error, format!("{shown} {why}"))),
+            Content::Link(_) => Err(Step::msg(EditStatus::Error, format!("{shown} is a symlink"))),
+            Content::File { bytes, doc, .. } => {
+                if doc.is_none() {
+                    match TextDoc::decode(bytes) {
+                        Ok(d) => *doc = Some(d),
+                        Err(e) => return Err(Step::msg(EditStatus::Error, format!("{shown} {e}"))),
+                    }
+                }
+                // Set just above when it was None.
+                Ok(doc.as_mut().expect("decoded above"))
+            }
+        }
+    }
+
+    fn mark_changed(&mut self, key: &str) {
+        if let Some(Slot {
+            content: Content::File { changed, .. },
+            ..
+        }) = self.slots.get_mut(key)
+        {
+            *changed = true;
+        }
+    }
+
+    fn replace(&mut self, key: &str, shown: &str, r: &Replace, recorded: bool) -> Step {
+        let lenient = self.opts.lenient;
+        let doc = match self.text_of(key, shown) {
+            Ok(d) => d,
+            Err(step) => {
+                return step;
+            }
+        };
+        let step = replace_in(doc, shown, r, recorded, lenient);
+        if step.status == EditStatus::Applied {
+            self.mark_changed(key);
+        }
+        step
+    }
+
+    fn create(&mut self, key: &str, content: &str, recorded: bool) -> Step {
+        if let Some(conflict) = self.parent_conflict(key) {
+            return Step::msg(
+                EditStatus::Error,
+                format!("cannot create {key}: {conflict} is a file, not a directory"),
+            );
+        }
+        let slot = self.slot(key);
+        match &slot.content {
+            Content::Missing => {}
+            Content::File { bytes, .. } if recorded && bytes.as_slice() == content.as_bytes() => {
+                return Step::msg(EditStatus::AlreadyApplied, format!("{key} already has this content"));
+            }
+            Content::Dir => return Step::msg(EditStatus::Error, format!("cannot create {key}: it is a directory")),
+            _ => {
+                return Step::msg(
+                    EditStatus::Error,
+                    format!(
+                        "cannot create {key}: it already exists (edit it with old_string/new_string, or delete it first)"
+                    ),
+                );
+            }
+        }
+        slot.content = Content::File {
+            bytes: Arc::new(content.as_bytes().to_vec()),
+            mode: crate::txn::NEW_FILE_MODE,
+            doc: None,
+            changed: true,
+        };
+        slot.origin = None;
+        Step::applied(None, 0, Vec::new())
+    }
+
+    fn delete(&mut self, key: &str, recorded: bool) -> Step {
+        let slot = self.slot(key);
+        match &slot.content {
+            Content::File { .. } | Content::Link(_) => {
+                slot.content = Content::Missing;
+                Step::applied(None, 0, Vec::new())
+            }
+            Content::Missing if recorded => {
+                Step::msg(EditStatus::AlreadyApplied, format!("{key} is already deleted"))
+            }
+            Content::Missing => Step::msg(EditStatus::NotFound, format!("cannot delete {key}: it does not exist")),
+            Content::Dir => Step::msg(
+                EditStatus::Error,
+                format!("cannot delete {key}: it is a directory (patchgate deletes files only)"),
+            ),
+            Content::Other(why) => Step::msg(EditStatus::Error, format!("cannot delete {key}: it {why}")),
+        }
+    }
+
+    fn append(&mut self, key: &str, text: &str, recorded: bool) -> Step {
+        let doc = match self.text_of(key, key) {
+            Ok(d) => d,
+            Err(mut step) => {
+                if step.status == EditStatus::NotFound {
+                    step.message = Some(format!(
+                        "cannot append to {key}: it does not exist (use `create: true` to make it)"
+                    ));
+                }
+                return step;
+            }
+        };
+        let add = fold_eol(text);
+        if recorded && doc.text().ends_with(add.as_ref()) {
+            return Step::msg(EditStatus::AlreadyApplied, format!("{key} already ends with this text"));
+        }
+        let first_new_line = doc.line_count() + usize::from(doc.text().is_empty() || doc.text().ends_with('\n'));
+        doc.append(&add);
+        let last = doc.line_count();
+        self.mark_changed(key);
+        Step::applied(None, 0, vec![(first_new_line.min(last), last)])
+    }
+
+    fn move_to(&mut self, src: &str, shown: &str, dest: &str, replace: Option<&Replace>, recorded: bool) -> Step {
+        if src == dest {
+            return Step::msg(EditStatus::Error, format!("move_to names the same path as file_path ({dest})"));
+        }
+        if let Some(conflict) = self.parent_conflict(dest) {
+            return Step::msg(
+                EditStatus::Error,
+                format!("cannot move to {dest}: {conflict} is a file, not a directory"),
+            );
+        }
+        let src_missing = matches!(self.slot(src).content, Content::Missing);
+        let dest_state = self.slot(dest).content.clone();
+        if src_missing {
+            if recorded && matches!(dest_state, Content::File { .. } | Content::Link(_)) {
+                return Step::msg(EditStatus::AlreadyApplied, format!("{shown} was already moved to {dest}"));
+            }
+            return Step::msg(EditStatus::NotFound, format!("cannot move {shown}: it does not exist"));
+        }
+        match dest_state {
+            Content::Missing => {}
+            Content::Dir => {
+                return Step::msg(
+                    EditStatus::Error,
+                    format!("cannot move {shown} to {dest}: that is a directory; name the new file path"),
+                );
+            }
+            _ => {
+                return Step::msg(
+                    EditStatus::Error,
+                    format!("cannot move {shown} to {dest}: {dest} already exists"),
+                );
+            }
+        }
+        if matches!(self.slot(src).content, Content::Dir) {
+            return Step::msg(EditStatus::Error, format!("cannot move {shown}: it is a directory"));
+        }
+        let mut step = Step::applied(None, 0, Vec::new());
+        if let Some(r) = replace {
+            step = self.replace(src, shown, r, recorded);
+            if step.status != EditStatus::Applied {
+                return step;
+            }
+        }
+        let src_slot = self.slot(src);
+        let content = std::mem::replace(&mut src_slot.content, Content::Missing);
+        let origin = src_slot.origin.take().unwrap_or_else(|| src.to_string());
+        let dest_slot = self.slot(dest);
+        dest_slot.content = content;
+        dest_slot.origin = Some(origin);
+        step
+    }
+
+    /// The first ancestor of `key` that is a file (in the plan or on disk), if any.
+    fn parent_conflict(&mut self, key: &str) -> Option<String> {
+        let mut prefix = String::new();
+        let parts: Vec<&str> = key.split('/').collect();
+        for part in &parts[..parts.len().saturating_sub(1)] {
+            if !prefix.is_empty() {
+                prefix.push('/');
+            }
+            prefix.push_str(part);
+            let is_file = match self.slots.get(&prefix) {
+                Some(s) => matches!(s.content, Content::File { .. } | Content::Link(_) | Content::Other(_)),
+                None => std::fs::metadata(self.roots.abs(&prefix)).is_ok_and(|m| !m.is_dir()),
+            };
+            if is_file {
+                return Some(prefix);
+            }
+        }
+        None
+    }
+
+    /// The net change per path, and the per-file view for the report.
+    fn finish(self) -> (Vec<PathChange>, Vec<FileChange>) {
+        let mut changes = Vec::new();
+        let mut finals: HashMap<&str, (Disk, Option<&str>)> = HashMap::new();
+        for key in &self.order {
+            let slot = &self.slots[key];
+            let after = match &slot.content {
+                Content::Missing => Disk::Missing,
+                Content::Dir => Disk::Dir,
+                Content::Other(_) => Disk::Other,
+                Content::Link(t) => Disk::Symlink { target: t.clone() },
+                Content::File {
+                    bytes, mode, doc, changed,
+                } => Disk::File {
+                    bytes: match (changed, doc) {
+                        (true, Some(d)) => Arc::new(d.encode()),
+                        _ => Arc::clone(bytes),
+                    },
+                    mode: *mode,
+                },
+            };
+            let before = self.originals.get(key).cloned().unwrap_or(Disk::Missing);
+            finals.insert(key, (after.clone(), slot.origin.as_deref()));
+            if before != after {
+                changes.push(PathChange {
+                    rel: key.clone(),
+                    before,
+                    after,
+                });
+            }
+        }
+
+        let mut files = Vec::new();
+        let mut renamed_from: Vec<&str> = Vec::new();
+        for c in &changes {
+            let origin = finals.get(c.rel.as_str()).and_then(|(_, o)| *o);
+            let from_gone = origin.is_some_and(|o| {
+                finals.get(o).is_some_and(|(d, _)| *d == Disk::Missing)
+                    && self.originals.get(o).is_some_and(|d| *d != Disk::Missing)
+            });
+            if let (Some(from), true, Disk::Missing) = (origin, from_gone, &c.before) {
+                renamed_from.push(from);
+                files.push(FileChange {
+                    path: c.rel.clone(),
+                    from: Some(from.to_string()),
+                    change: ChangeKind::Renamed,
+                    before: self.originals.get(from).and_then(|d| d.bytes()).map(|b| Arc::new(b.to_vec())),
+                    after: c.after.bytes().map(|b| Arc::new(b.to_vec())),
+                });
+            }
+        }
+        for c in &changes {
+            if files.iter().any(|f| f.path == c.rel) || renamed_from.contains(&c.rel.as_str()) {
+                continue;
+            }
+            let change = match (&c.before, &c.after) {
+                (Disk::Missing, _) => ChangeKind::Created,
+                (_, Disk::Missing) => ChangeKind::Deleted,
+                _ => ChangeKind::Modified,
+            };
+            files.push(FileChange {
+                path: c.rel.clone(),
+                from: None,
+                change,
+                before: c.before.bytes().map(|b| Arc::new(b.to_vec())),
+                after: c.after.bytes().map(|b| Arc::new(b.to_vec())),
+            });
+        }
+        (changes, files)
+    }
+}
+
+fn read_disk(path: &std::path::Path) -> (Content, Disk) {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Content::Missing, Disk::Missing),
+        // A parent that is a file gives NotADirectory: nothing can be there.
+        Err(e) if e.raw_os_error() == Some(20) => (Content::Missing, Disk::Missing),
+        Err(e) => (Content::Other(format!("cannot be read: {e}")), Disk::Other),
+        Ok(md) if md.is_dir() => (Content::Dir, Disk::Dir),
+        Ok(md) if md.file_type().is_symlink() => match std::fs::read_link(path) {
+            Ok(t) => (Content::Link(t.clone()), Disk::Symlink { target: t }),
+            Err(e) => (Content::Other(format!("cannot be read: {e}")), Disk::Other),
+        },
+        Ok(md) if md.is_file() => match std::fs::read(path) {
+            Ok(bytes) => {
+                let bytes = Arc::new(bytes);
+                let mode = md.permissions().mode() & 0o7777;
+                (
+                    Content::File {
+                        bytes: Arc::clone(&bytes),
+                        mode,
+                        doc: None,
+                        changed: false,
+                    },
+                    Disk::File { bytes, mode },
+                )
+            }
+            Err(e) => (Content::Other(format!("cannot be read: {e}")), Disk::Other),
+        },
+        Ok(_) => (
+            Content::Other("is not a regular file (a device, FIFO or socket)".into()),
+            Disk::Other,
+        ),
+    }
+}
+
+/// The replacement rules of DESIGN §1 on one document.
+fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenient: bool) -> Step {
+    let old = fold_eol(&r.old);
+    let new = fold_eol(&r.new);
+    let window = match r.window {
+        None => 0..doc.text().len(),
+        Some(w) => match doc.window_range(w) {
+            Some(range) => range,
+            None => {
+                return Step::msg(
+                    EditStatus::NotFound,
+                    format!(
+                        "start_line {} is past the end of {shown}, which has {} lines",
+                        w.start,
+                        doc.line_count()
+                    ),
+                );
+            }
+        },
+    };
+    let text = doc.text();
+    let matches: Vec<Range<usize>> = text[window.clone()]
+        .match_indices(old.as_ref())
+        .map(|(i, _)| window.start + i..window.start + i + old.len())
+        .collect();
+
+    // A retry: the edit is on record, and what is left of old_string is only inside new_string.
+    if recorded && (new.is_empty() || text.contains(new.as_ref())) {
+        let new_spans: Vec<Range<usize>> = if new.is_empty() {
+            Vec::new()
+        } else {
+            text.match_indices(new.as_ref()).map(|(i, _)| i..i + new.len()).collect()
+        };
+        let inside_new = matches
+            .iter()
+            .all(|m| new_spans.iter().any(|n| n.start <= m.start && m.end <= n.end));
+        if inside_new {
+            let mut s = Step::new(EditStatus::AlreadyApplied);
+            s.lines = new_spans.iter().map(|n| doc.line_range(n)).collect();
+            s.message = Some("this edit was already applied by patchgate; nothing to do".into());
+            return s;
+        }
+    }
+
+    match matches.len() {
+        0 => miss(doc, shown, r, &old, &new, lenient),
+        1 => {
+            let lines = vec![doc.line_range(&matches[0])];
+            doc.replace(matches[0].clone(), &new);
+            Step::applied(Some(MatchKind::Exact), 1, lines)
+        }
+        n if r.replace_all => {
+            let lines = matches.iter().map(|m| doc.line_range(m)).collect();
+            for m in matches.into_iter().rev() {
+                doc.replace(m, &new);
+            }
+            Step::applied(Some(MatchKind::Exact), n, lines)
+        }
+        n => {
+            let mut s = Step::new(EditStatus::Ambiguous);
+            s.lines = matches.iter().map(|m| doc.line_range(m)).collect();
+            s.message = Some(format!(
+                "old_string occurs {n} times in {shown}: add surrounding lines to make it unique, \
+                 narrow the search with start_line/end_line, or set replace_all: true"
+            ));
+            s.snippet = Some(Snippet {
+                path: shown.to_string(),
+                text: Arc::new(doc.text().to_string()),
+                labels: matches
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| (m.clone(), format!("match {}", i + 1)))
+                    .collect(),
+            });
+            s
+        }
+    }
+}
+
+/// No exact match: apply a unique relaxed match under `--lenient`, otherwise explain the miss.
+fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenient: bool) -> Step {
+    let line_window = r.window.map(|w| (w.start, w.end.unwrap_or(usize::MAX)));
+    if lenient {
+        match suggest::relaxed_match(doc.text(), old, new, line_window) {
+            RelaxedOutcome::Unique(m) => {
+                let kind = match m.kind {
+                    CandidateKind::Unicode => MatchKind::Unicode,
+                    _ => MatchKind::Whitespace,
+                };
+                let lines = vec![(m.start_line, m.end_line)];
+                doc.replace(m.byte_range, &m.replacement);
+                let mut s = Step::applied(Some(kind), 1, lines);
+                s.message = Some(format!(
+                    "applied a {} match (old_string differs from the file in {}); new_string was re-indented to match",
+                    if kind == MatchKind::Unicode { "unicode" } else { "whitespace" },
+                    if kind == MatchKind::Unicode { "typographic characters or whitespace" } else { "whitespace only" },
+                ));
+                return s;
+            }
+            RelaxedOutcome::Ambiguous(ranges) => {
+                let mut s = Step::new(EditStatus::Ambiguous);
+                s.lines = ranges;
+                s.message = Some(format!(
+                    "old_string is not in {shown} exactly, and matches {} places once whitespace is ignored; \
+                     add surrounding lines or use start_line/end_line",
+                    s.lines.len()
+                ));
+                return s;
+            }
+            RelaxedOutcome::NotReindentable { .. } | RelaxedOutcome::None => {}
+        }
+    }
+    let text = doc.text();
+    let candidates = suggest::diagnose(text, old, 3);
+    let mut s = Step::new(EditStatus::NotFound);
+    s.suggestions = candidates
+        .iter()
+        .map(|c| Suggestion {
+            start_line: c.start_line,
+            end_line: c.end_line,
+            similarity: c.similarity,
+            kind: c.kind,
+            text: doc.encode_range(c.byte_range.clone()),
+        })
+        .collect();
+
+    let mut msg = format!("old_string was not found in {shown}");
+    if let Some(w) = r.window {
+        match w.end {
+            Some(e) => msg.push_str(&format!(" within lines {}-{e}", w.start)),
+            None => msg.push_str(&format!(" from line {} on", w.start)),
+        }
+    }
+    match candidates.first() {
+        Some(c) if c.kind != CandidateKind::Fuzzy => {
+            let what = if c.kind == CandidateKind::Whitespace {
+                "whitespace (indentation, trailing spaces, tabs)"
+            } else {
+                "typographic characters (quotes, dashes, spaces) and whitespace"
+            };
+            msg.push_str(&format!(
+                "; lines {}-{} differ from it only in {what}: copy the exact text from the suggestion{}",
+                c.start_line,
+                c.end_line,
+                if lenient {
+                    ""
+                } else {
+                    ", or re-run with --lenient to apply it re-indented"
+                }
+            ));
+            if lenient {
+                msg.push_str(" (--lenient did not apply it: the indentation differs unevenly or the match is not unique)");
+            }
+        }
+        Some(c) => msg.push_str(&format!(
+            "; the most similar text is at lines {}-{} ({:.0}% similar): see suggestions",
+            c.start_line,
+            c.end_line,
+            c.similarity * 100.0
+        )),
+        None => msg.push_str("; nothing similar was found: check file_path and re-read the file"),
+    }
+    if !new.is_empty() {
+        let spots: Vec<(usize, usize)> = text
+            .match_indices(new)
+            .take(3)
+            .map(|(i, _)| doc.line_range(&(i..i + new.len())))
+            .collect();
+        if let Some((a, b)) = spots.first() {
+            msg.push_str(&format!(
+                ". Note: new_string already stands at line{} {}: if another tool applied this edit, drop it from the patch",
+                if a == b { "" } else { "s" },
+                if a == b { a.to_string() } else { format!("{a}-{b}") }
+            ));
+        }
+    }
+    s.message = Some(msg);
+    s.snippet = Some(Snippet {
+        path: shown.to_string(),
+        text: Arc::new(text.to_string()),
+        labels: candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let kind = match c.kind {
+                    CandidateKind::Whitespace => "whitespace",
+                    CandidateKind::Unicode => "unicode",
+                    CandidateKind::Fuzzy => "fuzzy",
+                };
+                (
+                    c.byte_range.clone(),
+                    format!("candidate {} ({kind}, {:.0}% similar)", i + 1, c.similarity * 100.0),
+                )
+            })
+            .collect(),
+    });
+    s
+}

@@ -1,0 +1,226 @@
+//! Resolving a patch's `file_path` to a place inside the repository, safely.
+//!
+//! Every path is checked before anything is read: a path that leaves the working tree (`../`, an
+//! absolute path elsewhere, a symlink whose target is outside), or that reaches into `.git` (the
+//! repository's own data, where an edit could plant a hook), is invalid input. The check is lexical
+//! first and then follows every symlink that exists on the way, because a lexically clean
+//! `src/link/x` may still land in `/etc` through `src/link`.
+
+use std::path::{Component, Path, PathBuf};
+
+/// Where a patch path lands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// Normalised relative path as written (`/`-separated): the name used in reports and records.
+    pub rel: String,
+    /// The path of the file's content with every symlink followed, relative to the root. Equal to
+    /// `rel` unless a symlink is on the way.
+    pub real: String,
+    /// The last component is itself a symlink (delete and move act on the link, not its target).
+    pub is_link: bool,
+}
+
+/// The repository root and git directory, canonical, for containment checks.
+#[derive(Debug, Clone)]
+pub struct Roots {
+    pub root: PathBuf,
+    pub git_dirs: Vec<PathBuf>,
+}
+
+impl Roots {
+    pub fn abs(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    /// Resolves `given`; `Err` is a sentence saying why it is refused.
+    pub fn resolve(&self, given: &str) -> Result<Resolved, String> {
+        let p = Path::new(given);
+        let rel_path = if p.is_absolute() {
+            self.strip_root(p).ok_or_else(|| {
+                format!(
+                    "`{given}` is outside the repository ({}); use a path inside it, relative to its root",
+                    self.root.display()
+                )
+            })?
+        } else {
+            p.to_path_buf()
+        };
+        let mut parts: Vec<String> = Vec::new();
+        for c in rel_path.components() {
+            match c {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    if parts.pop().is_none() {
+                        return Err(format!(
+                            "`{given}` leaves the repository through `..`; paths must stay inside the repository root"
+                        ));
+                    }
+                }
+                Component::Normal(s) => match s.to_str() {
+                    Some(s) => parts.push(s.to_string()),
+                    None => return Err(format!("`{given}` is not valid UTF-8")),
+                },
+                Component::RootDir | Component::Prefix(_) => {
+                    return Err(format!("`{given}` is outside the repository"));
+                }
+            }
+        }
+        if parts.is_empty() {
+            return Err(format!("`{given}` names the repository root, not a file"));
+        }
+        if parts.iter().any(|p| p.eq_ignore_ascii_case(".git")) {
+            return Err(format!(
+                "`{given}` is inside `.git`: patchgate never edits git's own files"
+            ));
+        }
+        let rel = parts.join("/");
+
+        // Follow symlinks that exist on the way: each prefix must stay inside the root.
+        let mut real = self.root.clone();
+        let mut is_link = false;
+        for (i, part) in parts.iter().enumerate() {
+            let next = real.join(part);
+            match std::fs::symlink_metadata(&next) {
+                Ok(md) if md.file_type().is_symlink() => {
+                    let last = i + 1 == parts.len();
+                    is_link = last;
+                    match std::fs::canonicalize(&next) {
+                        Ok(target) => {
+                            self.check_inside(&target, given)?;
+                            real = target;
+                        }
+                        // Dangling: the link's text decides where a write would go.
+                        Err(_) => {
+                            let target = std::fs::read_link(&next).map_err(|e| format!("`{given}`: {e}"))?;
+                            let joined = next.parent().unwrap_or(&self.root).join(target);
+                            let normal = normalize(&joined);
+                            self.check_inside(&normal, given)?;
+                            real = normal;
+                        }
+                    }
+                }
+                _ => real = next,
+            }
+        }
+        let real_rel = real
+            .strip_prefix(&self.root)
+            .ok()
+            .and_then(|r| r.to_str())
+            .map(|r| r.replace('\\', "/"))
+            .ok_or_else(|| format!("`{given}` resolves outside the repository"))?;
+        if real_rel.is_empty() {
+            return Err(format!("`{given}` resolves to the repository root, not a file"));
+        }
+        Ok(Resolved {
+            rel,
+            real: real_rel,
+            is_link,
+        })
+    }
+
+    fn check_inside(&self, target: &Path, given: &str) -> Result<(), String> {
+        if !target.starts_with(&self.root) {
+            return Err(format!(
+                "`{given}` goes through a symlink to {}, outside the repository",
+                target.display()
+            ));
+        }
+        if self.git_dirs.iter().any(|g| target.starts_with(g))
+            || target
+                .strip_prefix(&self.root)
+                .ok()
+                .is_some_and(|r| r.components().any(|c| c.as_os_str().eq_ignore_ascii_case(".git")))
+        {
+            return Err(format!("`{given}` goes through a symlink into `.git`"));
+        }
+        Ok(())
+    }
+
+    /// An absolute path made relative to the root, canonicalising its longest existing ancestor so
+    /// that a path spelled through a symlinked directory (e.g. `/tmp` → `/private/tmp`) still counts.
+    fn strip_root(&self, p: &Path) -> Option<PathBuf> {
+        let p = normalize(p);
+        if let Ok(r) = p.strip_prefix(&self.root) {
+            return Some(r.to_path_buf());
+        }
+        let mut ancestor = p.as_path();
+        let mut tail = Vec::new();
+        loop {
+            if let Ok(c) = std::fs::canonicalize(ancestor) {
+                let mut full = c;
+                for t in tail.iter().rev() {
+                    full.push(t);
+                }
+                return full.strip_prefix(&self.root).ok().map(Path::to_path_buf);
+            }
+            tail.push(ancestor.file_name()?.to_owned());
+            ancestor = ancestor.parent()?;
+        }
+    }
+}
+
+/// Lexical normalisation (`.` dropped, `..` applied), without touching the file system.
+fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roots() -> (tempfile::TempDir, Roots) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = std::fs::canonicalize(dir.path()).expect("canon");
+        std::fs::create_dir_all(root.join(".git")).expect("git dir");
+        std::fs::create_dir_all(root.join("src")).expect("src");
+        let r = Roots {
+            git_dirs: vec![root.join(".git")],
+            root,
+        };
+        (dir, r)
+    }
+
+    #[test]
+    fn plain_and_absolute_paths() {
+        let (_d, r) = roots();
+        assert_eq!(r.resolve("src/a.rs").expect("ok").rel, "src/a.rs");
+        assert_eq!(r.resolve("./src/../src/a.rs").expect("ok").rel, "src/a.rs");
+        let abs = r.root.join("src/a.rs");
+        assert_eq!(r.resolve(abs.to_str().expect("utf8")).expect("ok").rel, "src/a.rs");
+    }
+
+    #[test]
+    fn escapes_are_refused() {
+        let (_d, r) = roots();
+        for bad in ["../x", "src/../../x", "/etc/passwd", ".git/config", "src/.GIT/x", ".", "src/.."] {
+            assert!(r.resolve(bad).is_err(), "{bad} should be refused");
+        }
+    }
+
+    #[test]
+    fn symlinks_are_followed_and_checked() {
+        let (d, r) = roots();
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::os::unix::fs::symlink(outside.path(), r.root.join("out")).expect("link");
+        std::os::unix::fs::symlink(r.root.join(".git"), r.root.join("g")).expect("link");
+        std::fs::write(r.root.join("src/real.txt"), "x").expect("write");
+        std::os::unix::fs::symlink("real.txt", r.root.join("src/alias.txt")).expect("link");
+        std::os::unix::fs::symlink("../../nowhere", r.root.join("src/dangling")).expect("link");
+        assert!(r.resolve("out/file").unwrap_err().contains("outside"));
+        assert!(r.resolve("g/config").unwrap_err().contains(".git"));
+        assert!(r.resolve("src/dangling").is_err());
+        let ok = r.resolve("src/alias.txt").expect("inside link");
+        assert_eq!((ok.rel.as_str(), ok.real.as_str(), ok.is_link), ("src/alias.txt", "src/real.txt", true));
+        drop(d);
+    }
+}

@@ -1,0 +1,157 @@
+//! The record of applied edits that makes re-runs no-ops.
+//!
+//! One line per applied edit, the hex SHA-256 of (operation, path, old, new, replace_all), in
+//! `<git dir>/patchgate/applied`. A retry of the same patch finds its edits here and reports them
+//! `already_applied` instead of `not_found`. Without a record entry a miss stays a miss even when
+//! `new_string` is present: guessing would turn a stale `old_string` into a silent false success.
+//!
+//! The record is per working tree (a linked worktree has its own git dir), append-only, and trimmed
+//! to the newest [`KEEP`] entries when it grows past twice that, so it never grows without bound.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::patch::Op;
+
+const KEEP: usize = 20_000;
+
+#[derive(Debug, Default)]
+pub struct Record {
+    path: Option<PathBuf>,
+    seen: HashSet<String>,
+    lines: usize,
+}
+
+impl Record {
+    /// Loads the record of a git dir; a missing or unreadable record is an empty one (a record only
+    /// ever turns a miss into `already_applied`, so losing it is safe).
+    pub fn load(git_dir: &Path) -> Record {
+        let path = git_dir.join("patchgate").join("applied");
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let seen: HashSet<String> = text.lines().map(str::to_string).collect();
+        Record {
+            lines: text.lines().count(),
+            path: Some(path),
+            seen,
+        }
+    }
+
+    pub fn contains(&self, digest: &str) -> bool {
+        self.seen.contains(digest)
+    }
+
+    /// Appends digests, and fsyncs: a record that lost entries would make a retry report
+    /// `not_found` for edits that did land.
+    pub fn append(&mut self, digests: &[String]) -> std::io::Result<()> {
+        let Some(path) = &self.path else { return Ok(()) };
+        let fresh: Vec<&String> = digests.iter().filter(|d| !self.seen.contains(*d)).collect();
+        if fresh.is_empty() {
+            return Ok(());
+        }
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        if self.lines + fresh.len() > 2 * KEEP {
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            let mut kept: Vec<&str> = text.lines().collect();
+            let drop = kept.len().saturating_sub(KEEP);
+            kept.drain(..drop);
+            let mut out = kept.join("\n");
+            for d in &fresh {
+                out.push('\n');
+                out.push_str(d);
+            }
+            out.push('\n');
+            crate::txn::atomic_write(path, out.as_bytes(), None)?;
+            self.lines = kept.len() + fresh.len();
+        } else {
+            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+            let mut buf = String::new();
+            for d in &fresh {
+                buf.push_str(d);
+                buf.push('\n');
+            }
+            f.write_all(buf.as_bytes())?;
+            if crate::txn::fsync_enabled() {
+                f.sync_data()?;
+            }
+            self.lines += fresh.len();
+        }
+        for d in fresh {
+            self.seen.insert(d.clone());
+        }
+        Ok(())
+    }
+}
+
+/// The digest of one edit.
+pub fn digest(path: &str, op: &Op) -> String {
+    let mut h = Sha256::new();
+    let mut field = |s: &str| {
+        h.update((s.len() as u64).to_le_bytes());
+        h.update(s.as_bytes());
+    };
+    field("patchgate-edit-v1");
+    field(path);
+    match op {
+        Op::Replace(r) => {
+            field("replace");
+            field(&r.old);
+            field(&r.new);
+            field(if r.replace_all { "all" } else { "one" });
+        }
+        Op::Create { content } => {
+            field("create");
+            field(content);
+        }
+        Op::Delete => field("delete"),
+        Op::Append { text } => {
+            field("append");
+            field(text);
+        }
+        Op::Move { to, replace } => {
+            field("move");
+            field(to);
+            if let Some(r) = replace {
+                field(&r.old);
+                field(&r.new);
+                field(if r.replace_all { "all" } else { "one" });
+            }
+        }
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patch::Replace;
+
+    #[test]
+    fn digests_distinguish_fields() {
+        let r = |old: &str, new: &str| {
+            Op::Replace(Replace {
+                old: old.into(),
+                new: new.into(),
+                replace_all: false,
+                window: None,
+            })
+        };
+        assert_ne!(digest("a", &r("ab", "c")), digest("a", &r("a", "bc")));
+        assert_ne!(digest("a", &r("x", "y")), digest("b", &r("x", "y")));
+        assert_eq!(digest("a", &r("x", "y")), digest("a", &r("x", "y")));
+    }
+
+    #[test]
+    fn append_and_reload() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut rec = Record::load(dir.path());
+        assert!(!rec.contains("abc"));
+        rec.append(&["abc".into(), "def".into()]).expect("append");
+        let rec = Record::load(dir.path());
+        assert!(rec.contains("abc") && rec.contains("def"));
+    }
+}

@@ -1,0 +1,96 @@
+//! The markdown rendering, for an agent's context window: the verdict first, then what needs
+//! fixing (each miss with its best candidates and their real text), then what changed. Short: a
+//! diff is shown only for a dry run, and candidate texts are capped.
+
+use std::fmt::Write;
+
+use super::{Report, Status, candidate_kind_name, change_name, status_name};
+use crate::plan::EditStatus;
+
+const MAX_SUGGESTION_LINES: usize = 40;
+
+pub fn render_markdown(r: &Report) -> String {
+    let mut out = String::new();
+    let total = r.edits.len();
+    let bad: Vec<_> = r
+        .edits
+        .iter()
+        .filter(|e| !matches!(e.status, EditStatus::Applied | EditStatus::AlreadyApplied))
+        .collect();
+    let verdict = match r.status {
+        Status::Applied => format!("applied {total} edits to {} files", r.files.len()),
+        Status::Committed => format!("committed {total} edits to {} files", r.files.len()),
+        Status::DryRun => format!("dry run OK: {total} edits would apply to {} files; nothing written", r.files.len()),
+        Status::Rejected => format!("rejected: {} of {total} edits did not apply; nothing written", bad.len()),
+        Status::ChecksFailed => "checks failed; nothing written".to_string(),
+        Status::Error => "error; nothing written".to_string(),
+    };
+    let _ = writeln!(out, "## patchgate: {verdict}\n");
+    if let Some(e) = &r.error {
+        let _ = writeln!(out, "**Error ({}):** {}", e.kind, e.message);
+        if let (Some(l), Some(c)) = (e.line, e.column) {
+            let _ = writeln!(out, "at line {l}, column {c} of the patch");
+        }
+        if let Some(h) = &e.help {
+            let _ = writeln!(out, "\nFix: {h}");
+        }
+        out.push('\n');
+    }
+    for e in &bad {
+        let what = if e.invalid { "invalid" } else { status_name(e.status) };
+        let _ = writeln!(out, "### edit {} `{}`: {what}\n", e.index, e.file_path);
+        if let Some(m) = &e.message {
+            let _ = writeln!(out, "{m}\n");
+        }
+        if e.status == EditStatus::Ambiguous && !e.lines.is_empty() {
+            let ranges: Vec<String> = e.lines.iter().map(|[a, b]| format!("{a}-{b}")).collect();
+            let _ = writeln!(out, "Matches at lines: {}\n", ranges.join(", "));
+        }
+        for s in &e.suggestions {
+            let _ = writeln!(
+                out,
+                "Candidate lines {}-{} ({}, {:.0}% similar):\n```",
+                s.start_line,
+                s.end_line,
+                candidate_kind_name(s.kind),
+                s.similarity * 100.0
+            );
+            let lines: Vec<&str> = s.text.lines().collect();
+            for l in lines.iter().take(MAX_SUGGESTION_LINES) {
+                let _ = writeln!(out, "{l}");
+            }
+            if lines.len() > MAX_SUGGESTION_LINES {
+                let _ = writeln!(out, "… ({} more lines)", lines.len() - MAX_SUGGESTION_LINES);
+            }
+            let _ = writeln!(out, "```\n");
+        }
+    }
+    let already = r.edits.iter().filter(|e| e.status == EditStatus::AlreadyApplied).count();
+    if already > 0 {
+        let _ = writeln!(out, "{already} edits were already applied (no change needed).\n");
+    }
+    let relaxed: Vec<_> = r
+        .edits
+        .iter()
+        .filter(|e| e.status == EditStatus::Applied && e.match_kind.is_some_and(|m| m != crate::plan::MatchKind::Exact))
+        .collect();
+    for e in relaxed {
+        let _ = writeln!(out, "- edit {} `{}` applied by a relaxed match: {}", e.index, e.file_path, e.message.as_deref().unwrap_or(""));
+    }
+    if matches!(r.status, Status::Applied | Status::Committed | Status::DryRun) && !r.files.is_empty() {
+        let _ = writeln!(out, "### Files\n");
+        for f in &r.files {
+            let name = match &f.from {
+                Some(from) => format!("{from} → {}", f.path),
+                None => f.path.clone(),
+            };
+            let _ = writeln!(out, "- {} `{name}` (+{} −{})", change_name(f.change), f.added, f.removed);
+        }
+        if r.status == Status::DryRun {
+            for f in &r.files {
+                let _ = writeln!(out, "\n```diff\n{}```", f.diff);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,272 @@
+//! The result of a run, in the shape of DESIGN §4, and its three renderings.
+//!
+//! [`Report`] serialises to exactly the documented JSON object (`version`, `status`, `commit`,
+//! `branch`, `edits`, `files`, `checks`, `verify`), plus an `error` object when the run ended in
+//! invalid input or an environment problem, so a caller always learns why from the same stream.
+//! Fields the renderers need but JSON consumers do not (snippets for miette, the patch text) are
+//! skipped by serde.
+
+mod diff;
+mod human;
+mod markdown;
+
+pub use diff::unified_diff;
+pub use human::render_human;
+pub use markdown::render_markdown;
+
+use serde::Serialize;
+
+use crate::error::{Error, Exit};
+use crate::patch::PatchSource;
+use crate::plan::suggest::CandidateKind;
+use crate::plan::{ChangeKind, EditOutcome, EditStatus, FileChange, MatchKind, Plan, Snippet};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Applied,
+    Committed,
+    DryRun,
+    Rejected,
+    ChecksFailed,
+    Error,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub version: u32,
+    pub status: Status,
+    pub commit: Option<String>,
+    pub branch: Option<String>,
+    pub edits: Vec<EditReport>,
+    pub files: Vec<FileReport>,
+    pub checks: Vec<serde_json::Value>,
+    pub verify: Vec<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorReport>,
+    #[serde(skip)]
+    pub exit: Exit,
+    #[serde(skip)]
+    pub patch: Option<PatchSource>,
+    /// Notes for humans (e.g. "checks are not run by this build"), shown on stderr.
+    #[serde(skip)]
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct EditReport {
+    pub index: usize,
+    pub file_path: String,
+    pub status: EditStatus,
+    #[serde(rename = "match")]
+    pub match_kind: Option<MatchKind>,
+    pub replacements: usize,
+    pub lines: Vec<[usize; 2]>,
+    pub suggestions: Vec<SuggestionReport>,
+    pub message: Option<String>,
+    #[serde(skip)]
+    pub invalid: bool,
+    #[serde(skip)]
+    pub patch_span: Option<miette::SourceSpan>,
+    #[serde(skip)]
+    pub snippet: Option<Snippet>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SuggestionReport {
+    pub start_line: usize,
+    pub end_line: usize,
+    pub similarity: f64,
+    pub kind: CandidateKind,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    pub path: String,
+    pub change: ChangeKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    pub diff: String,
+    #[serde(skip)]
+    pub added: usize,
+    #[serde(skip)]
+    pub removed: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorReport {
+    pub kind: String,
+    pub message: String,
+    pub help: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+}
+
+impl Serialize for EditStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            EditStatus::Applied => "applied",
+            EditStatus::AlreadyApplied => "already_applied",
+            EditStatus::NotFound => "not_found",
+            EditStatus::Ambiguous => "ambiguous",
+            EditStatus::Error => "error",
+        })
+    }
+}
+
+impl Serialize for MatchKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            MatchKind::Exact => "exact",
+            MatchKind::Whitespace => "whitespace",
+            MatchKind::Unicode => "unicode",
+        })
+    }
+}
+
+impl Serialize for CandidateKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(candidate_kind_name(*self))
+    }
+}
+
+pub(crate) fn candidate_kind_name(k: CandidateKind) -> &'static str {
+    match k {
+        CandidateKind::Whitespace => "whitespace",
+        CandidateKind::Unicode => "unicode",
+        CandidateKind::Fuzzy => "fuzzy",
+    }
+}
+
+impl Serialize for ChangeKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(change_name(*self))
+    }
+}
+
+pub(crate) fn change_name(c: ChangeKind) -> &'static str {
+    match c {
+        ChangeKind::Modified => "modified",
+        ChangeKind::Created => "created",
+        ChangeKind::Deleted => "deleted",
+        ChangeKind::Renamed => "renamed",
+    }
+}
+
+pub(crate) fn status_name(s: EditStatus) -> &'static str {
+    match s {
+        EditStatus::Applied => "applied",
+        EditStatus::AlreadyApplied => "already_applied",
+        EditStatus::NotFound => "not_found",
+        EditStatus::Ambiguous => "ambiguous",
+        EditStatus::Error => "error",
+    }
+}
+
+impl Report {
+    fn empty(status: Status, exit: Exit) -> Report {
+        Report {
+            version: 1,
+            status,
+            commit: None,
+            branch: None,
+            edits: Vec::new(),
+            files: Vec::new(),
+            checks: Vec::new(),
+            verify: Vec::new(),
+            error: None,
+            exit,
+            patch: None,
+            notes: Vec::new(),
+        }
+    }
+
+    /// A run that ended before any edit was looked at.
+    pub fn from_error(err: &Error) -> Report {
+        let mut r = Report::empty(Status::Error, err.exit());
+        r.error = Some(error_report(err));
+        r
+    }
+
+    /// The report of a plan; the status is set by the caller once it knows what was done.
+    pub fn from_plan(plan: &Plan, patch: &PatchSource) -> Report {
+        let mut r = Report::empty(Status::Applied, Exit::Success);
+        r.patch = Some(patch.clone());
+        r.edits = plan.outcomes.iter().map(edit_report).collect();
+        r.files = plan.files.iter().map(file_report).collect();
+        r
+    }
+
+    /// Marks the run failed by an error after planning (edit outcomes stay visible).
+    pub fn fail(&mut self, err: &Error) {
+        self.status = Status::Error;
+        self.exit = err.exit();
+        self.error = Some(error_report(err));
+    }
+
+    pub fn to_json(&self) -> String {
+        // Serialising plain data with string keys cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"version\":1,\"status\":\"error\",\"error\":{{\"kind\":\"internal\",\"message\":\"{e}\"}}}}"))
+    }
+}
+
+pub(crate) fn error_report(err: &Error) -> ErrorReport {
+    let (line, column) = match err {
+        Error::Patch { line, column, .. } => (*line, *column),
+        _ => (None, None),
+    };
+    ErrorReport {
+        kind: err.kind().to_string(),
+        message: err.to_string(),
+        help: err.help_text(),
+        line,
+        column,
+    }
+}
+
+fn edit_report(o: &EditOutcome) -> EditReport {
+    EditReport {
+        index: o.index,
+        file_path: o.file_path.clone(),
+        status: o.status,
+        match_kind: o.match_kind,
+        replacements: o.replacements,
+        lines: o.lines.iter().map(|(a, b)| [*a, *b]).collect(),
+        suggestions: o
+            .suggestions
+            .iter()
+            .map(|s| SuggestionReport {
+                start_line: s.start_line,
+                end_line: s.end_line,
+                similarity: s.similarity,
+                kind: s.kind,
+                text: s.text.clone(),
+            })
+            .collect(),
+        message: o.message.clone(),
+        invalid: o.invalid,
+        patch_span: o.patch_span,
+        snippet: o.snippet.clone(),
+    }
+}
+
+fn file_report(f: &FileChange) -> FileReport {
+    let old_name = f.from.as_deref().unwrap_or(&f.path);
+    let (diff, added, removed) = unified_diff(
+        old_name,
+        &f.path,
+        f.before.as_deref().map(|v| v.as_slice()),
+        f.after.as_deref().map(|v| v.as_slice()),
+    );
+    FileReport {
+        path: f.path.clone(),
+        change: f.change,
+        from: f.from.clone(),
+        diff,
+        added,
+        removed,
+    }
+}

@@ -1,0 +1,258 @@
+//! A fluent builder for real temporary git repositories, and a runner for the real binary.
+//!
+//! Tests describe a repository (`TestRepo::new().file(..).commit()`), run `patchgate` on it and
+//! look at the exit code, the JSON report and the bytes on disk. git itself (the CLI) is the
+//! independent witness for what the repository holds.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_patchgate");
+
+pub struct TestRepo {
+    dir: tempfile::TempDir,
+}
+
+/// A command's outcome.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// The JSON report (panics with the output when stdout is not one JSON object).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+    }
+
+    pub fn edit(&self, i: usize) -> Value {
+        self.json()["edits"][i].clone()
+    }
+
+    #[track_caller]
+    pub fn assert_code(&self, code: i32) -> &Run {
+        assert_eq!(
+            self.code, code,
+            "exit code; stdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+}
+
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+impl TestRepo {
+    pub fn new() -> TestRepo {
+        let dir = tempfile::tempdir().expect("tempdir");
+        git(dir.path(), &["init", "-q", "-b", "main"]);
+        git(dir.path(), &["config", "user.name", "Test"]);
+        git(dir.path(), &["config", "user.email", "test@example.invalid"]);
+        git(dir.path(), &["config", "core.autocrlf", "false"]);
+        TestRepo { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn file(self, rel: &str, content: impl AsRef<[u8]>) -> TestRepo {
+        self.write(rel, content);
+        self
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
+        let p = self.path().join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("mkdir");
+        }
+        std::fs::write(p, content).expect("write");
+    }
+
+    /// Copies a directory tree into the repository.
+    pub fn tree(self, from: &Path) -> TestRepo {
+        copy_tree(from, self.path());
+        self
+    }
+
+    pub fn commit(self) -> TestRepo {
+        git(self.path(), &["add", "-A"]);
+        git(self.path(), &["commit", "-q", "--allow-empty", "-m", "initial"]);
+        self
+    }
+
+    pub fn read(&self, rel: &str) -> Vec<u8> {
+        std::fs::read(self.path().join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
+    }
+
+    pub fn read_str(&self, rel: &str) -> String {
+        String::from_utf8(self.read(rel)).expect("utf8")
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.path().join(rel).symlink_metadata().is_ok()
+    }
+
+    /// Every file of the working tree (not `.git`) with its bytes' hash, plus git's index, HEAD
+    /// and refs: what "nothing changed" means.
+    pub fn snapshot(&self) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        walk(self.path(), self.path(), &mut out);
+        for extra in [".git/index", ".git/HEAD"] {
+            if let Ok(b) = std::fs::read(self.path().join(extra)) {
+                out.insert(extra.to_string(), hex(&b));
+            }
+        }
+        out.insert("refs".into(), git(self.path(), &["for-each-ref"]));
+        out
+    }
+
+    /// Runs `patchgate apply` with a patch given as text (written outside the repository).
+    pub fn apply(&self, patch: &str, args: &[&str]) -> Run {
+        let pfile = tempfile::NamedTempFile::new().expect("patch file");
+        std::fs::write(pfile.path(), patch).expect("write patch");
+        let mut all = vec!["apply", pfile.path().to_str().expect("utf8"), "--format", "json"];
+        all.extend_from_slice(args);
+        self.run(&all)
+    }
+
+    pub fn run(&self, args: &[&str]) -> Run {
+        run_in(self.path(), args, None)
+    }
+
+    pub fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Run {
+        run_in(self.path(), args, Some(stdin))
+    }
+}
+
+pub fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
+    use std::io::Write;
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+    let mut child = cmd.spawn().expect("patchgate runs");
+    if let Some(input) = stdin {
+        let mut s = child.stdin.take().expect("stdin");
+        let input = input.to_vec();
+        // A writer thread: the child may exit before reading everything.
+        std::thread::spawn(move || {
+            let _ = s.write_all(&input);
+        });
+    }
+    let out = child.wait_with_output().expect("wait");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    Sha256::digest(b).iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let p = e.path();
+        let rel = p.strip_prefix(root).expect("inside").to_string_lossy().into_owned();
+        if rel == ".git" {
+            continue;
+        }
+        let md = std::fs::symlink_metadata(&p).expect("stat");
+        if md.file_type().is_symlink() {
+            out.insert(rel, format!("link:{}", std::fs::read_link(&p).expect("link").display()));
+        } else if md.is_dir() {
+            out.insert(format!("{rel}/"), "dir".into());
+            walk(root, &p, out);
+        } else {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = md.permissions().mode() & 0o777;
+            out.insert(rel, format!("{:o}:{}", mode, hex(&std::fs::read(&p).expect("read"))));
+        }
+    }
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap_or_else(|e| panic!("read {}: {e}", from.display())).flatten() {
+        let src = e.path();
+        let dst: PathBuf = to.join(e.file_name());
+        let md = std::fs::symlink_metadata(&src).expect("stat");
+        if md.file_type().is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&src).expect("link"), &dst).expect("symlink");
+        } else if md.is_dir() {
+            std::fs::create_dir_all(&dst).expect("mkdir");
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).expect("copy");
+        }
+    }
+}
+
+/// The files of a tree (not `.git`) and their bytes.
+pub fn files_of(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn go(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(root).expect("inside").to_string_lossy().into_owned();
+            if rel == ".git" || rel.ends_with(".gitkeep") {
+                continue;
+            }
+            if p.is_dir() {
+                go(root, &p, out);
+            } else {
+                out.insert(rel, std::fs::read(&p).expect("read"));
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    go(root, root, &mut out);
+    out
+}
+
+/// `expected` is a subset of `actual`: every key of an expected object must be there with a
+/// matching value; arrays must have the same length and match element-wise.
+pub fn assert_subset(actual: &Value, expected: &Value, at: &str) {
+    match (actual, expected) {
+        (Value::Object(a), Value::Object(e)) => {
+            for (k, ev) in e {
+                let av = a.get(k).unwrap_or_else(|| panic!("{at}.{k}: missing in {actual}"));
+                assert_subset(av, ev, &format!("{at}.{k}"));
+            }
+        }
+        (Value::Array(a), Value::Array(e)) => {
+            assert_eq!(a.len(), e.len(), "{at}: array length; actual {actual}");
+            for (i, (av, ev)) in a.iter().zip(e).enumerate() {
+                assert_subset(av, ev, &format!("{at}[{i}]"));
+            }
+        }
+        (a, e) => assert_eq!(a, e, "{at}"),
+    }
+}
