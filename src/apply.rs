@@ -7,10 +7,11 @@
 use std::path::PathBuf;
 
 use crate::error::{Error, Exit};
+
 use crate::patch::Patch;
 use crate::plan::{self, record::Record};
-use crate::report::{Report, Status};
 use crate::repo::Repo;
+use crate::report::{Report, Status};
 
 #[derive(Debug, Clone, Default)]
 pub struct ApplyOptions {
@@ -24,19 +25,21 @@ pub struct ApplyOptions {
 pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     let repo = Repo::discover(&opts.dir)?;
     let mut record = Record::load(&repo.git_dir);
-    let plan = plan::plan(patch, &repo.roots, &record, plan::Options { lenient: opts.lenient });
+    let plan = plan::plan(
+        patch,
+        &repo.roots,
+        &record,
+        plan::Options {
+            lenient: opts.lenient,
+        },
+    );
     let mut report = Report::from_plan(&plan, &patch.source);
 
     if plan.has_invalid() {
-        let n = plan.outcomes.iter().filter(|o| o.invalid).count();
-        report.fail(&Error::Usage {
-            message: format!("{n} of {} edits are invalid", plan.outcomes.len()),
-            help: "fix the edits marked invalid (each says what is wrong); nothing was written".into(),
+        report.fail(&Error::InvalidEdits {
+            count: plan.outcomes.iter().filter(|o| o.invalid).count(),
+            total: plan.outcomes.len(),
         });
-        report.exit = Exit::InvalidInput;
-        if let Some(e) = report.error.as_mut() {
-            e.kind = "invalid_edits".into();
-        }
         return Ok(report);
     }
     if plan.has_failed() {

@@ -71,10 +71,21 @@ pub enum Error {
     #[diagnostic(code(patchgate::usage), help("{help}"))]
     Usage { message: String, help: String },
 
+    #[error("{count} of {total} edits are invalid")]
+    #[diagnostic(
+        code(patchgate::invalid_edits),
+        help(
+            "fix the edits marked invalid (each says what is wrong) and re-run; nothing was written"
+        )
+    )]
+    InvalidEdits { count: usize, total: usize },
+
     #[error("{} is not inside a git repository", path.display())]
     #[diagnostic(
         code(patchgate::not_a_repo),
-        help("run patchgate inside a git working tree, or point at one with -C DIR (`git init` makes one)")
+        help(
+            "run patchgate inside a git working tree, or point at one with -C DIR (`git init` makes one)"
+        )
     )]
     NotARepo { path: PathBuf },
 
@@ -113,7 +124,10 @@ pub enum Error {
 impl Error {
     pub fn exit(&self) -> Exit {
         match self {
-            Error::Patch { .. } | Error::PatchRead { .. } | Error::Usage { .. } => Exit::InvalidInput,
+            Error::Patch { .. }
+            | Error::PatchRead { .. }
+            | Error::Usage { .. }
+            | Error::InvalidEdits { .. } => Exit::InvalidInput,
             Error::NotARepo { .. }
             | Error::BareRepo { .. }
             | Error::Git { .. }
@@ -127,6 +141,7 @@ impl Error {
         match self {
             Error::Patch { .. } | Error::PatchRead { .. } => "invalid_patch",
             Error::Usage { .. } => "usage",
+            Error::InvalidEdits { .. } => "invalid_edits",
             Error::NotARepo { .. } => "not_a_repository",
             Error::BareRepo { .. } => "bare_repository",
             Error::Git { .. } => "git",

@@ -12,8 +12,9 @@ pub mod cli;
 pub mod error;
 pub mod patch;
 pub mod plan;
-pub mod report;
 pub mod repo;
+pub mod report;
+pub mod runner;
 pub mod txn;
 
 pub use apply::{ApplyOptions, apply};

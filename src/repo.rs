@@ -28,7 +28,8 @@ impl Repo {
             path: git.path().to_path_buf(),
         })?;
         let root = std::fs::canonicalize(workdir).map_err(|e| Error::io("resolve", workdir, e))?;
-        let git_dir = std::fs::canonicalize(git.path()).map_err(|e| Error::io("resolve", git.path(), e))?;
+        let git_dir =
+            std::fs::canonicalize(git.path()).map_err(|e| Error::io("resolve", git.path(), e))?;
         let mut git_dirs = vec![git_dir.clone()];
         if let Ok(common) = std::fs::canonicalize(git.commondir())
             && common != git_dir

@@ -10,10 +10,19 @@ use crate::apply::{ApplyOptions, apply};
 use crate::cli::{OutputFormat, emit, print_report};
 
 const FILES: &[(&str, &str)] = &[
-    ("app/config.py", include_str!("../../examples/demo/repo/app/config.py")),
-    ("app/main.py", include_str!("../../examples/demo/repo/app/main.py")),
+    (
+        "app/config.py",
+        include_str!("../../examples/demo/repo/app/config.py"),
+    ),
+    (
+        "app/main.py",
+        include_str!("../../examples/demo/repo/app/main.py"),
+    ),
     ("app.cfg", include_str!("../../examples/demo/repo/app.cfg")),
-    ("CHANGELOG.md", include_str!("../../examples/demo/repo/CHANGELOG.md")),
+    (
+        "CHANGELOG.md",
+        include_str!("../../examples/demo/repo/CHANGELOG.md"),
+    ),
 ];
 const PATCH: &str = include_str!("../../examples/demo/patch.yaml");
 const MISS: &str = include_str!("../../examples/demo/miss.yaml");
@@ -29,9 +38,15 @@ pub fn run() -> i32 {
 }
 
 fn run_inner() -> Result<i32, Box<dyn std::error::Error>> {
-    let dir = tempfile::Builder::new().prefix("patchgate-demo-").tempdir()?.keep();
+    let dir = tempfile::Builder::new()
+        .prefix("patchgate-demo-")
+        .tempdir()?
+        .keep();
     make_repo(&dir)?;
-    emit(&format!("Scratch copy of the example repository: {}\n\n", dir.display()));
+    emit(&format!(
+        "Scratch copy of the example repository: {}\n\n",
+        dir.display()
+    ));
 
     let step = |title: &str, yaml: &str, name: &str| -> Result<i32, Box<dyn std::error::Error>> {
         emit(&format!("━━ {title}\n$ patchgate apply {name}\n\n"));
@@ -47,11 +62,30 @@ fn run_inner() -> Result<i32, Box<dyn std::error::Error>> {
         emit(&format!("(exit {code})\n\n"));
         Ok(code)
     };
-    let miss = step("1. A patch with stale old_strings: nothing is written, each miss is explained", MISS, "miss.yaml")?;
-    let applied = step("2. A multi-file rename, applied all or nothing", PATCH, "patch.yaml")?;
-    let rerun = step("3. The same patch again: already applied, exit 0", PATCH, "patch.yaml")?;
-    emit(&format!("Inspect the result: git -C {} diff\n", dir.display()));
-    Ok(if miss == 2 && applied == 0 && rerun == 0 { 0 } else { 1 })
+    let miss = step(
+        "1. A patch with stale old_strings: nothing is written, each miss is explained",
+        MISS,
+        "miss.yaml",
+    )?;
+    let applied = step(
+        "2. A multi-file rename, applied all or nothing",
+        PATCH,
+        "patch.yaml",
+    )?;
+    let rerun = step(
+        "3. The same patch again: already applied, exit 0",
+        PATCH,
+        "patch.yaml",
+    )?;
+    emit(&format!(
+        "Inspect the result: git -C {} diff\n",
+        dir.display()
+    ));
+    Ok(if miss == 2 && applied == 0 && rerun == 0 {
+        0
+    } else {
+        1
+    })
 }
 
 fn make_repo(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {

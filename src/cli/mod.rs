@@ -81,7 +81,10 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
                 let _ = e.print();
                 return 0;
             }
-            if matches!(e.kind(), ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand) {
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
                 let _ = e.print();
                 return Exit::InvalidInput.code();
             }
@@ -100,7 +103,8 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
     match cli.command {
         Command::Apply(a) => run_apply(a),
         Command::Schema => {
-            let text = serde_json::to_string_pretty(&crate::patch::json_schema()).unwrap_or_default();
+            let text =
+                serde_json::to_string_pretty(&crate::patch::json_schema()).unwrap_or_default();
             emit(&format!("{text}\n"));
             0
         }
@@ -109,7 +113,9 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
 }
 
 fn wants_json(args: &[std::ffi::OsString]) -> bool {
-    args.windows(2).any(|w| w[0] == "--format" && w[1] == "json") || args.iter().any(|a| a == "--format=json")
+    args.windows(2)
+        .any(|w| w[0] == "--format" && w[1] == "json")
+        || args.iter().any(|a| a == "--format=json")
 }
 
 fn run_apply(a: ApplyArgs) -> i32 {
@@ -158,11 +164,13 @@ fn print_error(err: &Error, format: OutputFormat) -> i32 {
 
 /// A miette rendering of an error (source snippet, label, help).
 fn render_error(err: &Error) -> String {
-    let handler = miette::GraphicalReportHandler::new_themed(if std::io::stderr().is_terminal() && no_color_unset() {
-        miette::GraphicalTheme::unicode()
-    } else {
-        miette::GraphicalTheme::unicode_nocolor()
-    });
+    let handler = miette::GraphicalReportHandler::new_themed(
+        if std::io::stderr().is_terminal() && no_color_unset() {
+            miette::GraphicalTheme::unicode()
+        } else {
+            miette::GraphicalTheme::unicode_nocolor()
+        },
+    );
     let mut out = String::new();
     let _ = handler.render_report(&mut out, err);
     out
@@ -186,7 +194,10 @@ pub(crate) fn emit(text: &str) {
     }
 }
 
-fn read_patch(path: Option<&std::path::Path>, dir: &std::path::Path) -> Result<crate::patch::Patch, Error> {
+fn read_patch(
+    path: Option<&std::path::Path>,
+    dir: &std::path::Path,
+) -> Result<crate::patch::Patch, Error> {
     let (name, bytes) = match path {
         None if std::io::stdin().is_terminal() => {
             return Err(Error::Usage {
@@ -195,7 +206,11 @@ fn read_patch(path: Option<&std::path::Path>, dir: &std::path::Path) -> Result<c
             });
         }
         Some(p) if p.as_os_str() != "-" => {
-            let full = if p.is_absolute() { p.to_path_buf() } else { dir.join(p) };
+            let full = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                dir.join(p)
+            };
             let read_err = |source| Error::PatchRead {
                 path: full.display().to_string(),
                 source,
@@ -207,7 +222,10 @@ fn read_patch(path: Option<&std::path::Path>, dir: &std::path::Path) -> Result<c
             if md.len() > MAX_PATCH_BYTES {
                 return Err(too_big(&full.display().to_string()));
             }
-            (p.display().to_string(), std::fs::read(&full).map_err(read_err)?)
+            (
+                p.display().to_string(),
+                std::fs::read(&full).map_err(read_err)?,
+            )
         }
         _ => {
             let mut buf = Vec::new();
@@ -229,7 +247,10 @@ fn read_patch(path: Option<&std::path::Path>, dir: &std::path::Path) -> Result<c
 
 fn too_big(name: &str) -> Error {
     Error::Usage {
-        message: format!("the patch {name} is larger than {} MiB", MAX_PATCH_BYTES >> 20),
+        message: format!(
+            "the patch {name} is larger than {} MiB",
+            MAX_PATCH_BYTES >> 20
+        ),
         help: "split the batch into several patches".into(),
     }
 }

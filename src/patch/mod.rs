@@ -80,10 +80,17 @@ pub struct Edit {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
     Replace(Replace),
-    Create { content: String },
+    Create {
+        content: String,
+    },
     Delete,
-    Append { text: String },
-    Move { to: String, replace: Option<Replace> },
+    Append {
+        text: String,
+    },
+    Move {
+        to: String,
+        replace: Option<Replace>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -130,7 +130,9 @@ pub fn parse_bytes(bytes: &[u8], name: &str) -> Result<Patch, Error> {
             let at = e.valid_up_to();
             let (line, column) = line_col(&String::from_utf8_lossy(&bytes[..at]), at);
             return Err(Error::Patch {
-                message: format!("the patch is not valid UTF-8 (invalid byte at line {line}, column {column})"),
+                message: format!(
+                    "the patch is not valid UTF-8 (invalid byte at line {line}, column {column})"
+                ),
                 help: "save the patch file as UTF-8".into(),
                 source_code: None,
                 span: None,
@@ -267,7 +269,13 @@ fn help_for(message: &str) -> String {
     }
 }
 
-fn patch_error(source: &PatchSource, message: String, help: String, offset: Option<usize>, label: &str) -> Error {
+fn patch_error(
+    source: &PatchSource,
+    message: String,
+    help: String,
+    offset: Option<usize>,
+    label: &str,
+) -> Error {
     let (line, column) = match offset {
         Some(o) => {
             let (l, c) = line_col(&source.text, o);
@@ -342,9 +350,14 @@ fn lower(raw: RawTop, source: PatchSource) -> Patch {
     for entry in raw.edits {
         let entry_span = span_of(&entry);
         let e = entry.value;
-        let file_path = e.file_path.as_ref().map(|p| p.value.clone()).unwrap_or_default();
+        let file_path = e
+            .file_path
+            .as_ref()
+            .map(|p| p.value.clone())
+            .unwrap_or_default();
         let span = e.file_path.as_ref().and_then(span_of).or(entry_span);
-        let path_problem = check_path_text("file_path", e.file_path.as_ref().map(|p| p.value.as_str()));
+        let path_problem =
+            check_path_text("file_path", e.file_path.as_ref().map(|p| p.value.as_str()));
 
         if let Some(subs) = e.edits {
             let others = [
@@ -372,9 +385,19 @@ fn lower(raw: RawTop, source: PatchSource) -> Patch {
                 let s = sub.value;
                 let op = match &group_problem {
                     Some(p) => Err(p.clone()),
-                    None => lower_replace(s.old_string, s.new_string, s.replace_all, s.start_line, s.end_line)
-                        .and_then(|r| r.ok_or_else(|| "a grouped edit needs `old_string` and `new_string`".to_string()))
-                        .map(Op::Replace),
+                    None => lower_replace(
+                        s.old_string,
+                        s.new_string,
+                        s.replace_all,
+                        s.start_line,
+                        s.end_line,
+                    )
+                    .and_then(|r| {
+                        r.ok_or_else(|| {
+                            "a grouped edit needs `old_string` and `new_string`".to_string()
+                        })
+                    })
+                    .map(Op::Replace),
                 };
                 edits.push(Edit {
                     index: edits.len(),
@@ -406,7 +429,9 @@ fn lower(raw: RawTop, source: PatchSource) -> Patch {
 
 fn check_path_text(key: &str, path: Option<&str>) -> Option<String> {
     match path {
-        None => Some(format!("`{key}` is required: the path of the file to edit, relative to the repository root")),
+        None => Some(format!(
+            "`{key}` is required: the path of the file to edit, relative to the repository root"
+        )),
         Some("") => Some(format!("`{key}` is empty")),
         Some(p) if p.contains('\0') => Some(format!("`{key}` contains a NUL byte")),
         Some(_) => None,
@@ -418,12 +443,20 @@ fn lower_single(e: RawEdit) -> Result<Op, String> {
     let delete = e.delete.unwrap_or(false);
     let append = e.append.unwrap_or(false);
     let moving = e.move_to.is_some();
-    let kinds = [create, delete, append, moving].iter().filter(|x| **x).count();
+    let kinds = [create, delete, append, moving]
+        .iter()
+        .filter(|x| **x)
+        .count();
     if kinds > 1 {
-        return Err("`create`, `delete`, `append` and `move_to` exclude each other: use one per edit".into());
+        return Err(
+            "`create`, `delete`, `append` and `move_to` exclude each other: use one per edit"
+                .into(),
+        );
     }
-    let has_replace_keys =
-        e.old_string.is_some() || e.replace_all.is_some() || e.start_line.is_some() || e.end_line.is_some();
+    let has_replace_keys = e.old_string.is_some()
+        || e.replace_all.is_some()
+        || e.start_line.is_some()
+        || e.end_line.is_some();
 
     if create || append {
         let what = if create { "create" } else { "append" };
@@ -453,8 +486,17 @@ fn lower_single(e: RawEdit) -> Result<Op, String> {
     }
     if let Some(to) = e.move_to {
         check_path_text("move_to", Some(&to.value)).map_or(Ok(()), Err)?;
-        let replace = lower_replace(e.old_string, e.new_string, e.replace_all, e.start_line, e.end_line)?;
-        return Ok(Op::Move { to: to.value, replace });
+        let replace = lower_replace(
+            e.old_string,
+            e.new_string,
+            e.replace_all,
+            e.start_line,
+            e.end_line,
+        )?;
+        return Ok(Op::Move {
+            to: to.value,
+            replace,
+        });
     }
     if e.create == Some(false) || e.delete == Some(false) || e.append == Some(false) {
         // An explicit `false` is the default: fall through to a replacement.
@@ -476,7 +518,9 @@ fn lower_replace(
     if old.is_none() && new.is_none() && replace_all.is_none() && start.is_none() && end.is_none() {
         return Ok(None);
     }
-    let old = old.map(|s| s.value).ok_or("`old_string` is required: the exact text to replace")?;
+    let old = old
+        .map(|s| s.value)
+        .ok_or("`old_string` is required: the exact text to replace")?;
     let new = new.map(|s| s.value).ok_or(
         "`new_string` is required: the replacement text (use \"\" to delete the matched text)",
     )?;
@@ -488,7 +532,9 @@ fn lower_replace(
         );
     }
     if old == new {
-        return Err("`old_string` and `new_string` are identical: this edit would change nothing".into());
+        return Err(
+            "`old_string` and `new_string` are identical: this edit would change nothing".into(),
+        );
     }
     check_nul("old_string", &old)?;
     check_nul("new_string", &new)?;
@@ -497,7 +543,9 @@ fn lower_replace(
         (s, e) => {
             let start = s.unwrap_or(1);
             if start < 1 {
-                return Err(format!("`start_line` is {start}: lines are numbered from 1"));
+                return Err(format!(
+                    "`start_line` is {start}: lines are numbered from 1"
+                ));
             }
             if let Some(e) = e {
                 if e < start {
@@ -520,7 +568,9 @@ fn lower_replace(
 
 fn check_nul(key: &str, s: &str) -> Result<(), String> {
     if s.contains('\0') {
-        Err(format!("`{key}` contains a NUL byte; patchgate edits text files only"))
+        Err(format!(
+            "`{key}` contains a NUL byte; patchgate edits text files only"
+        ))
     } else {
         Ok(())
     }
@@ -541,7 +591,10 @@ mod tests {
         match parse(text, "p.yaml") {
             Ok(p) => panic!("expected an error, got {p:?}"),
             Err(Error::Patch {
-                message, line, column, ..
+                message,
+                line,
+                column,
+                ..
             }) => (message, line, column),
             Err(e) => panic!("unexpected error kind {e:?}"),
         }
@@ -559,8 +612,14 @@ mod tests {
 
     #[test]
     fn groups_flatten_in_order() {
-        let p = ok("- file_path: a\n  edits:\n    - {old_string: x, new_string: y}\n    - {old_string: z, new_string: w, replace_all: true}\n- file_path: b\n  create: true\n  new_string: hi\n");
-        let idx: Vec<_> = p.edits.iter().map(|e| (e.index, e.file_path.as_str())).collect();
+        let p = ok(
+            "- file_path: a\n  edits:\n    - {old_string: x, new_string: y}\n    - {old_string: z, new_string: w, replace_all: true}\n- file_path: b\n  create: true\n  new_string: hi\n",
+        );
+        let idx: Vec<_> = p
+            .edits
+            .iter()
+            .map(|e| (e.index, e.file_path.as_str()))
+            .collect();
         assert_eq!(idx, vec![(0, "a"), (1, "a"), (2, "b")]);
         match &p.edits[1].op {
             Ok(Op::Replace(r)) => assert!(r.replace_all),
@@ -585,7 +644,8 @@ mod tests {
 
     #[test]
     fn yaml_11_booleans_are_refused() {
-        let (msg, line, _) = err("- file_path: a\n  old_string: x\n  new_string: y\n  replace_all: yes\n");
+        let (msg, line, _) =
+            err("- file_path: a\n  old_string: x\n  new_string: y\n  replace_all: yes\n");
         assert!(msg.contains("boolean"), "{msg}");
         assert_eq!(line, Some(4));
     }
@@ -596,13 +656,16 @@ mod tests {
         assert!(msg.contains("unknown field `bogus`"), "{msg}");
         assert_eq!(line, Some(1));
         assert!(col.is_some());
-        let (_, line, _) = err("[\n {\"file_path\": \"a\",\n  \"old_string\": \"x\" \"new_string\": \"y\"}]");
+        let (_, line, _) =
+            err("[\n {\"file_path\": \"a\",\n  \"old_string\": \"x\" \"new_string\": \"y\"}]");
         assert_eq!(line, Some(3));
     }
 
     #[test]
     fn json_with_tabs_parses_and_keeps_spans() {
-        let p = ok("{\n\t\"edits\": [\n\t\t{\"file_path\": \"a\", \"old_string\": \"x\", \"new_string\": \"\\u00e9\"}\n\t]\n}");
+        let p = ok(
+            "{\n\t\"edits\": [\n\t\t{\"file_path\": \"a\", \"old_string\": \"x\", \"new_string\": \"\\u00e9\"}\n\t]\n}",
+        );
         assert_eq!(p.source.format, Format::Json);
         match &p.edits[0].op {
             Ok(Op::Replace(r)) => assert_eq!(r.new, "é"),
@@ -620,7 +683,9 @@ mod tests {
 
     #[test]
     fn per_edit_problems_keep_their_place() {
-        let p = ok("- {file_path: a, old_string: '', new_string: y}\n- {file_path: a, old_string: x, new_string: x}\n- {file_path: a, create: true, delete: true}\n- {file_path: a, old_string: x, new_string: y, start_line: 5, end_line: 2}\n- {file_path: a, old_string: x}\n- {old_string: x, new_string: y}\n");
+        let p = ok(
+            "- {file_path: a, old_string: '', new_string: y}\n- {file_path: a, old_string: x, new_string: x}\n- {file_path: a, create: true, delete: true}\n- {file_path: a, old_string: x, new_string: y, start_line: 5, end_line: 2}\n- {file_path: a, old_string: x}\n- {old_string: x, new_string: y}\n",
+        );
         let reasons: Vec<String> = p.edits.iter().map(|e| e.op.clone().unwrap_err()).collect();
         assert!(reasons[0].contains("empty"));
         assert!(reasons[1].contains("identical"));
@@ -652,9 +717,14 @@ mod tests {
 
     #[test]
     fn move_may_carry_a_replacement() {
-        let p = ok("- {file_path: a.rs, move_to: b.rs, old_string: x, new_string: y}\n- {file_path: c.rs, move_to: d.rs}\n");
+        let p = ok(
+            "- {file_path: a.rs, move_to: b.rs, old_string: x, new_string: y}\n- {file_path: c.rs, move_to: d.rs}\n",
+        );
         match &p.edits[0].op {
-            Ok(Op::Move { to, replace: Some(r) }) => {
+            Ok(Op::Move {
+                to,
+                replace: Some(r),
+            }) => {
                 assert_eq!(to, "b.rs");
                 assert_eq!(r.old, "x");
             }
@@ -671,7 +741,8 @@ mod tests {
 
     #[test]
     fn spans_point_at_the_entry() {
-        let text = "- file_path: a\n  old_string: x\n  new_string: y\n- file_path: bb\n  delete: true\n";
+        let text =
+            "- file_path: a\n  old_string: x\n  new_string: y\n- file_path: bb\n  delete: true\n";
         let p = ok(text);
         let span = p.edits[1].span.expect("span");
         assert_eq!(&text[span.offset()..span.offset() + 2], "bb");

@@ -20,7 +20,8 @@ pub fn json_schema() -> Value {
     replace_props["file_path"] = path.clone();
     let mut move_props = replacement_props.clone();
     move_props["file_path"] = path.clone();
-    move_props["move_to"] = json!({"type": "string", "minLength": 1, "description": "New path; later edits use it."});
+    move_props["move_to"] =
+        json!({"type": "string", "minLength": 1, "description": "New path; later edits use it."});
 
     let edit = json!({
         "oneOf": [
@@ -73,7 +74,12 @@ mod tests {
         let s = json_schema();
         let mut keys = BTreeSet::new();
         for variant in s["$defs"]["edit"]["oneOf"].as_array().into_iter().flatten() {
-            for k in variant["properties"].as_object().into_iter().flatten().map(|(k, _)| k) {
+            for k in variant["properties"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k)
+            {
                 keys.insert(k.clone());
             }
         }

@@ -34,8 +34,12 @@ pub enum DecodeError {
 impl std::fmt::Display for DecodeError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            DecodeError::Binary => f.write_str("is a binary file (it contains NUL bytes); patchgate edits text files only"),
-            DecodeError::Utf16 => f.write_str("is UTF-16 encoded; patchgate edits UTF-8 text only (convert it, e.g. with iconv)"),
+            DecodeError::Binary => f.write_str(
+                "is a binary file (it contains NUL bytes); patchgate edits text files only",
+            ),
+            DecodeError::Utf16 => f.write_str(
+                "is UTF-16 encoded; patchgate edits UTF-8 text only (convert it, e.g. with iconv)",
+            ),
             DecodeError::NotUtf8 { line, column } => write!(
                 f,
                 "is not valid UTF-8 (first invalid byte at line {line}, column {column}); patchgate edits UTF-8 text only"
@@ -87,7 +91,8 @@ impl TextDoc {
     }
 
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.text.len() + self.crlf.iter().filter(|c| **c).count() + 3);
+        let mut out =
+            Vec::with_capacity(self.text.len() + self.crlf.iter().filter(|c| **c).count() + 3);
         if self.bom {
             out.extend_from_slice(b"\xef\xbb\xbf");
         }
@@ -137,14 +142,26 @@ impl TextDoc {
         let first_nl = self.newlines_before(range.start);
         let removed = memchr_count(&self.text.as_bytes()[range.clone()]);
         let style = if removed > 0 {
-            let c = self.crlf[first_nl..first_nl + removed].iter().filter(|c| **c).count();
-            if c * 2 == removed { self.dominant_crlf() } else { c * 2 > removed }
+            let c = self.crlf[first_nl..first_nl + removed]
+                .iter()
+                .filter(|c| **c)
+                .count();
+            if c * 2 == removed {
+                self.dominant_crlf()
+            } else {
+                c * 2 > removed
+            }
         } else {
-            self.crlf.get(first_nl).copied().unwrap_or_else(|| self.dominant_crlf())
+            self.crlf
+                .get(first_nl)
+                .copied()
+                .unwrap_or_else(|| self.dominant_crlf())
         };
         let added = memchr_count(new.as_bytes());
-        self.crlf
-            .splice(first_nl..first_nl + removed, std::iter::repeat_n(style, added));
+        self.crlf.splice(
+            first_nl..first_nl + removed,
+            std::iter::repeat_n(style, added),
+        );
         self.text.replace_range(range, new);
     }
 
@@ -156,7 +173,8 @@ impl TextDoc {
         } else {
             let style = self.dominant_crlf();
             self.text.push_str(add);
-            self.crlf.extend(std::iter::repeat_n(style, memchr_count(add.as_bytes())));
+            self.crlf
+                .extend(std::iter::repeat_n(style, memchr_count(add.as_bytes())));
         }
     }
 
@@ -168,14 +186,25 @@ impl TextDoc {
     /// 1-based inclusive line range covered by a match (a match ending in `\n` ends on that line).
     pub fn line_range(&self, range: &Range<usize>) -> (usize, usize) {
         let start = self.line_of(range.start);
-        let last = if range.end > range.start { range.end - 1 } else { range.start };
-        (start, start + memchr_count(&self.text.as_bytes()[range.start..last]))
+        let last = if range.end > range.start {
+            range.end - 1
+        } else {
+            range.start
+        };
+        (
+            start,
+            start + memchr_count(&self.text.as_bytes()[range.start..last]),
+        )
     }
 
     /// Number of lines (a final line without `\n` counts; an empty file has 0).
     pub fn line_count(&self) -> usize {
         let n = self.crlf.len();
-        if self.text.is_empty() || self.text.ends_with('\n') { n } else { n + 1 }
+        if self.text.is_empty() || self.text.ends_with('\n') {
+            n
+        } else {
+            n + 1
+        }
     }
 
     /// Byte range of a line window, or `None` when it starts past the last line.
@@ -285,9 +314,20 @@ mod tests {
         assert_eq!(d.line_count(), 4);
         assert_eq!(d.line_range(&(3..6)), (2, 2));
         assert_eq!(d.line_range(&(3..7)), (2, 3));
-        let w = d.window_range(LineWindow { start: 2, end: Some(3) }).expect("window");
+        let w = d
+            .window_range(LineWindow {
+                start: 2,
+                end: Some(3),
+            })
+            .expect("window");
         assert_eq!(&d.text()[w], "l2\nl3\n");
-        assert!(d.window_range(LineWindow { start: 9, end: None }).is_none());
+        assert!(
+            d.window_range(LineWindow {
+                start: 9,
+                end: None
+            })
+            .is_none()
+        );
         assert_eq!(d.encode_range(0..3), "l1\n");
         let c = TextDoc::decode(b"l1\r\nl2\r\n").expect("text");
         assert_eq!(c.encode_range(0..6), "l1\r\nl2\r\n");

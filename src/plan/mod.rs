@@ -148,7 +148,10 @@ impl Plan {
 
     pub fn has_failed(&self) -> bool {
         self.outcomes.iter().any(|o| {
-            matches!(o.status, EditStatus::NotFound | EditStatus::Ambiguous | EditStatus::Error)
+            matches!(
+                o.status,
+                EditStatus::NotFound | EditStatus::Ambiguous | EditStatus::Error
+            )
         })
     }
 }
@@ -287,7 +290,11 @@ impl Planner<'_> {
             Op::Replace(r) => self.replace(&resolved.real, &resolved.rel, r, recorded),
             Op::Create { content } => self.create(&resolved.real, content, recorded),
             Op::Delete => {
-                let key = if resolved.is_link { &resolved.rel } else { &resolved.real };
+                let key = if resolved.is_link {
+                    &resolved.rel
+                } else {
+                    &resolved.real
+                };
                 self.delete(key, recorded)
             }
             Op::Append { text } => self.append(&resolved.real, text, recorded),
@@ -322,7 +329,13 @@ impl Planner<'_> {
             let (content, disk) = read_disk(&self.roots.abs(key));
             self.originals.insert(key.to_string(), disk);
             self.order.push(key.to_string());
-            self.slots.insert(key.to_string(), Slot { content, origin: None });
+            self.slots.insert(
+                key.to_string(),
+                Slot {
+                    content,
+                    origin: None,
+                },
+            );
         }
         // The entry was inserted just above when missing.
         self.slots.get_mut(key).expect("slot inserted above")
@@ -336,9 +349,15 @@ impl Planner<'_> {
                 EditStatus::NotFound,
                 format!("{shown} does not exist (to make a new file use `create: true`)"),
             )),
-            Content::Dir => Err(Step::msg(EditStatus::Error, format!("{shown} is a directory, not a file"))),
+            Content::Dir => Err(Step::msg(
+                EditStatus::Error,
+                format!("{shown} is a directory, not a file"),
+            )),
             Content::Other(why) => Err(Step::msg(EditStatus::Error, format!("{shown} {why}"))),
-            Content::Link(_) => Err(Step::msg(EditStatus::Error, format!("{shown} is a symlink"))),
+            Content::Link(_) => Err(Step::msg(
+                EditStatus::Error,
+                format!("{shown} is a symlink"),
+            )),
             Content::File { bytes, doc, .. } => {
                 if doc.is_none() {
                     match TextDoc::decode(bytes) {
@@ -388,9 +407,17 @@ impl Planner<'_> {
         match &slot.content {
             Content::Missing => {}
             Content::File { bytes, .. } if recorded && bytes.as_slice() == content.as_bytes() => {
-                return Step::msg(EditStatus::AlreadyApplied, format!("{key} already has this content"));
+                return Step::msg(
+                    EditStatus::AlreadyApplied,
+                    format!("{key} already has this content"),
+                );
             }
-            Content::Dir => return Step::msg(EditStatus::Error, format!("cannot create {key}: it is a directory")),
+            Content::Dir => {
+                return Step::msg(
+                    EditStatus::Error,
+                    format!("cannot create {key}: it is a directory"),
+                );
+            }
             _ => {
                 return Step::msg(
                     EditStatus::Error,
@@ -417,15 +444,21 @@ impl Planner<'_> {
                 slot.content = Content::Missing;
                 Step::applied(None, 0, Vec::new())
             }
-            Content::Missing if recorded => {
-                Step::msg(EditStatus::AlreadyApplied, format!("{key} is already deleted"))
-            }
-            Content::Missing => Step::msg(EditStatus::NotFound, format!("cannot delete {key}: it does not exist")),
+            Content::Missing if recorded => Step::msg(
+                EditStatus::AlreadyApplied,
+                format!("{key} is already deleted"),
+            ),
+            Content::Missing => Step::msg(
+                EditStatus::NotFound,
+                format!("cannot delete {key}: it does not exist"),
+            ),
             Content::Dir => Step::msg(
                 EditStatus::Error,
                 format!("cannot delete {key}: it is a directory (patchgate deletes files only)"),
             ),
-            Content::Other(why) => Step::msg(EditStatus::Error, format!("cannot delete {key}: it {why}")),
+            Content::Other(why) => {
+                Step::msg(EditStatus::Error, format!("cannot delete {key}: it {why}"))
+            }
         }
     }
 
@@ -443,18 +476,32 @@ impl Planner<'_> {
         };
         let add = fold_eol(text);
         if recorded && doc.text().ends_with(add.as_ref()) {
-            return Step::msg(EditStatus::AlreadyApplied, format!("{key} already ends with this text"));
+            return Step::msg(
+                EditStatus::AlreadyApplied,
+                format!("{key} already ends with this text"),
+            );
         }
-        let first_new_line = doc.line_count() + usize::from(doc.text().is_empty() || doc.text().ends_with('\n'));
+        let first_new_line =
+            doc.line_count() + usize::from(doc.text().is_empty() || doc.text().ends_with('\n'));
         doc.append(&add);
         let last = doc.line_count();
         self.mark_changed(key);
         Step::applied(None, 0, vec![(first_new_line.min(last), last)])
     }
 
-    fn move_to(&mut self, src: &str, shown: &str, dest: &str, replace: Option<&Replace>, recorded: bool) -> Step {
+    fn move_to(
+        &mut self,
+        src: &str,
+        shown: &str,
+        dest: &str,
+        replace: Option<&Replace>,
+        recorded: bool,
+    ) -> Step {
         if src == dest {
-            return Step::msg(EditStatus::Error, format!("move_to names the same path as file_path ({dest})"));
+            return Step::msg(
+                EditStatus::Error,
+                format!("move_to names the same path as file_path ({dest})"),
+            );
         }
         if let Some(conflict) = self.parent_conflict(dest) {
             return Step::msg(
@@ -466,16 +513,24 @@ impl Planner<'_> {
         let dest_state = self.slot(dest).content.clone();
         if src_missing {
             if recorded && matches!(dest_state, Content::File { .. } | Content::Link(_)) {
-                return Step::msg(EditStatus::AlreadyApplied, format!("{shown} was already moved to {dest}"));
+                return Step::msg(
+                    EditStatus::AlreadyApplied,
+                    format!("{shown} was already moved to {dest}"),
+                );
             }
-            return Step::msg(EditStatus::NotFound, format!("cannot move {shown}: it does not exist"));
+            return Step::msg(
+                EditStatus::NotFound,
+                format!("cannot move {shown}: it does not exist"),
+            );
         }
         match dest_state {
             Content::Missing => {}
             Content::Dir => {
                 return Step::msg(
                     EditStatus::Error,
-                    format!("cannot move {shown} to {dest}: that is a directory; name the new file path"),
+                    format!(
+                        "cannot move {shown} to {dest}: that is a directory; name the new file path"
+                    ),
                 );
             }
             _ => {
@@ -486,7 +541,10 @@ impl Planner<'_> {
             }
         }
         if matches!(self.slot(src).content, Content::Dir) {
-            return Step::msg(EditStatus::Error, format!("cannot move {shown}: it is a directory"));
+            return Step::msg(
+                EditStatus::Error,
+                format!("cannot move {shown}: it is a directory"),
+            );
         }
         let mut step = Step::applied(None, 0, Vec::new());
         if let Some(r) = replace {
@@ -514,7 +572,10 @@ impl Planner<'_> {
             }
             prefix.push_str(part);
             let is_file = match self.slots.get(&prefix) {
-                Some(s) => matches!(s.content, Content::File { .. } | Content::Link(_) | Content::Other(_)),
+                Some(s) => matches!(
+                    s.content,
+                    Content::File { .. } | Content::Link(_) | Content::Other(_)
+                ),
                 None => std::fs::metadata(self.roots.abs(&prefix)).is_ok_and(|m| !m.is_dir()),
             };
             if is_file {
@@ -536,7 +597,10 @@ impl Planner<'_> {
                 Content::Other(_) => Disk::Other,
                 Content::Link(t) => Disk::Symlink { target: t.clone() },
                 Content::File {
-                    bytes, mode, doc, changed,
+                    bytes,
+                    mode,
+                    doc,
+                    changed,
                 } => Disk::File {
                     bytes: match (changed, doc) {
                         (true, Some(d)) => Arc::new(d.encode()),
@@ -570,7 +634,11 @@ impl Planner<'_> {
                     path: c.rel.clone(),
                     from: Some(from.to_string()),
                     change: ChangeKind::Renamed,
-                    before: self.originals.get(from).and_then(|d| d.bytes()).map(|b| Arc::new(b.to_vec())),
+                    before: self
+                        .originals
+                        .get(from)
+                        .and_then(|d| d.bytes())
+                        .map(|b| Arc::new(b.to_vec())),
                     after: c.after.bytes().map(|b| Arc::new(b.to_vec())),
                 });
             }
@@ -662,11 +730,15 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
         let new_spans: Vec<Range<usize>> = if new.is_empty() {
             Vec::new()
         } else {
-            text.match_indices(new.as_ref()).map(|(i, _)| i..i + new.len()).collect()
+            text.match_indices(new.as_ref())
+                .map(|(i, _)| i..i + new.len())
+                .collect()
         };
-        let inside_new = matches
-            .iter()
-            .all(|m| new_spans.iter().any(|n| n.start <= m.start && m.end <= n.end));
+        let inside_new = matches.iter().all(|m| {
+            new_spans
+                .iter()
+                .any(|n| n.start <= m.start && m.end <= n.end)
+        });
         if inside_new {
             let mut s = Step::new(EditStatus::AlreadyApplied);
             s.lines = new_spans.iter().map(|n| doc.line_range(n)).collect();
@@ -725,8 +797,16 @@ fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenie
                 let mut s = Step::applied(Some(kind), 1, lines);
                 s.message = Some(format!(
                     "applied a {} match (old_string differs from the file in {}); new_string was re-indented to match",
-                    if kind == MatchKind::Unicode { "unicode" } else { "whitespace" },
-                    if kind == MatchKind::Unicode { "typographic characters or whitespace" } else { "whitespace only" },
+                    if kind == MatchKind::Unicode {
+                        "unicode"
+                    } else {
+                        "whitespace"
+                    },
+                    if kind == MatchKind::Unicode {
+                        "typographic characters or whitespace"
+                    } else {
+                        "whitespace only"
+                    },
                 ));
                 return s;
             }
@@ -822,7 +902,11 @@ fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenie
                 };
                 (
                     c.byte_range.clone(),
-                    format!("candidate {} ({kind}, {:.0}% similar)", i + 1, c.similarity * 100.0),
+                    format!(
+                        "candidate {} ({kind}, {:.0}% similar)",
+                        i + 1,
+                        c.similarity * 100.0
+                    ),
                 )
             })
             .collect(),

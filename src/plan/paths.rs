@@ -91,7 +91,8 @@ impl Roots {
                         }
                         // Dangling: the link's text decides where a write would go.
                         Err(_) => {
-                            let target = std::fs::read_link(&next).map_err(|e| format!("`{given}`: {e}"))?;
+                            let target =
+                                std::fs::read_link(&next).map_err(|e| format!("`{given}`: {e}"))?;
                             let joined = next.parent().unwrap_or(&self.root).join(target);
                             let normal = normalize(&joined);
                             self.check_inside(&normal, given)?;
@@ -109,7 +110,9 @@ impl Roots {
             .map(|r| r.replace('\\', "/"))
             .ok_or_else(|| format!("`{given}` resolves outside the repository"))?;
         if real_rel.is_empty() {
-            return Err(format!("`{given}` resolves to the repository root, not a file"));
+            return Err(format!(
+                "`{given}` resolves to the repository root, not a file"
+            ));
         }
         Ok(Resolved {
             rel,
@@ -126,10 +129,10 @@ impl Roots {
             ));
         }
         if self.git_dirs.iter().any(|g| target.starts_with(g))
-            || target
-                .strip_prefix(&self.root)
-                .ok()
-                .is_some_and(|r| r.components().any(|c| c.as_os_str().eq_ignore_ascii_case(".git")))
+            || target.strip_prefix(&self.root).ok().is_some_and(|r| {
+                r.components()
+                    .any(|c| c.as_os_str().eq_ignore_ascii_case(".git"))
+            })
         {
             return Err(format!("`{given}` goes through a symlink into `.git`"));
         }
@@ -196,13 +199,24 @@ mod tests {
         assert_eq!(r.resolve("src/a.rs").expect("ok").rel, "src/a.rs");
         assert_eq!(r.resolve("./src/../src/a.rs").expect("ok").rel, "src/a.rs");
         let abs = r.root.join("src/a.rs");
-        assert_eq!(r.resolve(abs.to_str().expect("utf8")).expect("ok").rel, "src/a.rs");
+        assert_eq!(
+            r.resolve(abs.to_str().expect("utf8")).expect("ok").rel,
+            "src/a.rs"
+        );
     }
 
     #[test]
     fn escapes_are_refused() {
         let (_d, r) = roots();
-        for bad in ["../x", "src/../../x", "/etc/passwd", ".git/config", "src/.GIT/x", ".", "src/.."] {
+        for bad in [
+            "../x",
+            "src/../../x",
+            "/etc/passwd",
+            ".git/config",
+            "src/.GIT/x",
+            ".",
+            "src/..",
+        ] {
             assert!(r.resolve(bad).is_err(), "{bad} should be refused");
         }
     }
@@ -220,7 +234,10 @@ mod tests {
         assert!(r.resolve("g/config").unwrap_err().contains(".git"));
         assert!(r.resolve("src/dangling").is_err());
         let ok = r.resolve("src/alias.txt").expect("inside link");
-        assert_eq!((ok.rel.as_str(), ok.real.as_str(), ok.is_link), ("src/alias.txt", "src/real.txt", true));
+        assert_eq!(
+            (ok.rel.as_str(), ok.real.as_str(), ok.is_link),
+            ("src/alias.txt", "src/real.txt", true)
+        );
         drop(d);
     }
 }

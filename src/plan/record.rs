@@ -46,7 +46,9 @@ impl Record {
     /// Appends digests, and fsyncs: a record that lost entries would make a retry report
     /// `not_found` for edits that did land.
     pub fn append(&mut self, digests: &[String]) -> std::io::Result<()> {
-        let Some(path) = &self.path else { return Ok(()) };
+        let Some(path) = &self.path else {
+            return Ok(());
+        };
         let fresh: Vec<&String> = digests.iter().filter(|d| !self.seen.contains(*d)).collect();
         if fresh.is_empty() {
             return Ok(());
@@ -68,7 +70,10 @@ impl Record {
             crate::txn::atomic_write(path, out.as_bytes(), None)?;
             self.lines = kept.len() + fresh.len();
         } else {
-            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)?;
             let mut buf = String::new();
             for d in &fresh {
                 buf.push_str(d);

@@ -4,13 +4,30 @@ use similar::{ChangeTag, TextDiff};
 
 /// A `git diff`-style unified diff (`a/`/`b/` headers, 3 lines of context), and the counts of
 /// added and removed lines. A missing side is `/dev/null`; non-text content is summarised.
-pub fn unified_diff(old_name: &str, new_name: &str, before: Option<&[u8]>, after: Option<&[u8]>) -> (String, usize, usize) {
-    let old_header = if before.is_some() { format!("a/{old_name}") } else { "/dev/null".to_string() };
-    let new_header = if after.is_some() { format!("b/{new_name}") } else { "/dev/null".to_string() };
+pub fn unified_diff(
+    old_name: &str,
+    new_name: &str,
+    before: Option<&[u8]>,
+    after: Option<&[u8]>,
+) -> (String, usize, usize) {
+    let old_header = if before.is_some() {
+        format!("a/{old_name}")
+    } else {
+        "/dev/null".to_string()
+    };
+    let new_header = if after.is_some() {
+        format!("b/{new_name}")
+    } else {
+        "/dev/null".to_string()
+    };
     let old = before.map(std::str::from_utf8).unwrap_or(Ok(""));
     let new = after.map(std::str::from_utf8).unwrap_or(Ok(""));
     let (Ok(old), Ok(new)) = (old, new) else {
-        return (format!("Binary files {old_header} and {new_header} differ\n"), 0, 0);
+        return (
+            format!("Binary files {old_header} and {new_header} differ\n"),
+            0,
+            0,
+        );
     };
     let diff = TextDiff::from_lines(old, new);
     let mut added = 0;
@@ -23,7 +40,11 @@ pub fn unified_diff(old_name: &str, new_name: &str, before: Option<&[u8]>, after
         }
     }
     if old_name != new_name && old == new {
-        return (format!("rename from {old_name}\nrename to {new_name}\n"), 0, 0);
+        return (
+            format!("rename from {old_name}\nrename to {new_name}\n"),
+            0,
+            0,
+        );
     }
     let text = diff
         .unified_diff()

@@ -33,7 +33,11 @@ struct Paint(bool);
 
 impl Paint {
     fn p(&self, code: &str, s: &str) -> String {
-        if self.0 { format!("{code}{s}{RESET}") } else { s.to_string() }
+        if self.0 {
+            format!("{code}{s}{RESET}")
+        } else {
+            s.to_string()
+        }
     }
 }
 
@@ -52,7 +56,11 @@ pub fn render_human(r: &Report, color: bool) -> String {
         if matches!(e.status, EditStatus::Applied | EditStatus::AlreadyApplied) {
             continue;
         }
-        let what = if e.invalid { "invalid edit".to_string() } else { status_name(e.status).replace('_', " ") };
+        let what = if e.invalid {
+            "invalid edit".to_string()
+        } else {
+            status_name(e.status).replace('_', " ")
+        };
         let title = format!("edit {} ({}): {what}", e.index, e.file_path);
         let mut help = e.message.clone();
         let (src, labels) = if e.invalid {
@@ -69,7 +77,10 @@ pub fn render_human(r: &Report, color: bool) -> String {
                 sn.labels
                     .iter()
                     .map(|(range, label)| {
-                        LabeledSpan::new_with_span(Some(label.clone()), (range.start, range.end - range.start))
+                        LabeledSpan::new_with_span(
+                            Some(label.clone()),
+                            (range.start, range.end - range.start),
+                        )
                     })
                     .collect(),
             )
@@ -78,7 +89,11 @@ pub fn render_human(r: &Report, color: bool) -> String {
         };
         if e.status == EditStatus::Ambiguous && labels.is_empty() {
             let ranges: Vec<String> = e.lines.iter().map(|[a, b]| format!("{a}-{b}")).collect();
-            help = Some(format!("{} (lines {})", help.unwrap_or_default(), ranges.join(", ")));
+            help = Some(format!(
+                "{} (lines {})",
+                help.unwrap_or_default(),
+                ranges.join(", ")
+            ));
         }
         let diag = EditDiagnostic {
             title,
@@ -90,15 +105,24 @@ pub fn render_human(r: &Report, color: bool) -> String {
         out.push('\n');
     }
 
-    if let Some(err) = &r.error {
+    // Invalid edits were each shown above; the headline counts them.
+    if let Some(err) = r.error.as_ref().filter(|e| e.kind != "invalid_edits") {
         let _ = writeln!(out, "{} {}", paint.p(RED, "error:"), err.message);
         if let Some(h) = &err.help {
             let _ = writeln!(out, "  help: {h}");
         }
     }
 
-    let applied = r.edits.iter().filter(|e| e.status == EditStatus::Applied).count();
-    let already = r.edits.iter().filter(|e| e.status == EditStatus::AlreadyApplied).count();
+    let applied = r
+        .edits
+        .iter()
+        .filter(|e| e.status == EditStatus::Applied)
+        .count();
+    let already = r
+        .edits
+        .iter()
+        .filter(|e| e.status == EditStatus::AlreadyApplied)
+        .count();
     let failed = r
         .edits
         .iter()
@@ -108,22 +132,34 @@ pub fn render_human(r: &Report, color: bool) -> String {
     let headline = match r.status {
         Status::Applied | Status::Committed => paint.p(
             GREEN,
-            &format!("applied {applied} of {total} edits to {} files", r.files.len()),
+            &format!(
+                "applied {applied} of {total} edits to {} files",
+                r.files.len()
+            ),
         ),
         Status::DryRun => paint.p(
             CYAN,
-            &format!("dry run: {applied} of {total} edits would apply to {} files; nothing was written", r.files.len()),
+            &format!(
+                "dry run: {applied} of {total} edits would apply to {} files; nothing was written",
+                r.files.len()
+            ),
         ),
         Status::Rejected => paint.p(
             RED,
             &format!("rejected: {failed} of {total} edits did not apply; nothing was written"),
         ),
         Status::ChecksFailed => paint.p(RED, "checks failed; nothing was written"),
-        Status::Error if r.edits.is_empty() => paint.p(RED, "nothing was written"),
-        Status::Error => paint.p(
-            RED,
-            &format!("error: {failed} of {total} edits have problems; nothing was written"),
-        ),
+        Status::Error => {
+            let invalid = r.edits.iter().filter(|e| e.invalid).count();
+            let msg = if invalid > 0 {
+                format!(
+                    "invalid input: {invalid} of {total} edits are invalid ({failed} with problems in all); nothing was written"
+                )
+            } else {
+                "nothing was written".to_string()
+            };
+            paint.p(RED, &msg)
+        }
     };
     let _ = write!(out, "{}", paint.p(BOLD, &headline));
     if already > 0 {
@@ -131,7 +167,10 @@ pub fn render_human(r: &Report, color: bool) -> String {
     }
     out.push('\n');
 
-    if matches!(r.status, Status::Applied | Status::Committed | Status::DryRun) {
+    if matches!(
+        r.status,
+        Status::Applied | Status::Committed | Status::DryRun
+    ) {
         for f in &r.files {
             let name = match &f.from {
                 Some(from) => format!("{from} -> {}", f.path),

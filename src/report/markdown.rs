@@ -20,8 +20,14 @@ pub fn render_markdown(r: &Report) -> String {
     let verdict = match r.status {
         Status::Applied => format!("applied {total} edits to {} files", r.files.len()),
         Status::Committed => format!("committed {total} edits to {} files", r.files.len()),
-        Status::DryRun => format!("dry run OK: {total} edits would apply to {} files; nothing written", r.files.len()),
-        Status::Rejected => format!("rejected: {} of {total} edits did not apply; nothing written", bad.len()),
+        Status::DryRun => format!(
+            "dry run OK: {total} edits would apply to {} files; nothing written",
+            r.files.len()
+        ),
+        Status::Rejected => format!(
+            "rejected: {} of {total} edits did not apply; nothing written",
+            bad.len()
+        ),
         Status::ChecksFailed => "checks failed; nothing written".to_string(),
         Status::Error => "error; nothing written".to_string(),
     };
@@ -37,7 +43,11 @@ pub fn render_markdown(r: &Report) -> String {
         out.push('\n');
     }
     for e in &bad {
-        let what = if e.invalid { "invalid" } else { status_name(e.status) };
+        let what = if e.invalid {
+            "invalid"
+        } else {
+            status_name(e.status)
+        };
         let _ = writeln!(out, "### edit {} `{}`: {what}\n", e.index, e.file_path);
         if let Some(m) = &e.message {
             let _ = writeln!(out, "{m}\n");
@@ -65,26 +75,53 @@ pub fn render_markdown(r: &Report) -> String {
             let _ = writeln!(out, "```\n");
         }
     }
-    let already = r.edits.iter().filter(|e| e.status == EditStatus::AlreadyApplied).count();
+    let already = r
+        .edits
+        .iter()
+        .filter(|e| e.status == EditStatus::AlreadyApplied)
+        .count();
     if already > 0 {
-        let _ = writeln!(out, "{already} edits were already applied (no change needed).\n");
+        let _ = writeln!(
+            out,
+            "{already} edits were already applied (no change needed).\n"
+        );
     }
     let relaxed: Vec<_> = r
         .edits
         .iter()
-        .filter(|e| e.status == EditStatus::Applied && e.match_kind.is_some_and(|m| m != crate::plan::MatchKind::Exact))
+        .filter(|e| {
+            e.status == EditStatus::Applied
+                && e.match_kind
+                    .is_some_and(|m| m != crate::plan::MatchKind::Exact)
+        })
         .collect();
     for e in relaxed {
-        let _ = writeln!(out, "- edit {} `{}` applied by a relaxed match: {}", e.index, e.file_path, e.message.as_deref().unwrap_or(""));
+        let _ = writeln!(
+            out,
+            "- edit {} `{}` applied by a relaxed match: {}",
+            e.index,
+            e.file_path,
+            e.message.as_deref().unwrap_or("")
+        );
     }
-    if matches!(r.status, Status::Applied | Status::Committed | Status::DryRun) && !r.files.is_empty() {
+    if matches!(
+        r.status,
+        Status::Applied | Status::Committed | Status::DryRun
+    ) && !r.files.is_empty()
+    {
         let _ = writeln!(out, "### Files\n");
         for f in &r.files {
             let name = match &f.from {
                 Some(from) => format!("{from} → {}", f.path),
                 None => f.path.clone(),
             };
-            let _ = writeln!(out, "- {} `{name}` (+{} −{})", change_name(f.change), f.added, f.removed);
+            let _ = writeln!(
+                out,
+                "- {} `{name}` (+{} −{})",
+                change_name(f.change),
+                f.added,
+                f.removed
+            );
         }
         if r.status == Status::DryRun {
             for f in &r.files {

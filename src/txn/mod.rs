@@ -25,6 +25,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
+pub mod fault;
+
 use crate::error::Error;
 use crate::plan::paths::Roots;
 use crate::plan::{Disk, PathChange};
@@ -52,14 +54,29 @@ static TEMP_SEQ: AtomicUsize = AtomicUsize::new(0);
 
 /// A temp path next to `path`, hidden, with a name `patchgate recover` can recognise.
 pub fn temp_path_for(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let seq = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
-    path.with_file_name(format!(".{name}.patchgate-{}-{seq}.tmp", std::process::id()))
+    path.with_file_name(format!(
+        ".{name}.patchgate-{}-{seq}.tmp",
+        std::process::id()
+    ))
 }
 
-fn write_temp(path: &Path, bytes: &[u8], mode: u32, owner: Option<(u32, u32)>) -> std::io::Result<PathBuf> {
+fn write_temp(
+    path: &Path,
+    bytes: &[u8],
+    mode: u32,
+    owner: Option<(u32, u32)>,
+) -> std::io::Result<PathBuf> {
     let tmp = temp_path_for(path);
-    let mut f = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&tmp)?;
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&tmp)?;
     let result = (|| {
         f.write_all(bytes)?;
         if let Some((uid, gid)) = owner {
@@ -111,7 +128,9 @@ fn matches_disk(path: &Path, expected: &Disk) -> bool {
                 md.file_type().is_symlink() && std::fs::read_link(path).is_ok_and(|t| t == *target)
             }
             Disk::File { bytes, .. } => {
-                md.is_file() && md.len() == bytes.len() as u64 && std::fs::read(path).is_ok_and(|b| b == **bytes)
+                md.is_file()
+                    && md.len() == bytes.len() as u64
+                    && std::fs::read(path).is_ok_and(|b| b == **bytes)
             }
         },
     }
@@ -125,10 +144,13 @@ struct Staged {
 
 /// Applies `changes` to the working tree under `roots`, all or nothing.
 pub fn write_back(roots: &Roots, changes: &[PathChange]) -> Result<(), Error> {
+    fault::point("before-verify");
     // 1. Nothing changed since planning.
     for c in changes {
         if !matches_disk(&roots.abs(&c.rel), &c.before) {
-            return Err(Error::ConcurrentModification { path: c.rel.clone() });
+            return Err(Error::ConcurrentModification {
+                path: c.rel.clone(),
+            });
         }
     }
 
@@ -142,22 +164,35 @@ pub fn write_back(roots: &Roots, changes: &[PathChange]) -> Result<(), Error> {
                 Disk::File { bytes, mode } => {
                     create_parents(&path, &roots.root, &mut created_dirs)?;
                     let owner = match &c.before {
-                        Disk::File { .. } => std::fs::metadata(&path).ok().map(|m| (m.uid(), m.gid())),
+                        Disk::File { .. } => {
+                            std::fs::metadata(&path).ok().map(|m| (m.uid(), m.gid()))
+                        }
                         _ => None,
                     };
-                    let mode = if *mode == NEW_FILE_MODE { default_file_mode() } else { *mode };
-                    Some(write_temp(&path, bytes, mode, owner).map_err(|e| Error::io("write a temp file for", &path, e))?)
+                    let mode = if *mode == NEW_FILE_MODE {
+                        default_file_mode()
+                    } else {
+                        *mode
+                    };
+                    Some(
+                        write_temp(&path, bytes, mode, owner)
+                            .map_err(|e| Error::io("write a temp file for", &path, e))?,
+                    )
                 }
                 Disk::Symlink { target } => {
                     create_parents(&path, &roots.root, &mut created_dirs)?;
                     let tmp = temp_path_for(&path);
-                    std::os::unix::fs::symlink(target, &tmp).map_err(|e| Error::io("create a symlink at", &path, e))?;
+                    std::os::unix::fs::symlink(target, &tmp)
+                        .map_err(|e| Error::io("create a symlink at", &path, e))?;
                     Some(tmp)
                 }
                 Disk::Missing => None,
                 Disk::Dir | Disk::Other => None,
             };
-            staged.push(Staged { change_index: i, temp });
+            staged.push(Staged {
+                change_index: i,
+                temp,
+            });
         }
         Ok(())
     })();
@@ -184,16 +219,21 @@ pub fn write_back(roots: &Roots, changes: &[PathChange]) -> Result<(), Error> {
         }
     }
 
+    fault::point("before-switch");
     // 4. The switch, each path verified just before it is replaced.
     let mut done: Vec<usize> = Vec::new();
     for s in &staged {
         let c = &changes[s.change_index];
         let path = roots.abs(&c.rel);
         let result = if !matches_disk(&path, &c.before) {
-            Err(Error::ConcurrentModification { path: c.rel.clone() })
+            Err(Error::ConcurrentModification {
+                path: c.rel.clone(),
+            })
         } else {
             match &s.temp {
-                Some(tmp) => std::fs::rename(tmp, &path).map_err(|e| Error::io("replace", &path, e)),
+                Some(tmp) => {
+                    std::fs::rename(tmp, &path).map_err(|e| Error::io("replace", &path, e))
+                }
                 None => std::fs::remove_file(&path).map_err(|e| Error::io("delete", &path, e)),
             }
         };
@@ -206,6 +246,7 @@ pub fn write_back(roots: &Roots, changes: &[PathChange]) -> Result<(), Error> {
             });
         }
         done.push(s.change_index);
+        fault::point("after-switch");
     }
 
     // 5. Durable renames.
@@ -234,7 +275,9 @@ pub fn write_back(roots: &Roots, changes: &[PathChange]) -> Result<(), Error> {
 pub const NEW_FILE_MODE: u32 = u32::MAX;
 
 fn create_parents(path: &Path, root: &Path, created: &mut Vec<PathBuf>) -> Result<(), Error> {
-    let Some(parent) = path.parent() else { return Ok(()) };
+    let Some(parent) = path.parent() else {
+        return Ok(());
+    };
     let mut missing = Vec::new();
     let mut p = parent;
     while p.starts_with(root) && p != root && !p.exists() {

@@ -30,5 +30,9 @@ fn schema_is_json() {
     let r = repo.run(&["schema"]);
     assert_eq!(r.code, 0);
     let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
-    assert!(v["$defs"]["edit"]["oneOf"].as_array().is_some_and(|a| a.len() == 6));
+    assert!(
+        v["$defs"]["edit"]["oneOf"]
+            .as_array()
+            .is_some_and(|a| a.len() == 6)
+    );
 }

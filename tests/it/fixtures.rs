@@ -16,10 +16,17 @@ fn fixtures_dir() -> PathBuf {
 }
 
 fn run_scenario(dir: &Path) {
-    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let before = dir.join("before");
     let repo = TestRepo::new();
-    let repo = if before.is_dir() { repo.tree(&before) } else { repo };
+    let repo = if before.is_dir() {
+        repo.tree(&before)
+    } else {
+        repo
+    };
     let repo = repo.commit();
     let patch_file = ["patch.yaml", "patch.json"]
         .iter()
@@ -28,7 +35,11 @@ fn run_scenario(dir: &Path) {
         .unwrap_or_else(|| panic!("{name}: no patch.yaml or patch.json"));
     let patch = std::fs::read_to_string(&patch_file).expect("patch");
     let args_text = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
-    let args: Vec<&str> = args_text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let args: Vec<&str> = args_text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
     let snapshot = repo.snapshot();
 
     let check = |expect_file: &str, run_no: usize| {
@@ -71,12 +82,21 @@ fn run_scenario(dir: &Path) {
             );
         }
     } else {
-        assert_eq!(repo.snapshot(), snapshot, "{name}: the tree must be unchanged\n{}", first.stdout);
+        assert_eq!(
+            repo.snapshot(),
+            snapshot,
+            "{name}: the tree must be unchanged\n{}",
+            first.stdout
+        );
     }
     if dir.join("expect2.json").exists() {
         let files_after_first = files_of(repo.path());
         check("expect2.json", 2);
-        assert_eq!(files_of(repo.path()), files_after_first, "{name}: the re-run changed files");
+        assert_eq!(
+            files_of(repo.path()),
+            files_after_first,
+            "{name}: the re-run changed files"
+        );
     }
 }
 
@@ -102,6 +122,12 @@ fn fixture_scenarios() {
             failures.push(format!("{}: {msg}", d.display()));
         }
     }
-    assert!(failures.is_empty(), "{} of {} fixtures failed:\n{}", failures.len(), dirs.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} fixtures failed:\n{}",
+        failures.len(),
+        dirs.len(),
+        failures.join("\n\n")
+    );
     eprintln!("{} fixture scenarios passed", dirs.len());
 }

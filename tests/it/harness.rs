@@ -28,8 +28,12 @@ pub struct Run {
 impl Run {
     /// The JSON report (panics with the output when stdout is not one JSON object).
     pub fn json(&self) -> Value {
-        serde_json::from_str(&self.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr))
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
     }
 
     pub fn edit(&self, i: usize) -> Value {
@@ -69,7 +73,10 @@ impl TestRepo {
         let dir = tempfile::tempdir().expect("tempdir");
         git(dir.path(), &["init", "-q", "-b", "main"]);
         git(dir.path(), &["config", "user.name", "Test"]);
-        git(dir.path(), &["config", "user.email", "test@example.invalid"]);
+        git(
+            dir.path(),
+            &["config", "user.email", "test@example.invalid"],
+        );
         git(dir.path(), &["config", "core.autocrlf", "false"]);
         TestRepo { dir }
     }
@@ -99,7 +106,10 @@ impl TestRepo {
 
     pub fn commit(self) -> TestRepo {
         git(self.path(), &["add", "-A"]);
-        git(self.path(), &["commit", "-q", "--allow-empty", "-m", "initial"]);
+        git(
+            self.path(),
+            &["commit", "-q", "--allow-empty", "-m", "initial"],
+        );
         self
     }
 
@@ -133,7 +143,12 @@ impl TestRepo {
     pub fn apply(&self, patch: &str, args: &[&str]) -> Run {
         let pfile = tempfile::NamedTempFile::new().expect("patch file");
         std::fs::write(pfile.path(), patch).expect("write patch");
-        let mut all = vec!["apply", pfile.path().to_str().expect("utf8"), "--format", "json"];
+        let mut all = vec![
+            "apply",
+            pfile.path().to_str().expect("utf8"),
+            "--format",
+            "json",
+        ];
         all.extend_from_slice(args);
         self.run(&all)
     }
@@ -155,7 +170,11 @@ pub fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
     let mut child = cmd.spawn().expect("patchgate runs");
     if let Some(input) = stdin {
         let mut s = child.stdin.take().expect("stdin");
@@ -174,38 +193,57 @@ pub fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
 }
 
 fn hex(b: &[u8]) -> String {
-    Sha256::digest(b).iter().map(|x| format!("{x:02x}")).collect()
+    Sha256::digest(b)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
 }
 
 fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries.flatten() {
         let p = e.path();
-        let rel = p.strip_prefix(root).expect("inside").to_string_lossy().into_owned();
+        let rel = p
+            .strip_prefix(root)
+            .expect("inside")
+            .to_string_lossy()
+            .into_owned();
         if rel == ".git" {
             continue;
         }
         let md = std::fs::symlink_metadata(&p).expect("stat");
         if md.file_type().is_symlink() {
-            out.insert(rel, format!("link:{}", std::fs::read_link(&p).expect("link").display()));
+            out.insert(
+                rel,
+                format!("link:{}", std::fs::read_link(&p).expect("link").display()),
+            );
         } else if md.is_dir() {
             out.insert(format!("{rel}/"), "dir".into());
             walk(root, &p, out);
         } else {
             use std::os::unix::fs::PermissionsExt;
             let mode = md.permissions().mode() & 0o777;
-            out.insert(rel, format!("{:o}:{}", mode, hex(&std::fs::read(&p).expect("read"))));
+            out.insert(
+                rel,
+                format!("{:o}:{}", mode, hex(&std::fs::read(&p).expect("read"))),
+            );
         }
     }
 }
 
 pub fn copy_tree(from: &Path, to: &Path) {
-    for e in std::fs::read_dir(from).unwrap_or_else(|e| panic!("read {}: {e}", from.display())).flatten() {
+    for e in std::fs::read_dir(from)
+        .unwrap_or_else(|e| panic!("read {}: {e}", from.display()))
+        .flatten()
+    {
         let src = e.path();
         let dst: PathBuf = to.join(e.file_name());
         let md = std::fs::symlink_metadata(&src).expect("stat");
         if md.file_type().is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(&src).expect("link"), &dst).expect("symlink");
+            std::os::unix::fs::symlink(std::fs::read_link(&src).expect("link"), &dst)
+                .expect("symlink");
         } else if md.is_dir() {
             std::fs::create_dir_all(&dst).expect("mkdir");
             copy_tree(&src, &dst);
@@ -218,10 +256,16 @@ pub fn copy_tree(from: &Path, to: &Path) {
 /// The files of a tree (not `.git`) and their bytes.
 pub fn files_of(root: &Path) -> BTreeMap<String, Vec<u8>> {
     fn go(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
-        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
         for e in entries.flatten() {
             let p = e.path();
-            let rel = p.strip_prefix(root).expect("inside").to_string_lossy().into_owned();
+            let rel = p
+                .strip_prefix(root)
+                .expect("inside")
+                .to_string_lossy()
+                .into_owned();
             if rel == ".git" || rel.ends_with(".gitkeep") {
                 continue;
             }
@@ -243,7 +287,9 @@ pub fn assert_subset(actual: &Value, expected: &Value, at: &str) {
     match (actual, expected) {
         (Value::Object(a), Value::Object(e)) => {
             for (k, ev) in e {
-                let av = a.get(k).unwrap_or_else(|| panic!("{at}.{k}: missing in {actual}"));
+                let av = a
+                    .get(k)
+                    .unwrap_or_else(|| panic!("{at}.{k}: missing in {actual}"));
                 assert_subset(av, ev, &format!("{at}.{k}"));
             }
         }

@@ -2,6 +2,7 @@
 //! `patchgate` binary against a real temporary git repository.
 
 mod cli;
+mod concurrency;
 mod fixtures;
 mod harness;
 mod hostile;

@@ -1,0 +1,250 @@
+//! The one way patchgate runs another program (git, and later the checkers).
+//!
+//! Every child gets: an explicit working directory; stdin from /dev/null (a child waiting for
+//! input would hang the run); its own process group, so a timeout kills the child *and everything
+//! it started* (a linter's worker processes, a test binary); captured stdout and stderr, read on
+//! separate threads so a child filling one pipe cannot deadlock; and, unless asked otherwise, an
+//! environment without the `GIT_*` variables git exports inside hooks (`GIT_DIR`,
+//! `GIT_INDEX_FILE`, ...), which would silently redirect a git command aimed at another worktree
+//! or index (PRIOR-ART: corrupted indexes in pre-commit and prek).
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The inherited variables that change which repository, index or worktree git acts on.
+pub const GIT_LOCATION_VARS: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_QUARANTINE_PATH",
+];
+
+#[derive(Debug, Clone)]
+pub struct Cmd {
+    program: OsString,
+    args: Vec<OsString>,
+    cwd: PathBuf,
+    env: Vec<(OsString, Option<OsString>)>,
+    timeout: Duration,
+    scrub_git: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Output {
+    /// `None` when the child was killed by a signal (including our timeout).
+    pub code: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub timed_out: bool,
+    pub duration: Duration,
+}
+
+impl Output {
+    pub fn success(&self) -> bool {
+        self.code == Some(0)
+    }
+    pub fn stdout_str(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+    pub fn stderr_str(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+}
+
+#[derive(Debug)]
+pub enum RunError {
+    /// The program is not installed (not found on PATH or at the given path).
+    NotFound(OsString),
+    Spawn(std::io::Error),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::NotFound(p) => write!(f, "{} not found on PATH", p.to_string_lossy()),
+            RunError::Spawn(e) => write!(f, "cannot start: {e}"),
+        }
+    }
+}
+
+impl Cmd {
+    pub fn new(program: impl Into<OsString>, cwd: impl AsRef<Path>) -> Cmd {
+        Cmd {
+            program: program.into(),
+            args: Vec::new(),
+            cwd: cwd.as_ref().to_path_buf(),
+            env: Vec::new(),
+            timeout: Duration::from_secs(60),
+            scrub_git: true,
+        }
+    }
+
+    pub fn arg(mut self, a: impl Into<OsString>) -> Cmd {
+        self.args.push(a.into());
+        self
+    }
+
+    pub fn args<I, S>(mut self, it: I) -> Cmd
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(it.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn env(mut self, k: impl Into<OsString>, v: impl Into<OsString>) -> Cmd {
+        self.env.push((k.into(), Some(v.into())));
+        self
+    }
+
+    pub fn timeout(mut self, t: Duration) -> Cmd {
+        self.timeout = t;
+        self
+    }
+
+    /// Keep the inherited `GIT_*` location variables (only for commands that must see them).
+    pub fn keep_git_env(mut self) -> Cmd {
+        self.scrub_git = false;
+        self
+    }
+
+    /// Runs to completion or until the timeout, which kills the whole process group.
+    pub fn run(&self) -> Result<Output, RunError> {
+        let mut c = Command::new(&self.program);
+        c.args(&self.args)
+            .current_dir(&self.cwd)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        if self.scrub_git {
+            for v in GIT_LOCATION_VARS {
+                c.env_remove(v);
+            }
+        }
+        for (k, v) in &self.env {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+        let start = Instant::now();
+        let mut child = c.spawn().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => RunError::NotFound(self.program.clone()),
+            _ => RunError::Spawn(e),
+        })?;
+        let pgid = child.id() as i32;
+        let mut out_pipe = child.stdout.take();
+        let mut err_pipe = child.stderr.take();
+        let out_thread = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(p) = out_pipe.as_mut() {
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        });
+        let err_thread = std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(p) = err_pipe.as_mut() {
+                let _ = p.read_to_end(&mut buf);
+            }
+            buf
+        });
+        let mut timed_out = false;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(s)) => break Some(s),
+                Ok(None) => {}
+                Err(_) => break None,
+            }
+            if start.elapsed() >= self.timeout {
+                timed_out = true;
+                kill_group(pgid);
+                break child.wait().ok();
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        };
+        // Grandchildren may still hold the pipes open; the group is done with either way.
+        if timed_out {
+            kill_group(pgid);
+        }
+        let stdout = out_thread.join().unwrap_or_default();
+        let stderr = err_thread.join().unwrap_or_default();
+        Ok(Output {
+            code: status.and_then(|s| s.code()),
+            stdout,
+            stderr,
+            timed_out,
+            duration: start.elapsed(),
+        })
+    }
+}
+
+fn kill_group(pgid: i32) {
+    // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
+    unsafe {
+        libc::kill(-pgid, libc::SIGKILL);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn captures_both_streams_and_the_code() {
+        let out = Cmd::new("sh", ".")
+            .args(["-c", "echo out; echo err >&2; exit 3"])
+            .run()
+            .expect("sh runs");
+        assert_eq!(out.code, Some(3));
+        assert_eq!(out.stdout_str(), "out\n");
+        assert_eq!(out.stderr_str(), "err\n");
+    }
+
+    #[test]
+    fn a_missing_program_is_not_found() {
+        match Cmd::new("patchgate-no-such-tool", ".").run() {
+            Err(RunError::NotFound(p)) => assert_eq!(p, "patchgate-no-such-tool"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn timeout_kills_the_whole_group() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pidfile = dir.path().join("pid");
+        let script = format!("sleep 30 & echo $! > {}; wait", pidfile.display());
+        let out = Cmd::new("sh", dir.path())
+            .args(["-c", &script])
+            .timeout(Duration::from_millis(300))
+            .run()
+            .expect("runs");
+        assert!(out.timed_out);
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .expect("pid")
+            .trim()
+            .parse()
+            .expect("num");
+        std::thread::sleep(Duration::from_millis(100));
+        // A killed orphan may linger as a zombie until something reaps it: that is dead.
+        let alive = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
+        });
+        assert!(!alive, "the grandchild sleep survived the timeout");
+    }
+}

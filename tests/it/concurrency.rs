@@ -1,0 +1,121 @@
+//! Another process writing the same files while patchgate applies: detected, and nothing changed.
+
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::harness::{BIN, TestRepo, files_of};
+
+const PATCH: &str = "- {file_path: a.txt, old_string: a1, new_string: A1}\n- {file_path: b.txt, old_string: b1, new_string: B1}\n";
+
+/// Starts `patchgate apply`, paused at `point`; returns the child and the resume file.
+fn start_paused(
+    repo: &TestRepo,
+    point: &str,
+) -> (std::process::Child, std::path::PathBuf, tempfile::TempDir) {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let patch = scratch.path().join("p.yaml");
+    std::fs::write(&patch, PATCH).expect("patch");
+    let resume = scratch.path().join("resume");
+    let child = Command::new(BIN)
+        .args([
+            "apply",
+            patch.to_str().expect("utf8"),
+            "--format",
+            "json",
+            "--checks",
+            "none",
+        ])
+        .current_dir(repo.path())
+        .env("PATCHGATE_FAULT_PAUSE_AT", point)
+        .env("PATCHGATE_FAULT_RESUME", &resume)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    (child, resume, scratch)
+}
+
+/// Waits for the child's `paused at` line on stderr (bounded, so a broken build fails instead of
+/// hanging).
+fn wait_paused(child: &mut std::process::Child) -> std::process::ChildStderr {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().expect("stderr");
+    let mut reader = std::io::BufReader::new(stderr);
+    let start = Instant::now();
+    let mut line = String::new();
+    while start.elapsed() < Duration::from_secs(30) {
+        line.clear();
+        if reader.read_line(&mut line).expect("read") == 0 {
+            panic!("patchgate exited before pausing");
+        }
+        if line.contains("paused at") {
+            return reader.into_inner();
+        }
+    }
+    panic!("patchgate did not pause");
+}
+
+fn finish(child: std::process::Child, resume: &std::path::Path) -> (i32, serde_json::Value) {
+    std::fs::write(resume, "").expect("resume");
+    let out = child.wait_with_output().expect("wait");
+    let json = serde_json::from_slice(&out.stdout).expect("json report");
+    (out.status.code().unwrap_or(-1), json)
+}
+
+fn repo() -> TestRepo {
+    TestRepo::new()
+        .file("a.txt", "a1\n")
+        .file("b.txt", "b1\n")
+        .commit()
+}
+
+#[test]
+fn a_file_changed_between_plan_and_write_back_aborts_with_exit_4() {
+    let repo = repo();
+    let (mut child, resume, _scratch) = start_paused(&repo, "before-verify");
+    let _stderr = wait_paused(&mut child);
+    repo.write("b.txt", "someone else\n");
+    let (code, json) = finish(child, &resume);
+    assert_eq!(code, 4, "{json}");
+    assert_eq!(json["error"]["kind"], "concurrent_modification");
+    assert_eq!(
+        repo.read_str("a.txt"),
+        "a1\n",
+        "nothing of the patch was written"
+    );
+    assert_eq!(
+        repo.read_str("b.txt"),
+        "someone else\n",
+        "the other writer's content is kept"
+    );
+}
+
+#[test]
+fn a_file_changed_during_the_switch_rolls_back_what_was_already_replaced() {
+    let repo = repo();
+    let (mut child, resume, _scratch) = start_paused(&repo, "before-switch");
+    let _stderr = wait_paused(&mut child);
+    // a.txt is switched first; b.txt changes after it was verified but before its own switch.
+    repo.write("b.txt", "someone else\n");
+    let (code, json) = finish(child, &resume);
+    assert_eq!(code, 4, "{json}");
+    assert_eq!(repo.read_str("a.txt"), "a1\n", "a.txt was put back");
+    assert_eq!(repo.read_str("b.txt"), "someone else\n");
+    let leftovers: Vec<String> = files_of(repo.path())
+        .into_keys()
+        .filter(|k| k.contains(".patchgate-"))
+        .collect();
+    assert!(leftovers.is_empty(), "temp files left: {leftovers:?}");
+}
+
+#[test]
+fn without_interference_the_same_patch_applies() {
+    let repo = repo();
+    let (mut child, resume, _scratch) = start_paused(&repo, "before-switch");
+    let _stderr = wait_paused(&mut child);
+    let (code, json) = finish(child, &resume);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(repo.read_str("a.txt"), "A1\n");
+    assert_eq!(repo.read_str("b.txt"), "B1\n");
+}
