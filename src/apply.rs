@@ -1,17 +1,23 @@
-//! The `apply` pipeline: patch → plan → decision → write-back → report.
+//! The `apply` pipeline: patch → plan → stage → decide → switch → report.
 //!
-//! Exit codes follow from the report: invalid input anywhere in the batch is 3 (it wins over
-//! failed edits, DESIGN §1), a failed edit is 2, an environment problem (concurrent modification,
-//! a write that failed) is 4. In every case but success nothing was written.
+//! Three modes share it: the working tree only (default), `--commit` (a commit on HEAD, then the
+//! working tree and the index entries of the patched files), and `--branch NAME` (a commit on
+//! another branch, no working tree involved). Exit codes follow from the report: invalid input
+//! anywhere in the batch is 3 (it wins over failed edits, DESIGN §1), a failed edit is 2, an
+//! environment problem (a file or ref that moved, a lock, a failed write) is 4. In every case but
+//! success nothing user-visible was changed.
 
 use std::path::PathBuf;
 
-use crate::error::{Error, Exit};
+use git2::Oid;
 
+use crate::error::{Error, Exit};
 use crate::patch::Patch;
 use crate::plan::{self, record::Record};
 use crate::repo::Repo;
 use crate::report::{Report, Status};
+use crate::txn::journal::{self, Journal, Mode, Phase};
+use crate::txn::{self, commit, fault, lock, recover, stage};
 
 #[derive(Debug, Clone, Default)]
 pub struct ApplyOptions {
@@ -19,21 +25,109 @@ pub struct ApplyOptions {
     pub dir: PathBuf,
     pub dry_run: bool,
     pub lenient: bool,
+    /// Commit on the current branch (or detached HEAD).
+    pub commit: bool,
+    /// Commit on this branch instead, leaving the working tree, index and HEAD alone.
+    pub branch: Option<String>,
+    /// The commit message (else the patch's `message`, else a generated summary).
+    pub message: Option<String>,
 }
 
-/// Applies a parsed patch; `Err` only when no repository could be opened.
+impl ApplyOptions {
+    fn mode(&self) -> Mode {
+        match (&self.branch, self.commit) {
+            (Some(_), _) => Mode::Branch,
+            (None, true) => Mode::Commit,
+            (None, false) => Mode::Worktree,
+        }
+    }
+}
+
+/// Applies a parsed patch; `Err` when the run could not start (no repository, a lock, a merge in
+/// progress); every later failure is in the report.
 pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     let repo = Repo::discover(&opts.dir)?;
+    let mode = opts.mode();
+    if mode != Mode::Branch {
+        repo.require_workdir()?;
+    }
+    lock::check_state(&repo.git)?;
+    // A run that writes nothing (a rejected or invalid patch, a dry run) must not write into .git
+    // either, so the mutex is taken only when an interrupted transaction needs recovering first,
+    // or once the plan is known to be applied. Write-back and the ref CAS verify everything the
+    // plan read, so nothing is lost by planning before the lock.
+    let mut mutex = None;
+    let mut recovered = Vec::new();
+    if recover::pending(&repo.git, &repo.git_dir) {
+        mutex = Some(lock::acquire(&repo.git_dir)?);
+        recovered = recover::recover_all(&repo.git, &repo.git_dir)?;
+    }
+
+    // Where the patch applies: the ref to move and the commit under it.
+    let (refname, old_tip) = match (&opts.branch, mode) {
+        (Some(name), _) => {
+            let refname = branch_refname(name)?;
+            lock::check_branch_free(&repo.git, &refname)?;
+            let tip = repo.git.refname_to_id(&refname).ok();
+            (Some(refname), tip)
+        }
+        (None, Mode::Commit) => {
+            lock::check_index(&repo.git_dir)?;
+            let (name, tip) = commit::head_target(&repo.git)?;
+            (Some(name), tip)
+        }
+        _ => (None, None),
+    };
+    let head = repo.git.head().ok().and_then(|h| h.target());
+    let base_oid = match mode {
+        // A new branch starts from HEAD.
+        Mode::Branch => old_tip.or(head),
+        Mode::Commit => old_tip,
+        Mode::Worktree => head,
+    };
+    let base = match base_oid {
+        Some(o) => Some(repo.git.find_commit(o).map_err(Error::git)?),
+        None => None,
+    };
+
     let mut record = Record::load(&repo.git_dir);
+    let base_tree = match &base {
+        Some(c) => Some(c.tree().map_err(Error::git)?),
+        None => None,
+    };
+    let empty_tree;
+    let source = match mode {
+        Mode::Branch => {
+            let tree = match &base_tree {
+                Some(t) => t,
+                None => {
+                    let oid = repo.git.treebuilder(None).and_then(|b| b.write()).map_err(Error::git)?;
+                    empty_tree = repo.git.find_tree(oid).map_err(Error::git)?;
+                    &empty_tree
+                }
+            };
+            plan::Source::Tree { repo: &repo.git, tree }
+        }
+        _ => plan::Source::WorkTree,
+    };
     let plan = plan::plan(
         patch,
         &repo.roots,
+        &source,
         &record,
-        plan::Options {
-            lenient: opts.lenient,
-        },
+        plan::Options { lenient: opts.lenient },
     );
     let mut report = Report::from_plan(&plan, &patch.source);
+    for r in &recovered {
+        report.notes.push(format!(
+            "note: finished an interrupted transaction ({}): {}",
+            r.id,
+            match r.outcome {
+                recover::Direction::RolledBack => "rolled back",
+                recover::Direction::RolledForward => "rolled forward",
+            }
+        ));
+    }
 
     if plan.has_invalid() {
         report.fail(&Error::InvalidEdits {
@@ -47,21 +141,237 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         report.exit = Exit::EditFailed;
         return Ok(report);
     }
+    if plan.changes.is_empty() {
+        // Every edit was already applied: nothing to stage, commit or write.
+        report.status = if opts.dry_run { Status::DryRun } else { Status::Applied };
+        return Ok(report);
+    }
     if opts.dry_run {
         report.status = Status::DryRun;
         return Ok(report);
     }
-    if let Err(e) = crate::txn::write_back(&repo.roots, &plan.changes) {
-        report.fail(&e);
-        return Ok(report);
+    if mutex.is_none() {
+        let m = lock::acquire(&repo.git_dir)?;
+        // Another run may have died between our check and our lock: its files are half-switched,
+        // and our plan read them. Recover, and ask for a re-run rather than guess.
+        if recover::pending(&repo.git, &repo.git_dir) {
+            recover::recover_all(&repo.git, &repo.git_dir)?;
+            return Err(Error::Recover {
+                id: "concurrent".into(),
+                message: "another patchgate run was interrupted while this one was planning; it has been recovered".into(),
+                help: "re-run the patch: nothing of it was applied".into(),
+            });
+        }
+        mutex = Some(m);
     }
-    if let Err(e) = record.append(&plan.digests) {
+    let _mutex = mutex;
+
+    let message = opts
+        .message
+        .clone()
+        .or_else(|| patch.message.clone())
+        .unwrap_or_else(|| commit::summary_message(&plan.files));
+    let identities = match mode {
+        Mode::Worktree => None,
+        _ => Some((commit::identity(&repo.git, "author")?, commit::identity(&repo.git, "committer")?)),
+    };
+    let id = journal::new_id();
+    let staged = stage::stage(
+        &repo.git,
+        &id,
+        &plan.changes,
+        base.as_ref(),
+        identities.as_ref().map(|(a, c)| stage::CommitSpec {
+            message: &message,
+            author: a,
+            committer: c,
+        }),
+    )?;
+    if let Err(e) = stage::materialize(&repo.git, &repo.git_dir, &staged.files) {
+        stage::unpin(&repo.git, &staged.pin_ref)?;
+        return Err(e);
+    }
+    fault::point("staged");
+
+    let mut j = Journal {
+        version: 1,
+        id: id.clone(),
+        pid: std::process::id(),
+        mode,
+        phase: Phase::Staged,
+        pin_ref: staged.pin_ref.clone(),
+        refname: refname.clone(),
+        old_oid: old_tip.map(|o| o.to_string()),
+        new_commit: staged.commit.map(|o| o.to_string()),
+        workdir: repo.workdir.clone().filter(|_| mode != Mode::Branch),
+        files: staged.files.clone(),
+        new_dirs: if mode == Mode::Branch {
+            Vec::new()
+        } else {
+            txn::missing_parents(&repo.roots, &plan.changes)
+        },
+    };
+    let journal_err = |e: std::io::Error| Error::io("write the journal in", journal::dir(&repo.git_dir), e);
+    j.save(&repo.git_dir).map_err(journal_err)?;
+    fault::point("journaled");
+
+    let result = switch(&repo, mode, &mut j, &plan, refname.as_deref(), old_tip, staged.commit);
+    let mut finished = true;
+    match result {
+        Ok(None) => {}
+        Ok(Some(warning)) => {
+            // Published, but a last step failed: the journal stays for `patchgate recover`.
+            report.notes.push(warning);
+            finished = false;
+        }
+        Err(e) => {
+            // Undone (or never started): the journal and pin go, the report says why.
+            let _ = stage::unpin(&repo.git, &staged.pin_ref);
+            let _ = j.remove(&repo.git_dir);
+            report.fail(&e);
+            return Ok(report);
+        }
+    }
+    fault::point("before-cleanup");
+    if finished {
+        stage::unpin(&repo.git, &staged.pin_ref)?;
+        j.remove(&repo.git_dir).map_err(journal_err)?;
+    }
+    let mut entries = plan.digests.clone();
+    if let Some(d) = &plan.patch_digest {
+        entries.push(Record::patch_line(d, &plan.final_state));
+    }
+    if let Err(e) = record.append(&entries) {
         // The edits landed; only a retry's `already_applied` is weakened.
         report.notes.push(format!(
             "warning: could not update the re-run record in {}: {e}",
             repo.git_dir.join("patchgate").display()
         ));
     }
-    report.status = Status::Applied;
+    report.status = if mode == Mode::Worktree { Status::Applied } else { Status::Committed };
+    report.commit = staged.commit.map(|o| o.to_string());
+    report.branch = refname
+        .as_deref()
+        .and_then(|r| r.strip_prefix("refs/heads/"))
+        .map(str::to_string);
     Ok(report)
+}
+
+/// The user-visible switch. On error, everything it changed has been undone; `Ok(Some(warning))`
+/// means the commit is published but a step after it (the index) must be finished by `recover`.
+fn switch(
+    repo: &Repo,
+    mode: Mode,
+    j: &mut Journal,
+    plan: &plan::Plan,
+    refname: Option<&str>,
+    old_tip: Option<Oid>,
+    new_commit: Option<Oid>,
+) -> Result<Option<String>, Error> {
+    let git_dir = repo.git_dir.clone();
+    let msg = |m: &str| format!("patchgate: {m}");
+    match mode {
+        Mode::Worktree => {
+            let mut jr = j.clone();
+            let mut before_switch = || jr.set_phase(Phase::Switching, &git_dir).map_err(|e| Error::io("write the journal in", &git_dir, e));
+            let mut jb = j.clone();
+            let mut before_rollback = || {
+                let _ = jb.set_phase(Phase::RollingBack, &git_dir);
+            };
+            txn::write_back(
+                &repo.roots,
+                &plan.changes,
+                txn::Hooks {
+                    before_switch: &mut before_switch,
+                    before_rollback: &mut before_rollback,
+                },
+            )
+            .map(|()| None)
+        }
+        Mode::Commit => {
+            let (refname, new_commit) = match (refname, new_commit) {
+                (Some(r), Some(c)) => (r, c),
+                _ => return Err(internal("commit mode without a ref or commit")),
+            };
+            // Fail early (before touching files) when HEAD already moved; the CAS below is what
+            // makes it exact.
+            let (_, now) = commit::head_target(&repo.git)?;
+            if now != old_tip {
+                return Err(Error::RefMoved {
+                    refname: refname.to_string(),
+                    detail: "HEAD changed since the patch was planned".into(),
+                });
+            }
+            let mut jr = j.clone();
+            let mut before_switch = || jr.set_phase(Phase::Switching, &git_dir).map_err(|e| Error::io("write the journal in", &git_dir, e));
+            let mut jb = j.clone();
+            let mut before_rollback = || {
+                let _ = jb.set_phase(Phase::RollingBack, &git_dir);
+            };
+            txn::write_back(
+                &repo.roots,
+                &plan.changes,
+                txn::Hooks {
+                    before_switch: &mut before_switch,
+                    before_rollback: &mut before_rollback,
+                },
+            )?;
+            j.phase = Phase::Switching;
+            fault::point("before-cas");
+            if let Err(e) = commit::compare_and_swap(&repo.git, refname, new_commit, old_tip, &msg("commit")) {
+                // Not published: put the files back.
+                let _ = j.set_phase(Phase::RollingBack, &git_dir);
+                if let Some(workdir) = &repo.workdir {
+                    recover::move_files(&repo.git, workdir, j, recover::Direction::RolledBack)?;
+                }
+                return Err(e);
+            }
+            fault::point("after-cas");
+            j.set_phase(Phase::Committed, &git_dir)
+                .map_err(|e| Error::io("write the journal in", &git_dir, e))?;
+            let workdir = repo.require_workdir()?;
+            let paths: Vec<String> = plan.changes.iter().map(|c| c.rel.clone()).collect();
+            if let Err(e) = commit::update_index(&git_dir, workdir, &paths) {
+                return Ok(Some(format!(
+                    "warning: committed, but the index could not be updated ({e}); run `patchgate recover`"
+                )));
+            }
+            fault::point("after-index");
+            Ok(None)
+        }
+        Mode::Branch => {
+            let (refname, new_commit) = match (refname, new_commit) {
+                (Some(r), Some(c)) => (r, c),
+                _ => return Err(internal("branch mode without a ref or commit")),
+            };
+            j.set_phase(Phase::Switching, &git_dir)
+                .map_err(|e| Error::io("write the journal in", &git_dir, e))?;
+            commit::compare_and_swap(&repo.git, refname, new_commit, old_tip, &msg("commit on branch"))?;
+            fault::point("after-cas");
+            Ok(None)
+        }
+    }
+}
+
+fn internal(what: &str) -> Error {
+    Error::Git {
+        message: format!("internal error: {what}"),
+        help: "please report this".into(),
+    }
+}
+
+/// `refs/heads/NAME`, if NAME is a valid branch name.
+fn branch_refname(name: &str) -> Result<String, Error> {
+    let refname = if name.starts_with("refs/") {
+        name.to_string()
+    } else {
+        format!("refs/heads/{name}")
+    };
+    if !git2::Reference::is_valid_name(&refname) || !refname.starts_with("refs/heads/") {
+        return Err(Error::Usage {
+            message: format!("`{name}` is not a valid branch name"),
+            help: "use a name like `bot/fixups` (see `git check-ref-format --branch`)".into(),
+        });
+    }
+    Ok(refname)
 }

@@ -110,6 +110,59 @@ pub enum Error {
     )]
     ConcurrentModification { path: String },
 
+    #[error("no {role} identity: git does not know who is committing")]
+    #[diagnostic(
+        code(patchgate::identity),
+        help(
+            "set it once with `git config --global user.name \"Your Name\"` and \
+             `git config --global user.email you@example.com` (or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL \
+             and GIT_COMMITTER_NAME/GIT_COMMITTER_EMAIL in the environment)"
+        )
+    )]
+    Identity { role: String },
+
+    #[error("{refname} moved while the patch was being applied ({detail})")]
+    #[diagnostic(
+        code(patchgate::ref_moved),
+        help("someone committed meanwhile; nothing was changed. Re-run the patch on the new state")
+    )]
+    RefMoved { refname: String, detail: String },
+
+    #[error("a {state} is in progress in this repository")]
+    #[diagnostic(
+        code(patchgate::repo_state),
+        help("finish or abort it first (`git status` says how), then re-run the patch")
+    )]
+    RepoState { state: String },
+
+    #[error("the index is locked by another process ({})", path.display())]
+    #[diagnostic(
+        code(patchgate::index_locked),
+        help(
+            "another git command is running (or crashed and left the lock). If none is running, \
+             remove the lock file. Inside a git hook, apply without --commit"
+        )
+    )]
+    IndexLocked { path: PathBuf },
+
+    #[error("another patchgate (pid {pid}) is applying a patch in this repository")]
+    #[diagnostic(code(patchgate::busy), help("wait for it to finish, then re-run"))]
+    Busy { pid: u32 },
+
+    #[error("branch {name} is checked out in {}", worktree.display())]
+    #[diagnostic(
+        code(patchgate::branch_checked_out),
+        help(
+            "--branch commits without touching any working tree, so it refuses a branch that one \
+             has checked out; use --commit there, or name another branch"
+        )
+    )]
+    BranchCheckedOut { name: String, worktree: PathBuf },
+
+    #[error("interrupted transaction {id} could not be recovered: {message}")]
+    #[diagnostic(code(patchgate::recover), help("{help}"))]
+    Recover { id: String, message: String, help: String },
+
     #[error("cannot {action} {}: {source}", path.display())]
     #[diagnostic(code(patchgate::io), help("{help}"))]
     Io {
@@ -132,6 +185,13 @@ impl Error {
             | Error::BareRepo { .. }
             | Error::Git { .. }
             | Error::ConcurrentModification { .. }
+            | Error::Identity { .. }
+            | Error::RefMoved { .. }
+            | Error::RepoState { .. }
+            | Error::IndexLocked { .. }
+            | Error::Busy { .. }
+            | Error::BranchCheckedOut { .. }
+            | Error::Recover { .. }
             | Error::Io { .. } => Exit::Environment,
         }
     }
@@ -146,6 +206,13 @@ impl Error {
             Error::BareRepo { .. } => "bare_repository",
             Error::Git { .. } => "git",
             Error::ConcurrentModification { .. } => "concurrent_modification",
+            Error::Identity { .. } => "no_identity",
+            Error::RefMoved { .. } => "ref_moved",
+            Error::RepoState { .. } => "operation_in_progress",
+            Error::IndexLocked { .. } => "index_locked",
+            Error::Busy { .. } => "busy",
+            Error::BranchCheckedOut { .. } => "branch_checked_out",
+            Error::Recover { .. } => "recover_failed",
             Error::Io { .. } => "io",
         }
     }

@@ -1,8 +1,10 @@
 //! Finding the repository a run works in.
 //!
 //! The repository is discovered from the starting directory (`-C DIR`, else the current one), the
-//! way `git` does. Paths in a patch are relative to the working tree's root, never to the directory
-//! patchgate was started in, so a patch means the same thing wherever it is run from.
+//! way `git` does, and honours `GIT_DIR`/`GIT_WORK_TREE` when they are set, because inside a git
+//! hook they are how git says which repository the hook is running for. Paths in a patch are
+//! relative to the working tree's root, never to the directory patchgate was started in, so a
+//! patch means the same thing wherever it is run from.
 
 use std::path::{Path, PathBuf};
 
@@ -11,25 +13,42 @@ use crate::plan::paths::Roots;
 
 pub struct Repo {
     pub git: git2::Repository,
+    /// Canonical working tree root; for a bare repository, its git dir (nothing is read from it).
     pub roots: Roots,
     /// This working tree's own git directory (`.git`, or `.git/worktrees/NAME` for a linked one).
     pub git_dir: PathBuf,
+    pub workdir: Option<PathBuf>,
+}
+
+fn env_path(name: &str, base: &Path) -> Option<PathBuf> {
+    let v = std::env::var_os(name).filter(|v| !v.is_empty())?;
+    let p = PathBuf::from(v);
+    Some(if p.is_absolute() { p } else { base.join(p) })
 }
 
 impl Repo {
     pub fn discover(start: &Path) -> Result<Repo, Error> {
-        let git = git2::Repository::discover(start).map_err(|e| match e.code() {
+        let not_found = |e: git2::Error| match e.code() {
             git2::ErrorCode::NotFound => Error::NotARepo {
                 path: start.to_path_buf(),
             },
             _ => Error::git(e),
-        })?;
-        let workdir = git.workdir().ok_or_else(|| Error::BareRepo {
-            path: git.path().to_path_buf(),
-        })?;
-        let root = std::fs::canonicalize(workdir).map_err(|e| Error::io("resolve", workdir, e))?;
-        let git_dir =
-            std::fs::canonicalize(git.path()).map_err(|e| Error::io("resolve", git.path(), e))?;
+        };
+        let git = match env_path("GIT_DIR", start) {
+            Some(dir) => {
+                let git = git2::Repository::open(&dir).map_err(not_found)?;
+                if let Some(wt) = env_path("GIT_WORK_TREE", start) {
+                    git.set_workdir(&wt, false).map_err(Error::git)?;
+                }
+                git
+            }
+            None => git2::Repository::discover(start).map_err(not_found)?,
+        };
+        let git_dir = std::fs::canonicalize(git.path()).map_err(|e| Error::io("resolve", git.path(), e))?;
+        let workdir = match git.workdir() {
+            Some(w) => Some(std::fs::canonicalize(w).map_err(|e| Error::io("resolve", w, e))?),
+            None => None,
+        };
         let mut git_dirs = vec![git_dir.clone()];
         if let Ok(common) = std::fs::canonicalize(git.commondir())
             && common != git_dir
@@ -37,9 +56,20 @@ impl Repo {
             git_dirs.push(common);
         }
         Ok(Repo {
+            roots: Roots {
+                root: workdir.clone().unwrap_or_else(|| git_dir.clone()),
+                git_dirs,
+            },
             git,
-            roots: Roots { root, git_dirs },
             git_dir,
+            workdir,
+        })
+    }
+
+    /// The working tree, or the error that says this repository has none.
+    pub fn require_workdir(&self) -> Result<&Path, Error> {
+        self.workdir.as_deref().ok_or_else(|| Error::BareRepo {
+            path: self.git_dir.clone(),
         })
     }
 }

@@ -3,6 +3,7 @@
 //! because 2 means "an edit did not apply".
 
 mod demo;
+mod recover;
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -35,10 +36,22 @@ pub struct Cli {
 enum Command {
     /// Verify and apply a patch file (YAML or JSON; `-` or nothing reads standard input).
     Apply(ApplyArgs),
+    /// Finish or roll back a transaction that was interrupted (a crash, kill -9, power loss).
+    Recover(RecoverArgs),
     /// Print the JSON Schema of the patch file.
     Schema,
     /// Run `apply` on a scratch copy of the bundled example repository and patch.
     Demo,
+}
+
+#[derive(Debug, clap::Args)]
+struct RecoverArgs {
+    /// Run as if started in DIR.
+    #[arg(short = 'C', value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    format: OutputFormat,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -62,6 +75,17 @@ struct ApplyArgs {
     /// re-indenting new_string (fuzzy candidates are never applied).
     #[arg(long)]
     lenient: bool,
+    /// Commit the patched files on the current branch (or detached HEAD); the working tree and
+    /// the index entries of those files then match the commit.
+    #[arg(long, conflicts_with = "branch")]
+    commit: bool,
+    /// Commit on branch NAME (created from HEAD if missing) without touching the working tree,
+    /// the index or HEAD.
+    #[arg(long, value_name = "NAME")]
+    branch: Option<String>,
+    /// The commit message (default: the patch's `message`, else a summary).
+    #[arg(short = 'm', long = "message", value_name = "MSG")]
+    message: Option<String>,
     /// Which checkers to run: `auto`, `none`, or a comma-separated list.
     #[arg(long, default_value = "auto", value_name = "auto|none|LIST")]
     checks: String,
@@ -102,6 +126,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
     };
     match cli.command {
         Command::Apply(a) => run_apply(a),
+        Command::Recover(r) => recover::run(r.dir.unwrap_or_else(|| PathBuf::from(".")), r.format),
         Command::Schema => {
             let text =
                 serde_json::to_string_pretty(&crate::patch::json_schema()).unwrap_or_default();
@@ -125,6 +150,9 @@ fn run_apply(a: ApplyArgs) -> i32 {
             dir: dir.clone(),
             dry_run: a.dry_run,
             lenient: a.lenient,
+            commit: a.commit,
+            branch: a.branch.clone(),
+            message: a.message.clone(),
         };
         let mut report = apply(&patch, &opts)?;
         if a.checks != "none" {
@@ -153,7 +181,7 @@ pub(crate) fn print_report(report: &Report, format: OutputFormat) -> i32 {
     report.exit.code()
 }
 
-fn print_error(err: &Error, format: OutputFormat) -> i32 {
+pub(crate) fn print_error(err: &Error, format: OutputFormat) -> i32 {
     match format {
         OutputFormat::Json => emit(&format!("{}\n", Report::from_error(err).to_json())),
         OutputFormat::Markdown => emit(&render_markdown(&Report::from_error(err))),

@@ -175,8 +175,8 @@ pub fn parse(text: &str, name: &str) -> Result<Patch, Error> {
             "write a list of edits, e.g.\n- file_path: src/a.py\n  old_string: \"x = 1\"\n  new_string: \"x = 2\"\n\
              (an empty list `[]` is a valid no-op)"
                 .into(),
-            None,
-            "",
+            Some(0),
+            "nothing here",
         ));
     }
     let raw = match source.format {
@@ -218,14 +218,9 @@ fn parse_json(text: &str, source: &PatchSource) -> Result<RawTop, Error> {
             }
             Ok(raw)
         }
+        // No fallback to the (laxer) YAML reader: a document that starts like JSON and is not valid
+        // JSON (a trailing comma, single quotes) is a mistake to report, not a dialect to guess.
         Err(e) => {
-            // A `[`/`{` document may still be YAML flow syntax (unquoted strings): accept it if the
-            // YAML reader does, but report a JSON error in JSON terms.
-            if matches!(e.classify(), serde_json::error::Category::Syntax)
-                && let Ok(raw) = parse_yaml(text)
-            {
-                return Ok(raw);
-            }
             let offset = offset_of(text, e.line(), e.column());
             let message = strip_location_suffix(&e.to_string());
             let help = help_for(&message);
@@ -237,14 +232,49 @@ fn parse_json(text: &str, source: &PatchSource) -> Result<RawTop, Error> {
 fn yaml_error(e: &serde_saphyr::Error, source: &PatchSource) -> Error {
     let message = strip_location_suffix(&e.without_snippet().to_string())
         .replace(", set DuplicateKeyPolicy in Options if acceptable", "");
-    let offset = e.location().and_then(|loc| {
+    let mut offset = e.location().and_then(|loc| {
         loc.span()
             .byte_offset()
             .map(|o| o as usize)
             .or_else(|| offset_of(&source.text, loc.line() as usize, loc.column() as usize))
     });
-    let help = help_for(&message);
+    let mut help = help_for(&message);
+    // The YAML reader blames the scalar after a tab; the tab itself is what to fix.
+    if message.contains("tab")
+        && let Some(tab) = first_indenting_tab(&source.text)
+    {
+        offset = Some(tab);
+        help = "YAML does not allow tabs for indentation: indent with spaces".into();
+    }
+    // A wrong document type (a bare scalar) comes without a location: it is the document itself.
+    let offset = offset.or_else(|| first_content_offset(&source.text));
     patch_error(source, message, help, offset, "here")
+}
+
+/// The offset of the first tab in a line's leading whitespace.
+fn first_indenting_tab(text: &str) -> Option<usize> {
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        if let Some(i) = line[..indent].find('\t') {
+            return Some(start + i);
+        }
+        start += line.len();
+    }
+    None
+}
+
+/// The offset of the first character that is neither whitespace nor part of a comment.
+fn first_content_offset(text: &str) -> Option<usize> {
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_start();
+        if !body.trim().is_empty() && !body.starts_with('#') {
+            return Some(start + line.len() - body.len());
+        }
+        start += line.len();
+    }
+    None
 }
 
 fn help_for(message: &str) -> String {

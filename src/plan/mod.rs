@@ -15,7 +15,6 @@
 pub mod doc;
 pub mod paths;
 pub mod record;
-#[path = "/tmp/suggest_stub.rs"]
 pub mod suggest;
 
 use std::collections::HashMap;
@@ -139,6 +138,9 @@ pub struct Plan {
     pub files: Vec<FileChange>,
     /// Digests of the edits this plan applies, for the re-run record.
     pub digests: Vec<String>,
+    /// The whole patch's digest (`None` when an edit is invalid), and the state it leaves.
+    pub patch_digest: Option<String>,
+    pub final_state: Vec<(String, Option<String>)>,
 }
 
 impl Plan {
@@ -178,8 +180,20 @@ struct Slot {
     origin: Option<String>,
 }
 
+/// Where the files a patch edits are read from.
+pub enum Source<'a> {
+    /// The working tree, as it is now (uncommitted changes included).
+    WorkTree,
+    /// A commit's tree (`--branch`: the branch's tip, with no working tree involved).
+    Tree {
+        repo: &'a git2::Repository,
+        tree: &'a git2::Tree<'a>,
+    },
+}
+
 struct Planner<'a> {
     roots: &'a Roots,
+    source: &'a Source<'a>,
     record: &'a Record,
     opts: Options,
     order: Vec<String>,
@@ -188,15 +202,22 @@ struct Planner<'a> {
 }
 
 /// Plans a patch against the working tree under `roots`.
-pub fn plan(patch: &Patch, roots: &Roots, record: &Record, opts: Options) -> Plan {
+pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts: Options) -> Plan {
+    let patch_digest = patch_digest(patch, roots, source);
     let mut p = Planner {
         roots,
+        source,
         record,
         opts,
         order: Vec::new(),
         slots: HashMap::new(),
         originals: HashMap::new(),
     };
+    if let Some(d) = &patch_digest
+        && let Some(plan) = p.whole_patch_applied(patch, d)
+    {
+        return plan;
+    }
     let mut outcomes = Vec::with_capacity(patch.edits.len());
     let mut digests = Vec::new();
     for edit in &patch.edits {
@@ -206,12 +227,44 @@ pub fn plan(patch: &Patch, roots: &Roots, record: &Record, opts: Options) -> Pla
         }
         outcomes.push(outcome);
     }
+    let final_state = p.final_state();
     let (changes, files) = p.finish();
     Plan {
         outcomes,
         changes,
         files,
         digests,
+        patch_digest,
+        final_state,
+    }
+}
+
+/// The digest of the whole patch (every edit, in order), or `None` when an edit is invalid.
+fn patch_digest(patch: &Patch, roots: &Roots, source: &Source) -> Option<String> {
+    let mut parts = Vec::with_capacity(patch.edits.len());
+    for e in &patch.edits {
+        let op = e.op.as_ref().ok()?;
+        let rel = match source {
+            Source::WorkTree => roots.resolve(&e.file_path).ok()?.rel,
+            Source::Tree { .. } => roots.resolve_lexical(&e.file_path).ok()?.rel,
+        };
+        parts.push(record::digest(&rel, op));
+    }
+    Some(record::combine(&parts))
+}
+
+/// A content hash for the re-run record: the bytes of a file, a link's target, or `None`.
+fn state_hash(content: &Content) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let hex = |b: &[u8]| Sha256::digest(b).iter().map(|x| format!("{x:02x}")).collect::<String>();
+    match content {
+        Content::File { bytes, doc, changed, .. } => Some(match (changed, doc) {
+            (true, Some(d)) => hex(&d.encode()),
+            _ => hex(bytes),
+        }),
+        Content::Link(t) => Some(hex(format!("link:{}", t.display()).as_bytes())),
+        Content::Missing => None,
+        Content::Dir | Content::Other(_) => Some("other".into()),
     }
 }
 
@@ -253,6 +306,55 @@ impl Step {
 }
 
 impl Planner<'_> {
+    /// A retry of a whole patch that patchgate applied before: every path it touched still holds
+    /// what the patch left there. Chained edits (A→B, then B→C) can only be recognised this way:
+    /// the first edit's `new_string` is gone, consumed by the second.
+    fn whole_patch_applied(&mut self, patch: &Patch, digest: &str) -> Option<Plan> {
+        let states = self.record.patch_states(digest)?;
+        let matches = states.iter().any(|files| {
+            files.iter().all(|(path, want)| {
+                let have = state_hash(&self.slot(path).content);
+                have == *want
+            })
+        });
+        if !matches {
+            return None;
+        }
+        let outcomes = patch
+            .edits
+            .iter()
+            .map(|e| EditOutcome {
+                index: e.index,
+                file_path: self.resolve(&e.file_path).map(|r| r.rel).unwrap_or_else(|_| e.file_path.clone()),
+                status: EditStatus::AlreadyApplied,
+                match_kind: None,
+                replacements: 0,
+                lines: Vec::new(),
+                suggestions: Vec::new(),
+                message: Some("this patch was already applied by patchgate; nothing to do".into()),
+                invalid: false,
+                patch_span: e.span,
+                snippet: None,
+            })
+            .collect();
+        Some(Plan {
+            outcomes,
+            changes: Vec::new(),
+            files: Vec::new(),
+            digests: Vec::new(),
+            patch_digest: Some(digest.to_string()),
+            final_state: Vec::new(),
+        })
+    }
+
+    /// Every touched path and the hash of what the plan leaves there.
+    fn final_state(&self) -> Vec<(String, Option<String>)> {
+        self.order
+            .iter()
+            .map(|k| (k.clone(), state_hash(&self.slots[k].content)))
+            .collect()
+    }
+
     fn run(&mut self, edit: &Edit) -> (EditOutcome, Option<String>) {
         let mut out = EditOutcome {
             index: edit.index,
@@ -275,7 +377,7 @@ impl Planner<'_> {
                 return (out, None);
             }
         };
-        let resolved = match self.roots.resolve(&edit.file_path) {
+        let resolved = match self.resolve(&edit.file_path) {
             Ok(r) => r,
             Err(why) => {
                 out.invalid = true;
@@ -298,7 +400,7 @@ impl Planner<'_> {
                 self.delete(key, recorded)
             }
             Op::Append { text } => self.append(&resolved.real, text, recorded),
-            Op::Move { to, replace } => match self.roots.resolve(to) {
+            Op::Move { to, replace } => match self.resolve(to) {
                 Err(why) => {
                     out.invalid = true;
                     Step::msg(EditStatus::Error, why)
@@ -323,10 +425,21 @@ impl Planner<'_> {
         (out, Some(digest))
     }
 
+    fn resolve(&self, given: &str) -> Result<paths::Resolved, String> {
+        match self.source {
+            Source::WorkTree => self.roots.resolve(given),
+            // A tree has no symlinks to follow on the way: a link entry is refused where it is used.
+            Source::Tree { .. } => self.roots.resolve_lexical(given),
+        }
+    }
+
     /// Loads a path's slot from disk on first use.
     fn slot(&mut self, key: &str) -> &mut Slot {
         if !self.slots.contains_key(key) {
-            let (content, disk) = read_disk(&self.roots.abs(key));
+            let (content, disk) = match self.source {
+                Source::WorkTree => read_disk(&self.roots.abs(key)),
+                Source::Tree { repo, tree } => read_tree(repo, tree, key),
+            };
             self.originals.insert(key.to_string(), disk);
             self.order.push(key.to_string());
             self.slots.insert(
@@ -576,7 +689,12 @@ impl Planner<'_> {
                     s.content,
                     Content::File { .. } | Content::Link(_) | Content::Other(_)
                 ),
-                None => std::fs::metadata(self.roots.abs(&prefix)).is_ok_and(|m| !m.is_dir()),
+                None => match self.source {
+                    Source::WorkTree => std::fs::metadata(self.roots.abs(&prefix)).is_ok_and(|m| !m.is_dir()),
+                    Source::Tree { tree, .. } => tree
+                        .get_path(std::path::Path::new(&prefix))
+                        .is_ok_and(|e| e.kind() != Some(git2::ObjectType::Tree)),
+                },
             };
             if is_file {
                 return Some(prefix);
@@ -664,6 +782,38 @@ impl Planner<'_> {
     }
 }
 
+fn read_tree(repo: &git2::Repository, tree: &git2::Tree, rel: &str) -> (Content, Disk) {
+    let entry = match tree.get_path(std::path::Path::new(rel)) {
+        Ok(e) => e,
+        Err(_) => return (Content::Missing, Disk::Missing),
+    };
+    match entry.kind() {
+        Some(git2::ObjectType::Tree) => (Content::Dir, Disk::Dir),
+        Some(git2::ObjectType::Blob) => {
+            let blob = match repo.find_blob(entry.id()) {
+                Ok(b) => b,
+                Err(e) => return (Content::Other(format!("cannot be read from git: {}", e.message())), Disk::Other),
+            };
+            let bytes = Arc::new(blob.content().to_vec());
+            if entry.filemode() == 0o120000 {
+                let target = PathBuf::from(String::from_utf8_lossy(&bytes).into_owned());
+                return (Content::Link(target.clone()), Disk::Symlink { target });
+            }
+            let mode = if entry.filemode() & 0o111 != 0 { 0o755 } else { 0o644 };
+            (
+                Content::File {
+                    bytes: Arc::clone(&bytes),
+                    mode,
+                    doc: None,
+                    changed: false,
+                },
+                Disk::File { bytes, mode },
+            )
+        }
+        _ => (Content::Other("is a submodule".into()), Disk::Other),
+    }
+}
+
 fn read_disk(path: &std::path::Path) -> (Content, Disk) {
     use std::os::unix::fs::PermissionsExt;
     match std::fs::symlink_metadata(path) {
@@ -720,10 +870,18 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
         },
     };
     let text = doc.text();
-    let matches: Vec<Range<usize>> = text[window.clone()]
-        .match_indices(old.as_ref())
-        .map(|(i, _)| window.start + i..window.start + i + old.len())
-        .collect();
+    // Ambiguity counts overlapping occurrences too (`}\n}\n` twice in `}\n}\n}\n`): replacing "the
+    // first" of two overlapping matches is exactly the silent wrong-place edit to refuse.
+    let matches: Vec<Range<usize>> = if r.replace_all {
+        text[window.clone()]
+            .match_indices(old.as_ref())
+            .map(|(i, _)| window.start + i..window.start + i + old.len())
+            .collect()
+    } else {
+        overlapping_matches(&text[window.clone()], &old)
+            .map(|i| window.start + i..window.start + i + old.len())
+            .collect()
+    };
 
     // A retry: the edit is on record, and what is left of old_string is only inside new_string.
     if recorded && (new.is_empty() || text.contains(new.as_ref())) {
@@ -780,6 +938,17 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
             s
         }
     }
+}
+
+/// Start offsets of every occurrence of `needle`, overlapping ones included.
+fn overlapping_matches<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + hay.get(from..)?.find(needle)?;
+        // Next search starts one character later (a char boundary).
+        from = at + hay[at..].chars().next().map_or(1, char::len_utf8);
+        Some(at)
+    })
 }
 
 /// No exact match: apply a unique relaxed match under `--lenient`, otherwise explain the miss.

@@ -32,8 +32,25 @@ impl Roots {
         self.root.join(rel)
     }
 
+    /// Resolves `given` without looking at the file system (for a commit's tree, where symlinks
+    /// are entries, not directories to walk through).
+    pub fn resolve_lexical(&self, given: &str) -> Result<Resolved, String> {
+        let rel = self.lexical(given)?;
+        Ok(Resolved {
+            real: rel.clone(),
+            rel,
+            is_link: false,
+        })
+    }
+
     /// Resolves `given`; `Err` is a sentence saying why it is refused.
     pub fn resolve(&self, given: &str) -> Result<Resolved, String> {
+        let rel = self.lexical(given)?;
+        self.follow(given, rel)
+    }
+
+    /// The normalised relative form of `given`, checked lexically.
+    fn lexical(&self, given: &str) -> Result<String, String> {
         let p = Path::new(given);
         let rel_path = if p.is_absolute() {
             self.strip_root(p).ok_or_else(|| {
@@ -73,9 +90,12 @@ impl Roots {
                 "`{given}` is inside `.git`: patchgate never edits git's own files"
             ));
         }
-        let rel = parts.join("/");
+        Ok(parts.join("/"))
+    }
 
-        // Follow symlinks that exist on the way: each prefix must stay inside the root.
+    /// Follows the symlinks that exist on the way: each one must stay inside the root.
+    fn follow(&self, given: &str, rel: String) -> Result<Resolved, String> {
+        let parts: Vec<&str> = rel.split('/').collect();
         let mut real = self.root.clone();
         let mut is_link = false;
         for (i, part) in parts.iter().enumerate() {

@@ -8,7 +8,9 @@
 //! The record is per working tree (a linked worktree has its own git dir), append-only, and trimmed
 //! to the newest [`KEEP`] entries when it grows past twice that, so it never grows without bound.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -22,7 +24,18 @@ const KEEP: usize = 20_000;
 pub struct Record {
     path: Option<PathBuf>,
     seen: HashSet<String>,
+    /// Whole patches: digest → the states (path → content hash) they left, newest last.
+    patches: HashMap<String, Vec<PatchState>>,
     lines: usize,
+}
+
+/// What a whole patch left: every path it touched and the hash of its content (`None`: absent).
+pub type PatchState = Vec<(String, Option<String>)>;
+
+#[derive(Serialize, Deserialize)]
+struct PatchLine {
+    patch: String,
+    files: PatchState,
 }
 
 impl Record {
@@ -31,12 +44,37 @@ impl Record {
     pub fn load(git_dir: &Path) -> Record {
         let path = git_dir.join("patchgate").join("applied");
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let seen: HashSet<String> = text.lines().map(str::to_string).collect();
+        let mut seen = HashSet::new();
+        let mut patches: HashMap<String, Vec<PatchState>> = HashMap::new();
+        for line in text.lines() {
+            if line.starts_with('{') {
+                if let Ok(p) = serde_json::from_str::<PatchLine>(line) {
+                    patches.entry(p.patch).or_default().push(p.files);
+                }
+            } else {
+                seen.insert(line.to_string());
+            }
+        }
         Record {
             lines: text.lines().count(),
             path: Some(path),
             seen,
+            patches,
         }
+    }
+
+    /// The states a whole patch left, each time it was applied.
+    pub fn patch_states(&self, digest: &str) -> Option<&Vec<PatchState>> {
+        self.patches.get(digest)
+    }
+
+    /// The record line for a whole patch.
+    pub fn patch_line(digest: &str, files: &PatchState) -> String {
+        serde_json::to_string(&PatchLine {
+            patch: digest.to_string(),
+            files: files.clone(),
+        })
+        .unwrap_or_default()
     }
 
     pub fn contains(&self, digest: &str) -> bool {
@@ -86,10 +124,23 @@ impl Record {
             self.lines += fresh.len();
         }
         for d in fresh {
-            self.seen.insert(d.clone());
+            if !d.starts_with('{') {
+                self.seen.insert(d.clone());
+            }
         }
         Ok(())
     }
+}
+
+/// The digest of a whole patch from its edits' digests, in order.
+pub fn combine(parts: &[String]) -> String {
+    let mut h = Sha256::new();
+    h.update(b"patchgate-patch-v1");
+    for p in parts {
+        h.update(p.as_bytes());
+        h.update(b"\n");
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The digest of one edit.

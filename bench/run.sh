@@ -1,0 +1,252 @@
+#!/usr/bin/env bash
+# patchgate benchmarks: one command, all benchmarks side by side.
+#
+#   bench/run.sh
+#
+# (a) 1,000 edits over 200 files: patchgate (fsync on / PATCHGATE_FSYNC=0 / --dry-run) vs `git apply`
+# (b) miss diagnosis on a 10,000-line file (and the matching hit, for comparison)
+# (c) peak memory (max RSS) of the (a) runs
+#
+# Environment knobs: RUNS (default 30 per command), ROUNDS (default 3), WARMUP (default 3 per round),
+# MEM_RUNS (default 7),
+# BENCH_OUT=DIR keeps the raw hyperfine JSON and the printed tables in DIR (default: discarded).
+# Scratch data goes to a fresh `mktemp -d` directory, removed on exit.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BENCH="$ROOT/bench"
+RUNS=${RUNS:-30}      # timed runs per command, split over ROUNDS
+ROUNDS=${ROUNDS:-3}
+WARMUP=${WARMUP:-3}   # per round
+PER_ROUND=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
+MEM_RUNS=${MEM_RUNS:-7}
+
+log() { printf '\n== %s\n' "$*"; }
+
+# ---------------------------------------------------------------- tools (installed only when missing)
+SUDO=""
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+APT_UPDATED=0
+apt_install() {
+    if [ "$APT_UPDATED" -eq 0 ]; then
+        $SUDO apt-get update -qq
+        APT_UPDATED=1
+    fi
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+command -v hyperfine >/dev/null 2>&1 || apt_install hyperfine
+[ -x /usr/bin/time ] || apt_install time
+if ! command -v strace >/dev/null 2>&1; then
+    apt_install strace || echo "note: strace could not be installed; the syscall breakdown is skipped"
+fi
+for tool in hyperfine python3 git cargo; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool not found" >&2; exit 1; }
+done
+
+# ---------------------------------------------------------------- build
+log "cargo build --release"
+(cd "$ROOT" && cargo build --release --quiet)
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+OUT=${BENCH_OUT:-$WORK/out}
+mkdir -p "$OUT" "$WORK/bin"
+rm -f "$OUT"/a.round*.json "$OUT"/b.round*.json
+# A private copy, so a concurrent rebuild of target/ cannot swap the binary mid-run.
+cp "$ROOT/target/release/patchgate" "$WORK/bin/patchgate"
+PG="$WORK/bin/patchgate"
+
+# ---------------------------------------------------------------- machine
+log "machine"
+{
+    echo "date:        $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+    echo "nproc:       $(nproc)"
+    echo "cpu:         $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+    echo "memory:      $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+    echo "kernel:      $(uname -sr)"
+    echo "temp dir fs: $(df -T "$WORK" | awk 'NR==2 {print $2}') ($WORK)"
+    echo "load avg:    $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "patchgate:   $("$PG" --version 2>/dev/null || echo '?') at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (+ uncommitted src changes)')"
+    echo "git:         $(git --version)"
+    echo "hyperfine:   $(hyperfine --version)"
+} | tee "$OUT/machine.txt"
+
+git_quiet() { git -c user.name=bench -c user.email=bench@example.invalid -c init.defaultBranch=main "$@"; }
+make_repo() { # DIR: commit everything in DIR as the initial state
+    (cd "$1" && git_quiet init -q && git_quiet add -A && git_quiet commit -q -m init)
+}
+
+# ================================================================= (a) 1,000 edits over 200 files
+log "(a) generating 200 files / 1,000 edits"
+A="$WORK/a"
+python3 "$BENCH/gen.py" edits "$A"
+make_repo "$A/repo"
+# The same change as a unified diff: the edits applied (by the generator, in Python) to a copy, then git diff.
+cp -a "$A/repo" "$A/diffrepo"
+cp -a "$A/expected/." "$A/diffrepo/"
+git -C "$A/diffrepo" diff --no-color --no-ext-diff >"$A/edits.diff"
+echo "edits.yaml: $(wc -c <"$A/edits.yaml") bytes; edits.diff: $(wc -l <"$A/edits.diff") lines"
+
+log "(a) checking once that both tools produce the same tree"
+cp -a "$A/repo" "$A/check_pg"
+cp -a "$A/repo" "$A/check_git"
+(cd "$A/check_pg" && "$PG" apply "$A/edits.yaml" --checks none --format json >"$A/check_pg.json")
+(cd "$A/check_git" && git apply "$A/edits.diff")
+python3 - "$A/check_pg.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+st = [e["status"] for e in r["edits"]]
+assert r["status"] == "applied" and len(st) == 1000 and set(st) == {"applied"}, (r["status"], len(st), set(st))
+assert len(r["files"]) == 200, len(r["files"])
+print("patchgate: status applied, 1000 edits applied, 200 files changed")
+EOF
+diff -r --exclude=.git "$A/check_pg" "$A/check_git" >/dev/null
+diff -r --exclude=.git "$A/check_pg" "$A/expected" >/dev/null
+echo "trees byte-identical: patchgate == git apply == expected"
+rm -rf "$A/check_pg" "$A/check_git" "$A/diffrepo"
+
+log "(a) timing (hyperfine; $ROUNDS rounds x ($WARMUP warm-up + $PER_ROUND runs) per command; every run starts from the pristine tree)"
+cd "$A/repo"
+# Pristine tree before every run; `sync` so dirty pages left by the checkout are not flushed during a timed run.
+RESET="bash -c 'git checkout -q -- . && rm -f .git/patchgate/applied && sync'"
+PATCH_ARGS="apply $A/edits.yaml --checks none --format json"
+# Rounds interleave the commands, so a change of background load hits all of them alike.
+for r in $(seq "$ROUNDS"); do
+    hyperfine -N --style none --warmup "$WARMUP" --runs "$PER_ROUND" --prepare "$RESET" \
+        --export-json "$OUT/a.round$r.json" \
+        -n "git apply" "git apply $A/edits.diff" \
+        -n "patchgate (fsync on, default)" "env PATCHGATE_FSYNC=1 $PG $PATCH_ARGS" \
+        -n "patchgate (PATCHGATE_FSYNC=0)" "env PATCHGATE_FSYNC=0 $PG $PATCH_ARGS" \
+        -n "patchgate --dry-run (plan only)" "env PATCHGATE_FSYNC=1 $PG $PATCH_ARGS --dry-run"
+    echo "round $r/$ROUNDS done"
+done
+python3 "$BENCH/summarize.py" "git apply" "$OUT"/a.round*.json >"$OUT/a.table"
+grep -v '^#tsv' "$OUT/a.table"
+eval "$RESET"
+
+if command -v strace >/dev/null 2>&1; then
+    log "(a) where the time goes: syscalls of one patchgate run (strace -c -f; strace inflates syscall cost)"
+    for mode in 1 0; do
+        echo "-- PATCHGATE_FSYNC=$mode, top syscalls by time:"
+        env PATCHGATE_FSYNC=$mode strace -f -c -o "$OUT/a.strace.fsync$mode.txt" "$PG" $PATCH_ARGS >/dev/null
+        eval "$RESET"
+        awk 'NR<=2 || (NR>2 && NR<=12 && $0 !~ /^-/)' "$OUT/a.strace.fsync$mode.txt"
+        grep -E ' total$' "$OUT/a.strace.fsync$mode.txt" || true
+    done
+    echo "-- git apply, top syscalls by time:"
+    strace -f -c -o "$OUT/a.strace.git.txt" git apply "$A/edits.diff"
+    eval "$RESET"
+    awk 'NR<=2 || (NR>2 && NR<=8 && $0 !~ /^-/)' "$OUT/a.strace.git.txt"
+    grep -E ' total$' "$OUT/a.strace.git.txt" || true
+fi
+
+# ================================================================= (c) peak memory of the (a) runs
+log "(c) peak memory (/usr/bin/time -v, $MEM_RUNS runs each, median of max RSS)"
+max_rss_kb() { # command...: prints max RSS in KB of one run from the pristine tree
+    eval "$RESET"
+    /usr/bin/time -v -o "$WORK/time.txt" "$@" >/dev/null
+    awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$WORK/time.txt"
+}
+: >"$OUT/c.tsv"
+mem_case() { # NAME command...
+    local name=$1; shift
+    local vals=()
+    for _ in $(seq "$MEM_RUNS"); do vals+=("$(max_rss_kb "$@")"); done
+    printf '%s\t%s\n' "$name" "${vals[*]}" >>"$OUT/c.tsv"
+}
+mem_case "git apply" git apply "$A/edits.diff"
+mem_case "patchgate (fsync on, default)" env PATCHGATE_FSYNC=1 "$PG" $PATCH_ARGS
+mem_case "patchgate (PATCHGATE_FSYNC=0)" env PATCHGATE_FSYNC=0 "$PG" $PATCH_ARGS
+mem_case "patchgate --dry-run (plan only)" "$PG" $PATCH_ARGS --dry-run
+eval "$RESET"
+python3 - "$OUT/c.tsv" >"$OUT/c.table" <<'EOF'
+import statistics, sys
+print(f"{'command':<32}  {'median max RSS':>14}  {'min':>8}  {'max':>8}")
+print("-" * 68)
+for line in open(sys.argv[1]):
+    name, vals = line.rstrip("\n").split("\t")
+    kb = [int(v) for v in vals.split()]
+    print(f"{name:<32}  {statistics.median(kb) / 1024:>11.1f} MB  {min(kb) / 1024:>5.1f} MB  {max(kb) / 1024:>5.1f} MB")
+    print(f"#tsv\t{name}\t{statistics.median(kb)}")
+EOF
+grep -v '^#tsv' "$OUT/c.table"
+cd "$WORK"
+
+# ================================================================= (b) miss diagnosis
+log "(b) generating a 10,000-line file and a 20-line old_string (re-indented, one line altered)"
+B="$WORK/b"
+python3 "$BENCH/gen.py" miss "$B"
+make_repo "$B/repo"
+cd "$B/repo"
+
+log "(b) suggestion check (once)"
+set +e
+"$PG" apply "$B/miss.yaml" --checks none --format json >"$B/miss.json"
+MISS_RC=$?
+set -e
+SUGGEST_RESULT=$(python3 - "$B/miss.json" "$B/miss_expect.json" "$MISS_RC" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+want = json.load(open(sys.argv[2]))
+rc = int(sys.argv[3])
+e = r["edits"][0]
+s = e.get("suggestions") or []
+got = (s[0]["start_line"], s[0]["end_line"]) if s else None
+ok = rc == 2 and e["status"] == "not_found" and got == (want["start_line"], want["end_line"])
+detail = f"exit {rc}, status {e['status']}, {len(s)} suggestion(s)"
+if s:
+    detail += f"; suggestions[0] = lines {got[0]}-{got[1]} kind {s[0]['kind']} similarity {s[0]['similarity']:.3f}"
+detail += f"; expected lines {want['start_line']}-{want['end_line']}"
+print(("PASS" if ok else "FAIL") + ": " + detail)
+EOF
+)
+echo "$SUGGEST_RESULT" | tee "$OUT/b.check"
+
+log "(b) timing (hyperfine -i: the miss exits 2)"
+for r in $(seq "$ROUNDS"); do
+    hyperfine -N -i --style none --warmup "$WARMUP" --runs "$PER_ROUND" --export-json "$OUT/b.round$r.json" \
+        -n "miss: apply miss.yaml" "$PG apply $B/miss.yaml --checks none --format json" \
+        -n "hit: apply hit.yaml --dry-run" "$PG apply $B/hit.yaml --checks none --format json --dry-run"
+done
+python3 "$BENCH/summarize.py" "hit: apply hit.yaml --dry-run" "$OUT"/b.round*.json >"$OUT/b.table"
+grep -v '^#tsv' "$OUT/b.table"
+cd "$WORK"
+
+# ================================================================= summary
+tsv() { awk -F'\t' -v n="$2" '$1 == "#tsv" && $2 == n {print $'"$3"'}' "$1"; }
+log "results"
+echo "(a) 1,000 edits over 200 files (ratio = median / median of git apply)"
+grep -v '^#tsv' "$OUT/a.table"
+echo
+echo "(b) miss diagnosis, 10,000-line file (ratio = median / median of the hit)"
+grep -v '^#tsv' "$OUT/b.table"
+echo
+echo "(c) peak memory of the (a) runs"
+grep -v '^#tsv' "$OUT/c.table"
+
+GIT_MS=$(tsv "$OUT/a.table" "git apply" 3)
+PG_MS=$(tsv "$OUT/a.table" "patchgate (fsync on, default)" 3)
+PGN_MS=$(tsv "$OUT/a.table" "patchgate (PATCHGATE_FSYNC=0)" 3)
+DRY_MS=$(tsv "$OUT/a.table" "patchgate --dry-run (plan only)" 3)
+MISS_MS=$(tsv "$OUT/b.table" "miss: apply miss.yaml" 3)
+PG_KB=$(tsv "$OUT/c.table" "patchgate (fsync on, default)" 3)
+GIT_KB=$(tsv "$OUT/c.table" "git apply" 3)
+python3 - "$GIT_MS" "$PG_MS" "$PGN_MS" "$DRY_MS" "$MISS_MS" "$PG_KB" "$GIT_KB" "$SUGGEST_RESULT" <<'EOF' | tee "$OUT/summary.txt"
+import sys
+git, pg, pgn, dry, miss = (float(x) for x in sys.argv[1:6])
+pg_kb, git_kb = int(sys.argv[6]), int(sys.argv[7])
+check = sys.argv[8]
+met = lambda ok: "met" if ok else "NOT met"
+print()
+print("phases of the patchgate run (differences of medians):")
+print(f"  plan + report (--dry-run)          {dry:7.1f} ms")
+print(f"  write-back without fsync           {pgn - dry:7.1f} ms  (PATCHGATE_FSYNC=0 minus --dry-run)")
+print(f"  fsync (durability)                 {pg - pgn:7.1f} ms  (default minus PATCHGATE_FSYNC=0)")
+print()
+print("targets:")
+print(f"  (a) patchgate within 1.5x of git apply: fsync on {pg / git:.2f}x -> {met(pg / git <= 1.5)}; "
+      f"PATCHGATE_FSYNC=0 {pgn / git:.2f}x -> {met(pgn / git <= 1.5)}")
+print(f"  (b) miss diagnosis under 50 ms: {miss:.1f} ms -> {met(miss < 50)}; suggestion {check.split(':')[0]}")
+print(f"  (c) max RSS under 50 MB: {pg_kb / 1024:.1f} MB -> {met(pg_kb < 50 * 1024)} (git apply: {git_kb / 1024:.1f} MB)")
+EOF
+if [ -n "${BENCH_OUT:-}" ]; then echo; echo "raw results kept in $BENCH_OUT"; fi

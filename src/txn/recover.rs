@@ -1,0 +1,255 @@
+//! Finishing or undoing a transaction that a crash interrupted.
+//!
+//! Which way to go is decided by facts, never guessed:
+//! - for `commit` and `branch`, the ref: if it points at the transaction's commit the commit was
+//!   published, so the working tree and index roll forward to it; otherwise everything rolls back;
+//! - for `worktree`, the journal's phase: once it says `switching`, files were being replaced and the
+//!   batch rolls forward (the new contents are all in git objects); before that, or when the run
+//!   itself had begun to roll back (`rolling_back`), it rolls back.
+//!
+//! A file is only ever moved between the transaction's two states: if it holds the state we are
+//! going to, it is left; if it holds the other one, it is rewritten; if it holds neither (the
+//! user edited it after the crash), it is left alone and reported. Then the transaction's temp
+//! files, the directories it created (if empty) and its pin ref are removed, and the journal last.
+
+use std::path::Path;
+
+use git2::{Oid, Repository};
+
+use super::journal::{Journal, Mode, Phase, State};
+use crate::error::Error;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    RolledBack,
+    RolledForward,
+}
+
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Recovered {
+    pub id: String,
+    pub mode: Mode,
+    pub outcome: Direction,
+    /// Paths rewritten to reach the outcome.
+    pub restored: Vec<String>,
+    /// Paths that held neither state and were left as they are.
+    pub left_alone: Vec<String>,
+}
+
+/// Whether an interrupted transaction left anything: a journal, or a pin ref.
+pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
+    let journals = std::fs::read_dir(super::journal::dir(git_dir))
+        .map(|mut d| d.next().is_some())
+        .unwrap_or(false);
+    journals
+        || repo
+            .references_glob("refs/patchgate/txn/*")
+            .map(|mut r| r.next().is_some())
+            .unwrap_or(false)
+}
+
+/// Recovers every interrupted transaction of this git dir. The caller holds the mutex, so any
+/// journal found belongs to a process that is gone.
+pub fn recover_all(repo: &Repository, git_dir: &Path) -> Result<Vec<Recovered>, Error> {
+    let mut done = Vec::new();
+    for (path, journal) in Journal::load_all(git_dir) {
+        let journal = journal.map_err(|e| Error::Recover {
+            id: path.display().to_string(),
+            message: format!("the journal cannot be read: {e}"),
+            help: format!(
+                "inspect or remove {} by hand; the transaction's objects are under refs/patchgate/txn/",
+                path.display()
+            ),
+        })?;
+        done.push(recover_one(repo, git_dir, &journal)?);
+    }
+    cleanup_orphans(repo, git_dir);
+    Ok(done)
+}
+
+fn direction(repo: &Repository, j: &Journal) -> Direction {
+    match (j.mode, j.phase) {
+        (_, Phase::Committed) => Direction::RolledForward,
+        (_, Phase::Staged) | (_, Phase::RollingBack) => Direction::RolledBack,
+        (Mode::Worktree, Phase::Switching) => Direction::RolledForward,
+        (Mode::Commit | Mode::Branch, Phase::Switching) => {
+            let current = j.refname.as_deref().and_then(|r| repo.refname_to_id(r).ok()).map(|o| o.to_string());
+            if current.is_some() && current == j.new_commit {
+                Direction::RolledForward
+            } else {
+                Direction::RolledBack
+            }
+        }
+    }
+}
+
+pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Recovered, Error> {
+    let dir = direction(repo, j);
+    let (restored, left_alone) = match &j.workdir {
+        Some(workdir) if j.mode != Mode::Branch => move_files(repo, workdir, j, dir)?,
+        _ => (Vec::new(), Vec::new()),
+    };
+    if dir == Direction::RolledForward
+        && j.mode == Mode::Commit
+        && let Some(workdir) = &j.workdir
+    {
+        let paths: Vec<String> = j
+            .files
+            .iter()
+            .filter(|f| !left_alone.contains(&f.path))
+            .map(|f| f.path.clone())
+            .collect();
+        super::commit::update_index(git_dir, workdir, &paths)?;
+    }
+    if let Some(workdir) = &j.workdir {
+        remove_temps(workdir, j);
+        if dir == Direction::RolledBack {
+            remove_new_dirs(workdir, j);
+        }
+    }
+    super::stage::unpin(repo, &j.pin_ref)?;
+    j.remove(git_dir).map_err(|e| Error::io("remove", j.path(git_dir), e))?;
+    Ok(Recovered {
+        id: j.id.clone(),
+        mode: j.mode,
+        outcome: dir,
+        restored,
+        left_alone,
+    })
+}
+
+/// Brings each journaled file to the state `dir` asks for.
+pub fn move_files(
+    repo: &Repository,
+    workdir: &Path,
+    j: &Journal,
+    dir: Direction,
+) -> Result<(Vec<String>, Vec<String>), Error> {
+    let mut restored = Vec::new();
+    let mut left = Vec::new();
+    for f in &j.files {
+        let (want, other) = match dir {
+            Direction::RolledForward => (&f.new, &f.old),
+            Direction::RolledBack => (&f.old, &f.new),
+        };
+        let path = workdir.join(&f.path);
+        if holds(repo, &path, want) {
+            continue;
+        }
+        if !holds(repo, &path, other) {
+            left.push(f.path.clone());
+            continue;
+        }
+        put(repo, &path, want)?;
+        restored.push(f.path.clone());
+    }
+    Ok((restored, left))
+}
+
+/// Whether `path` holds `state` (by content; the mode is not compared).
+fn holds(repo: &Repository, path: &Path, state: &State) -> bool {
+    let md = std::fs::symlink_metadata(path);
+    match state {
+        State::Missing => md.is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound),
+        State::File { oid, .. } => {
+            md.is_ok_and(|m| m.is_file())
+                && std::fs::read(path)
+                    .ok()
+                    .and_then(|b| Oid::hash_object(git2::ObjectType::Blob, &b).ok())
+                    .is_some_and(|o| o.to_string() == *oid)
+        }
+        State::Symlink { oid } => {
+            md.is_ok_and(|m| m.file_type().is_symlink())
+                && std::fs::read_link(path)
+                    .ok()
+                    .and_then(|t| Oid::hash_object(git2::ObjectType::Blob, t.as_os_str().as_encoded_bytes()).ok())
+                    .is_some_and(|o| o.to_string() == *oid)
+        }
+        State::Other => {
+            let _ = repo;
+            true
+        }
+    }
+}
+
+fn put(repo: &Repository, path: &Path, state: &State) -> Result<(), Error> {
+    let blob = |oid: &str| -> Result<Vec<u8>, Error> {
+        let o = Oid::from_str(oid).map_err(Error::git)?;
+        Ok(repo.find_blob(o).map_err(Error::git)?.content().to_vec())
+    };
+    match state {
+        State::Missing => match std::fs::remove_file(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io("delete", path, e)),
+            _ => Ok(()),
+        },
+        State::File { oid, mode } => {
+            let bytes = blob(oid)?;
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+            }
+            let mode = (*mode != super::NEW_FILE_MODE).then_some(*mode);
+            super::atomic_write(path, &bytes, mode).map_err(|e| Error::io("write", path, e))
+        }
+        State::Symlink { oid } => {
+            let target = String::from_utf8_lossy(&blob(oid)?).into_owned();
+            let _ = std::fs::remove_file(path);
+            std::os::unix::fs::symlink(target, path).map_err(|e| Error::io("create a symlink at", path, e))
+        }
+        State::Other => Ok(()),
+    }
+}
+
+/// Temp files of this transaction's process next to the files it touched.
+fn remove_temps(workdir: &Path, j: &Journal) {
+    let marker = format!(".patchgate-{}-", j.pid);
+    let mut dirs = std::collections::BTreeSet::new();
+    for f in &j.files {
+        if let Some(parent) = workdir.join(&f.path).parent() {
+            dirs.insert(parent.to_path_buf());
+        }
+    }
+    for d in dirs {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') && name.contains(&marker) && name.ends_with(".tmp") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+fn remove_new_dirs(workdir: &Path, j: &Journal) {
+    let mut dirs: Vec<&String> = j.new_dirs.iter().collect();
+    // Deepest first, so a parent is empty by the time it is tried.
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.matches('/').count()));
+    for d in dirs {
+        let _ = std::fs::remove_dir(workdir.join(d));
+    }
+}
+
+/// Pins without a journal (a crash while staging) and stray temp files in patchgate's own dir.
+fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
+    let journals: Vec<String> = Journal::load_all(git_dir)
+        .into_iter()
+        .filter_map(|(_, j)| j.ok().map(|j| j.pin_ref))
+        .collect();
+    if let Ok(refs) = repo.references_glob("refs/patchgate/txn/*") {
+        let names: Vec<String> = refs.flatten().filter_map(|r| r.name().map(str::to_string)).collect();
+        for name in names {
+            if !journals.contains(&name) {
+                let _ = super::stage::unpin(repo, &name);
+            }
+        }
+    }
+    for d in [git_dir.join("patchgate"), super::journal::dir(git_dir)] {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') && name.contains(".patchgate-") && name.ends_with(".tmp") {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
