@@ -7,8 +7,8 @@
 # (b) miss diagnosis on a 10,000-line file (and the matching hit, for comparison)
 # (c) peak memory (max RSS) of the (a) runs
 #
-# Environment knobs: RUNS (default 30 per command), ROUNDS (default 3), WARMUP (default 3 per round),
-# MEM_RUNS (default 7),
+# Environment knobs: RUNS (default 30 per command), ROUNDS (default 5), WARMUP (default 3, first round),
+# MEM_RUNS (default 5),
 # BENCH_OUT=DIR keeps the raw hyperfine JSON and the printed tables in DIR (default: discarded).
 # Scratch data goes to a fresh `mktemp -d` directory, removed on exit.
 set -euo pipefail
@@ -16,10 +16,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH="$ROOT/bench"
 RUNS=${RUNS:-30}      # timed runs per command, split over ROUNDS
-ROUNDS=${ROUNDS:-3}
-WARMUP=${WARMUP:-3}   # per round
+ROUNDS=${ROUNDS:-5}
+WARMUP=${WARMUP:-3}   # warm-up runs in the first round (1 in each later round)
 PER_ROUND=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
-MEM_RUNS=${MEM_RUNS:-7}
+MEM_RUNS=${MEM_RUNS:-5}
 
 log() { printf '\n== %s\n' "$*"; }
 
@@ -51,7 +51,7 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 OUT=${BENCH_OUT:-$WORK/out}
 mkdir -p "$OUT" "$WORK/bin"
-rm -f "$OUT"/a.round*.json "$OUT"/b.round*.json
+rm -f "$OUT"/a.round*.json "$OUT"/b.round*.json "$OUT"/*.hyperfine.log
 # A private copy, so a concurrent rebuild of target/ cannot swap the binary mid-run.
 cp "$ROOT/target/release/patchgate" "$WORK/bin/patchgate"
 PG="$WORK/bin/patchgate"
@@ -65,7 +65,8 @@ log "machine"
     echo "memory:      $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
     echo "kernel:      $(uname -sr)"
     echo "temp dir fs: $(df -T "$WORK" | awk 'NR==2 {print $2}') ($WORK)"
-    echo "load avg:    $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "load avg:    $(cut -d' ' -f1-3 /proc/loadavg) (at start)"
+    [ -r /proc/pressure/io ] && echo "io pressure: $(head -1 /proc/pressure/io) (at start)"
     echo "patchgate:   $("$PG" --version 2>/dev/null || echo '?') at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (+ uncommitted src changes)')"
     echo "git:         $(git --version)"
     echo "hyperfine:   $(hyperfine --version)"
@@ -105,19 +106,28 @@ diff -r --exclude=.git "$A/check_pg" "$A/expected" >/dev/null
 echo "trees byte-identical: patchgate == git apply == expected"
 rm -rf "$A/check_pg" "$A/check_git" "$A/diffrepo"
 
-log "(a) timing (hyperfine; $ROUNDS rounds x ($WARMUP warm-up + $PER_ROUND runs) per command; every run starts from the pristine tree)"
+log "(a) timing (hyperfine: $ROUNDS rounds of $PER_ROUND runs per command, after warm-up; every run starts from the pristine repository)"
 cd "$A/repo"
-# Pristine tree before every run; `sync` so dirty pages left by the checkout are not flushed during a timed run.
-RESET="bash -c 'git checkout -q -- . && rm -f .git/patchgate/applied && sync'"
+# Every run starts from the same repository: working tree checked out again, and .git restored from a
+# copy taken after the initial commit. Restoring .git (not only `rm -f .git/patchgate/applied`, the
+# record that makes a re-run a no-op) also drops what an earlier run left behind on purpose: the
+# git objects of the staged state and the checker mirror under .git/patchgate/, either of which would
+# make later runs cheaper than a patch patchgate has not seen before. `sync` so dirty pages left by
+# the reset are not flushed during a timed run.
+git -C "$A/repo" gc -q  # objects into one pack, so the copy below is a handful of files
+cp -a "$A/repo/.git" "$A/pristine.git"
+RESET="bash -c 'rm -rf .git && cp -a $A/pristine.git .git && git checkout -q -- . && sync'"
 PATCH_ARGS="apply $A/edits.yaml --checks none --format json"
 # Rounds interleave the commands, so a change of background load hits all of them alike.
 for r in $(seq "$ROUNDS"); do
-    hyperfine -N --style none --warmup "$WARMUP" --runs "$PER_ROUND" --prepare "$RESET" \
+    w=$WARMUP; [ "$r" -gt 1 ] && w=1
+    hyperfine -N --style none --warmup "$w" --runs "$PER_ROUND" --prepare "$RESET" \
         --export-json "$OUT/a.round$r.json" \
         -n "git apply" "git apply $A/edits.diff" \
         -n "patchgate (fsync on, default)" "env PATCHGATE_FSYNC=1 $PG $PATCH_ARGS" \
         -n "patchgate (PATCHGATE_FSYNC=0)" "env PATCHGATE_FSYNC=0 $PG $PATCH_ARGS" \
-        -n "patchgate --dry-run (plan only)" "env PATCHGATE_FSYNC=1 $PG $PATCH_ARGS --dry-run"
+        -n "patchgate --dry-run (plan only)" "env PATCHGATE_FSYNC=1 $PG $PATCH_ARGS --dry-run" \
+        >>"$OUT/a.hyperfine.log" 2>&1 || { cat "$OUT/a.hyperfine.log"; exit 1; }
     echo "round $r/$ROUNDS done"
 done
 python3 "$BENCH/summarize.py" "git apply" "$OUT"/a.round*.json >"$OUT/a.table"
@@ -202,11 +212,13 @@ EOF
 )
 echo "$SUGGEST_RESULT" | tee "$OUT/b.check"
 
-log "(b) timing (hyperfine -i: the miss exits 2)"
+log "(b) timing (hyperfine -i, the miss exits 2: $ROUNDS rounds of $PER_ROUND runs per command, after warm-up)"
 for r in $(seq "$ROUNDS"); do
-    hyperfine -N -i --style none --warmup "$WARMUP" --runs "$PER_ROUND" --export-json "$OUT/b.round$r.json" \
+    w=$WARMUP; [ "$r" -gt 1 ] && w=1
+    hyperfine -N -i --style none --warmup "$w" --runs "$PER_ROUND" --export-json "$OUT/b.round$r.json" \
         -n "miss: apply miss.yaml" "$PG apply $B/miss.yaml --checks none --format json" \
-        -n "hit: apply hit.yaml --dry-run" "$PG apply $B/hit.yaml --checks none --format json --dry-run"
+        -n "hit: apply hit.yaml --dry-run" "$PG apply $B/hit.yaml --checks none --format json --dry-run" \
+        >>"$OUT/b.hyperfine.log" 2>&1 || { cat "$OUT/b.hyperfine.log"; exit 1; }
 done
 python3 "$BENCH/summarize.py" "hit: apply hit.yaml --dry-run" "$OUT"/b.round*.json >"$OUT/b.table"
 grep -v '^#tsv' "$OUT/b.table"
@@ -249,4 +261,6 @@ print(f"  (a) patchgate within 1.5x of git apply: fsync on {pg / git:.2f}x -> {m
 print(f"  (b) miss diagnosis under 50 ms: {miss:.1f} ms -> {met(miss < 50)}; suggestion {check.split(':')[0]}")
 print(f"  (c) max RSS under 50 MB: {pg_kb / 1024:.1f} MB -> {met(pg_kb < 50 * 1024)} (git apply: {git_kb / 1024:.1f} MB)")
 EOF
+echo
+echo "load avg at end: $(cut -d' ' -f1-3 /proc/loadavg)$([ -r /proc/pressure/io ] && echo "; io pressure: $(head -1 /proc/pressure/io)")" | tee -a "$OUT/machine.txt"
 if [ -n "${BENCH_OUT:-}" ]; then echo; echo "raw results kept in $BENCH_OUT"; fi

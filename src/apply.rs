@@ -101,12 +101,19 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             let tree = match &base_tree {
                 Some(t) => t,
                 None => {
-                    let oid = repo.git.treebuilder(None).and_then(|b| b.write()).map_err(Error::git)?;
+                    let oid = repo
+                        .git
+                        .treebuilder(None)
+                        .and_then(|b| b.write())
+                        .map_err(Error::git)?;
                     empty_tree = repo.git.find_tree(oid).map_err(Error::git)?;
                     &empty_tree
                 }
             };
-            plan::Source::Tree { repo: &repo.git, tree }
+            plan::Source::Tree {
+                repo: &repo.git,
+                tree,
+            }
         }
         _ => plan::Source::WorkTree,
     };
@@ -115,7 +122,9 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         &repo.roots,
         &source,
         &record,
-        plan::Options { lenient: opts.lenient },
+        plan::Options {
+            lenient: opts.lenient,
+        },
     );
     let mut report = Report::from_plan(&plan, &patch.source);
     for r in &recovered {
@@ -130,6 +139,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     }
 
     if plan.has_invalid() {
+        report.mark_unwritten("other edits of the batch are invalid");
         report.fail(&Error::InvalidEdits {
             count: plan.outcomes.iter().filter(|o| o.invalid).count(),
             total: plan.outcomes.len(),
@@ -139,11 +149,16 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     if plan.has_failed() {
         report.status = Status::Rejected;
         report.exit = Exit::EditFailed;
+        report.mark_unwritten("other edits of the batch failed");
         return Ok(report);
     }
     if plan.changes.is_empty() {
         // Every edit was already applied: nothing to stage, commit or write.
-        report.status = if opts.dry_run { Status::DryRun } else { Status::Applied };
+        report.status = if opts.dry_run {
+            Status::DryRun
+        } else {
+            Status::Applied
+        };
         return Ok(report);
     }
     if opts.dry_run {
@@ -173,7 +188,10 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         .unwrap_or_else(|| commit::summary_message(&plan.files));
     let identities = match mode {
         Mode::Worktree => None,
-        _ => Some((commit::identity(&repo.git, "author")?, commit::identity(&repo.git, "committer")?)),
+        _ => Some((
+            commit::identity(&repo.git, "author")?,
+            commit::identity(&repo.git, "committer")?,
+        )),
     };
     let id = journal::new_id();
     let staged = stage::stage(
@@ -193,6 +211,10 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     }
     fault::point("staged");
 
+    let mut record_entries = plan.digests.clone();
+    if let Some(d) = &plan.patch_digest {
+        record_entries.push(Record::patch_line(d, &plan.final_state));
+    }
     let mut j = Journal {
         version: 1,
         id: id.clone(),
@@ -210,12 +232,22 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         } else {
             txn::missing_parents(&repo.roots, &plan.changes)
         },
+        record: record_entries.clone(),
     };
-    let journal_err = |e: std::io::Error| Error::io("write the journal in", journal::dir(&repo.git_dir), e);
+    let journal_err =
+        |e: std::io::Error| Error::io("write the journal in", journal::dir(&repo.git_dir), e);
     j.save(&repo.git_dir).map_err(journal_err)?;
     fault::point("journaled");
 
-    let result = switch(&repo, mode, &mut j, &plan, refname.as_deref(), old_tip, staged.commit);
+    let result = switch(
+        &repo,
+        mode,
+        &mut j,
+        &plan,
+        refname.as_deref(),
+        old_tip,
+        staged.commit,
+    );
     let mut finished = true;
     match result {
         Ok(None) => {}
@@ -228,6 +260,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             // Undone (or never started): the journal and pin go, the report says why.
             let _ = stage::unpin(&repo.git, &staged.pin_ref);
             let _ = j.remove(&repo.git_dir);
+            report.mark_unwritten("the transaction was stopped (see error)");
             report.fail(&e);
             return Ok(report);
         }
@@ -237,18 +270,18 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         stage::unpin(&repo.git, &staged.pin_ref)?;
         j.remove(&repo.git_dir).map_err(journal_err)?;
     }
-    let mut entries = plan.digests.clone();
-    if let Some(d) = &plan.patch_digest {
-        entries.push(Record::patch_line(d, &plan.final_state));
-    }
-    if let Err(e) = record.append(&entries) {
+    if let Err(e) = record.append(&record_entries) {
         // The edits landed; only a retry's `already_applied` is weakened.
         report.notes.push(format!(
             "warning: could not update the re-run record in {}: {e}",
             repo.git_dir.join("patchgate").display()
         ));
     }
-    report.status = if mode == Mode::Worktree { Status::Applied } else { Status::Committed };
+    report.status = if mode == Mode::Worktree {
+        Status::Applied
+    } else {
+        Status::Committed
+    };
     report.commit = staged.commit.map(|o| o.to_string());
     report.branch = refname
         .as_deref()
@@ -273,7 +306,10 @@ fn switch(
     match mode {
         Mode::Worktree => {
             let mut jr = j.clone();
-            let mut before_switch = || jr.set_phase(Phase::Switching, &git_dir).map_err(|e| Error::io("write the journal in", &git_dir, e));
+            let mut before_switch = || {
+                jr.set_phase(Phase::Switching, &git_dir)
+                    .map_err(|e| Error::io("write the journal in", &git_dir, e))
+            };
             let mut jb = j.clone();
             let mut before_rollback = || {
                 let _ = jb.set_phase(Phase::RollingBack, &git_dir);
@@ -303,7 +339,10 @@ fn switch(
                 });
             }
             let mut jr = j.clone();
-            let mut before_switch = || jr.set_phase(Phase::Switching, &git_dir).map_err(|e| Error::io("write the journal in", &git_dir, e));
+            let mut before_switch = || {
+                jr.set_phase(Phase::Switching, &git_dir)
+                    .map_err(|e| Error::io("write the journal in", &git_dir, e))
+            };
             let mut jb = j.clone();
             let mut before_rollback = || {
                 let _ = jb.set_phase(Phase::RollingBack, &git_dir);
@@ -318,7 +357,9 @@ fn switch(
             )?;
             j.phase = Phase::Switching;
             fault::point("before-cas");
-            if let Err(e) = commit::compare_and_swap(&repo.git, refname, new_commit, old_tip, &msg("commit")) {
+            if let Err(e) =
+                commit::compare_and_swap(&repo.git, refname, new_commit, old_tip, &msg("commit"))
+            {
                 // Not published: put the files back.
                 let _ = j.set_phase(Phase::RollingBack, &git_dir);
                 if let Some(workdir) = &repo.workdir {
@@ -346,7 +387,13 @@ fn switch(
             };
             j.set_phase(Phase::Switching, &git_dir)
                 .map_err(|e| Error::io("write the journal in", &git_dir, e))?;
-            commit::compare_and_swap(&repo.git, refname, new_commit, old_tip, &msg("commit on branch"))?;
+            commit::compare_and_swap(
+                &repo.git,
+                refname,
+                new_commit,
+                old_tip,
+                &msg("commit on branch"),
+            )?;
             fault::point("after-cas");
             Ok(None)
         }

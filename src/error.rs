@@ -40,21 +40,28 @@ pub struct PatchLocation {
     pub column: Option<usize>,
 }
 
+/// A patch document that is not a patch: where, what, and how to fix it.
+#[derive(Debug, Error, Diagnostic)]
+#[error("invalid patch: {message}")]
+#[diagnostic(code(patchgate::patch), help("{help}"))]
+pub struct PatchError {
+    pub message: String,
+    pub help: String,
+    #[source_code]
+    pub source_code: Option<NamedSource<Arc<String>>>,
+    #[label("{label}")]
+    pub span: Option<SourceSpan>,
+    pub label: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
 #[derive(Debug, Error, Diagnostic)]
 pub enum Error {
-    #[error("invalid patch: {message}")]
-    #[diagnostic(code(patchgate::patch), help("{help}"))]
-    Patch {
-        message: String,
-        help: String,
-        #[source_code]
-        source_code: Option<NamedSource<Arc<String>>>,
-        #[label("{label}")]
-        span: Option<SourceSpan>,
-        label: String,
-        line: Option<usize>,
-        column: Option<usize>,
-    },
+    /// Boxed: the snippet and spans make it the largest variant by far.
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Patch(Box<PatchError>),
 
     #[error("cannot read the patch from {path}: {source}")]
     #[diagnostic(
@@ -124,7 +131,9 @@ pub enum Error {
     #[error("{refname} moved while the patch was being applied ({detail})")]
     #[diagnostic(
         code(patchgate::ref_moved),
-        help("someone committed meanwhile; nothing was changed. Re-run the patch on the new state")
+        help(
+            "someone committed meanwhile; nothing was changed. Re-run the patch on the new state"
+        )
     )]
     RefMoved { refname: String, detail: String },
 
@@ -145,6 +154,16 @@ pub enum Error {
     )]
     IndexLocked { path: PathBuf },
 
+    #[error("GIT_INDEX_FILE is set: patchgate is running inside a git command (a hook?)")]
+    #[diagnostic(
+        code(patchgate::inside_git),
+        help(
+            "--commit would race the git command that is running (it moves HEAD under it); apply \
+             without --commit and `git add` the files, or commit on another branch with --branch"
+        )
+    )]
+    InsideGit,
+
     #[error("another patchgate (pid {pid}) is applying a patch in this repository")]
     #[diagnostic(code(patchgate::busy), help("wait for it to finish, then re-run"))]
     Busy { pid: u32 },
@@ -161,7 +180,11 @@ pub enum Error {
 
     #[error("interrupted transaction {id} could not be recovered: {message}")]
     #[diagnostic(code(patchgate::recover), help("{help}"))]
-    Recover { id: String, message: String, help: String },
+    Recover {
+        id: String,
+        message: String,
+        help: String,
+    },
 
     #[error("cannot {action} {}: {source}", path.display())]
     #[diagnostic(code(patchgate::io), help("{help}"))]
@@ -177,7 +200,7 @@ pub enum Error {
 impl Error {
     pub fn exit(&self) -> Exit {
         match self {
-            Error::Patch { .. }
+            Error::Patch(_)
             | Error::PatchRead { .. }
             | Error::Usage { .. }
             | Error::InvalidEdits { .. } => Exit::InvalidInput,
@@ -189,6 +212,7 @@ impl Error {
             | Error::RefMoved { .. }
             | Error::RepoState { .. }
             | Error::IndexLocked { .. }
+            | Error::InsideGit
             | Error::Busy { .. }
             | Error::BranchCheckedOut { .. }
             | Error::Recover { .. }
@@ -199,7 +223,7 @@ impl Error {
     /// A short machine-readable kind for the JSON report.
     pub fn kind(&self) -> &'static str {
         match self {
-            Error::Patch { .. } | Error::PatchRead { .. } => "invalid_patch",
+            Error::Patch(_) | Error::PatchRead { .. } => "invalid_patch",
             Error::Usage { .. } => "usage",
             Error::InvalidEdits { .. } => "invalid_edits",
             Error::NotARepo { .. } => "not_a_repository",
@@ -210,6 +234,7 @@ impl Error {
             Error::RefMoved { .. } => "ref_moved",
             Error::RepoState { .. } => "operation_in_progress",
             Error::IndexLocked { .. } => "index_locked",
+            Error::InsideGit => "inside_git_command",
             Error::Busy { .. } => "busy",
             Error::BranchCheckedOut { .. } => "branch_checked_out",
             Error::Recover { .. } => "recover_failed",

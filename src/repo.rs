@@ -44,7 +44,8 @@ impl Repo {
             }
             None => git2::Repository::discover(start).map_err(not_found)?,
         };
-        let git_dir = std::fs::canonicalize(git.path()).map_err(|e| Error::io("resolve", git.path(), e))?;
+        let git_dir =
+            std::fs::canonicalize(git.path()).map_err(|e| Error::io("resolve", git.path(), e))?;
         let workdir = match git.workdir() {
             Some(w) => Some(std::fs::canonicalize(w).map_err(|e| Error::io("resolve", w, e))?),
             None => None,

@@ -28,7 +28,11 @@ pub fn run(dir: PathBuf, format: OutputFormat) -> i32 {
     };
     let report = RecoverReport {
         version: 1,
-        status: if done.is_empty() { "clean" } else { "recovered" },
+        status: if done.is_empty() {
+            "clean"
+        } else {
+            "recovered"
+        },
         transactions: done,
     };
     match format {

@@ -15,7 +15,7 @@ use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
 use super::{Edit, Format, LineWindow, Op, Patch, PatchSource, Replace};
-use crate::error::Error;
+use crate::error::{Error, PatchError};
 
 /// Above this size the JSON re-read for locations is skipped: it would double the parse cost of a
 /// document that is mostly one huge string, and locations are a nicety.
@@ -129,7 +129,7 @@ pub fn parse_bytes(bytes: &[u8], name: &str) -> Result<Patch, Error> {
         Err(e) => {
             let at = e.valid_up_to();
             let (line, column) = line_col(&String::from_utf8_lossy(&bytes[..at]), at);
-            return Err(Error::Patch {
+            return Err(Error::Patch(Box::new(PatchError {
                 message: format!(
                     "the patch is not valid UTF-8 (invalid byte at line {line}, column {column})"
                 ),
@@ -139,7 +139,7 @@ pub fn parse_bytes(bytes: &[u8], name: &str) -> Result<Patch, Error> {
                 label: String::new(),
                 line: Some(line),
                 column: Some(column),
-            });
+            })));
         }
     };
     parse(text, name)
@@ -286,7 +286,7 @@ fn help_for(message: &str) -> String {
         )
     } else if message.contains("duplicate") {
         "each key may appear once per edit; to make two changes, write two edits".into()
-    } else if message.contains("invalid boolean") || message.contains("invalid type") {
+    } else if message.contains("invalid") || message.contains("expected") {
         "check the value's type: strings for file_path/old_string/new_string/move_to, true/false for \
          replace_all/create/delete/append, whole numbers for start_line/end_line (`patchgate schema`)"
             .into()
@@ -313,7 +313,7 @@ fn patch_error(
         }
         None => (None, None),
     };
-    Error::Patch {
+    Error::Patch(Box::new(PatchError {
         message,
         help,
         source_code: Some(source.named_source()),
@@ -321,7 +321,7 @@ fn patch_error(
         label: label.to_string(),
         line,
         column,
-    }
+    }))
 }
 
 /// serde's messages end with " at line L column C" (serde_json) or ", at line L, column C"
@@ -577,10 +577,10 @@ fn lower_replace(
                     "`start_line` is {start}: lines are numbered from 1"
                 ));
             }
-            if let Some(e) = e {
-                if e < start {
-                    return Err(format!("`end_line` ({e}) is before `start_line` ({start})"));
-                }
+            if let Some(e) = e
+                && e < start
+            {
+                return Err(format!("`end_line` ({e}) is before `start_line` ({start})"));
             }
             Some(LineWindow {
                 start: start as usize,
@@ -620,12 +620,7 @@ mod tests {
     fn err(text: &str) -> (String, Option<usize>, Option<usize>) {
         match parse(text, "p.yaml") {
             Ok(p) => panic!("expected an error, got {p:?}"),
-            Err(Error::Patch {
-                message,
-                line,
-                column,
-                ..
-            }) => (message, line, column),
+            Err(Error::Patch(p)) => (p.message, p.line, p.column),
             Err(e) => panic!("unexpected error kind {e:?}"),
         }
     }
@@ -731,9 +726,9 @@ mod tests {
         assert!(msg.contains("NUL"));
         assert_eq!(line, Some(2));
         match parse_bytes(b"- file_path: a\n  old_string: \xff\n", "p") {
-            Err(Error::Patch { message, line, .. }) => {
-                assert!(message.contains("UTF-8"));
-                assert_eq!(line, Some(2));
+            Err(Error::Patch(p)) => {
+                assert!(p.message.contains("UTF-8"));
+                assert_eq!(p.line, Some(2));
             }
             other => panic!("{other:?}"),
         }

@@ -256,9 +256,19 @@ fn patch_digest(patch: &Patch, roots: &Roots, source: &Source) -> Option<String>
 /// A content hash for the re-run record: the bytes of a file, a link's target, or `None`.
 fn state_hash(content: &Content) -> Option<String> {
     use sha2::{Digest, Sha256};
-    let hex = |b: &[u8]| Sha256::digest(b).iter().map(|x| format!("{x:02x}")).collect::<String>();
+    let hex = |b: &[u8]| {
+        Sha256::digest(b)
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<String>()
+    };
     match content {
-        Content::File { bytes, doc, changed, .. } => Some(match (changed, doc) {
+        Content::File {
+            bytes,
+            doc,
+            changed,
+            ..
+        } => Some(match (changed, doc) {
             (true, Some(d)) => hex(&d.encode()),
             _ => hex(bytes),
         }),
@@ -325,7 +335,10 @@ impl Planner<'_> {
             .iter()
             .map(|e| EditOutcome {
                 index: e.index,
-                file_path: self.resolve(&e.file_path).map(|r| r.rel).unwrap_or_else(|_| e.file_path.clone()),
+                file_path: self
+                    .resolve(&e.file_path)
+                    .map(|r| r.rel)
+                    .unwrap_or_else(|_| e.file_path.clone()),
                 status: EditStatus::AlreadyApplied,
                 match_kind: None,
                 replacements: 0,
@@ -455,31 +468,29 @@ impl Planner<'_> {
     }
 
     /// The decoded text of a file, or the step that explains why there is none.
-    fn text_of(&mut self, key: &str, shown: &str) -> Result<&mut TextDoc, Step> {
+    fn text_of(&mut self, key: &str, shown: &str) -> Result<&mut TextDoc, Box<Step>> {
+        let fail = |status, m: String| Err(Box::new(Step::msg(status, m)));
         let slot = self.slot(key);
         match &mut slot.content {
-            Content::Missing => Err(Step::msg(
+            Content::Missing => fail(
                 EditStatus::NotFound,
                 format!("{shown} does not exist (to make a new file use `create: true`)"),
-            )),
-            Content::Dir => Err(Step::msg(
+            ),
+            Content::Dir => fail(
                 EditStatus::Error,
                 format!("{shown} is a directory, not a file"),
-            )),
-            Content::Other(why) => Err(Step::msg(EditStatus::Error, format!("{shown} {why}"))),
-            Content::Link(_) => Err(Step::msg(
-                EditStatus::Error,
-                format!("{shown} is a symlink"),
-            )),
+            ),
+            Content::Other(why) => fail(EditStatus::Error, format!("{shown} {why}")),
+            Content::Link(_) => fail(EditStatus::Error, format!("{shown} is a symlink")),
             Content::File { bytes, doc, .. } => {
-                if doc.is_none() {
-                    match TextDoc::decode(bytes) {
-                        Ok(d) => *doc = Some(d),
-                        Err(e) => return Err(Step::msg(EditStatus::Error, format!("{shown} {e}"))),
-                    }
-                }
-                // Set just above when it was None.
-                Ok(doc.as_mut().expect("decoded above"))
+                let decoded = match doc.take() {
+                    Some(d) => d,
+                    None => match TextDoc::decode(bytes) {
+                        Ok(d) => d,
+                        Err(e) => return fail(EditStatus::Error, format!("{shown} {e}")),
+                    },
+                };
+                Ok(doc.insert(decoded))
             }
         }
     }
@@ -499,7 +510,7 @@ impl Planner<'_> {
         let doc = match self.text_of(key, shown) {
             Ok(d) => d,
             Err(step) => {
-                return step;
+                return *step;
             }
         };
         let step = replace_in(doc, shown, r, recorded, lenient);
@@ -584,7 +595,7 @@ impl Planner<'_> {
                         "cannot append to {key}: it does not exist (use `create: true` to make it)"
                     ));
                 }
-                return step;
+                return *step;
             }
         };
         let add = fold_eol(text);
@@ -690,7 +701,9 @@ impl Planner<'_> {
                     Content::File { .. } | Content::Link(_) | Content::Other(_)
                 ),
                 None => match self.source {
-                    Source::WorkTree => std::fs::metadata(self.roots.abs(&prefix)).is_ok_and(|m| !m.is_dir()),
+                    Source::WorkTree => {
+                        std::fs::metadata(self.roots.abs(&prefix)).is_ok_and(|m| !m.is_dir())
+                    }
                     Source::Tree { tree, .. } => tree
                         .get_path(std::path::Path::new(&prefix))
                         .is_ok_and(|e| e.kind() != Some(git2::ObjectType::Tree)),
@@ -792,14 +805,23 @@ fn read_tree(repo: &git2::Repository, tree: &git2::Tree, rel: &str) -> (Content,
         Some(git2::ObjectType::Blob) => {
             let blob = match repo.find_blob(entry.id()) {
                 Ok(b) => b,
-                Err(e) => return (Content::Other(format!("cannot be read from git: {}", e.message())), Disk::Other),
+                Err(e) => {
+                    return (
+                        Content::Other(format!("cannot be read from git: {}", e.message())),
+                        Disk::Other,
+                    );
+                }
             };
             let bytes = Arc::new(blob.content().to_vec());
             if entry.filemode() == 0o120000 {
                 let target = PathBuf::from(String::from_utf8_lossy(&bytes).into_owned());
                 return (Content::Link(target.clone()), Disk::Symlink { target });
             }
-            let mode = if entry.filemode() & 0o111 != 0 { 0o755 } else { 0o644 };
+            let mode = if entry.filemode() & 0o111 != 0 {
+                0o755
+            } else {
+                0o644
+            };
             (
                 Content::File {
                     bytes: Arc::clone(&bytes),
@@ -954,6 +976,7 @@ fn overlapping_matches<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item 
 /// No exact match: apply a unique relaxed match under `--lenient`, otherwise explain the miss.
 fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenient: bool) -> Step {
     let line_window = r.window.map(|w| (w.start, w.end.unwrap_or(usize::MAX)));
+    let mut not_reindentable = false;
     if lenient {
         match suggest::relaxed_match(doc.text(), old, new, line_window) {
             RelaxedOutcome::Unique(m) => {
@@ -989,7 +1012,8 @@ fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenie
                 ));
                 return s;
             }
-            RelaxedOutcome::NotReindentable { .. } | RelaxedOutcome::None => {}
+            RelaxedOutcome::NotReindentable { .. } => not_reindentable = true,
+            RelaxedOutcome::None => {}
         }
     }
     let text = doc.text();
@@ -1020,18 +1044,23 @@ fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenie
             } else {
                 "typographic characters (quotes, dashes, spaces) and whitespace"
             };
+            // --lenient only looks inside the line window, so only a candidate there is advice.
+            let in_window = r
+                .window
+                .is_none_or(|w| c.start_line >= w.start && w.end.is_none_or(|e| c.end_line <= e));
             msg.push_str(&format!(
-                "; lines {}-{} differ from it only in {what}: copy the exact text from the suggestion{}",
-                c.start_line,
-                c.end_line,
-                if lenient {
-                    ""
-                } else {
-                    ", or re-run with --lenient to apply it re-indented"
-                }
+                "; lines {}-{} differ from it only in {what}: copy the exact text from the suggestion",
+                c.start_line, c.end_line,
             ));
-            if lenient {
-                msg.push_str(" (--lenient did not apply it: the indentation differs unevenly or the match is not unique)");
+            if !in_window {
+                msg.push_str(" (they lie outside start_line/end_line: check the line window)");
+            } else if !lenient {
+                msg.push_str(", or re-run with --lenient to apply it re-indented");
+            } else if not_reindentable {
+                msg.push_str(
+                    " (--lenient did not apply it: the indentation of old_string and of the file differ \
+                     unevenly, so re-indenting new_string would be a guess)",
+                );
             }
         }
         Some(c) => msg.push_str(&format!(

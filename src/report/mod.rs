@@ -200,6 +200,16 @@ impl Report {
         r
     }
 
+    /// A batch that is not written: edits that verified say so, and no file is listed as changed.
+    pub fn mark_unwritten(&mut self, why: &str) {
+        self.files.clear();
+        for e in &mut self.edits {
+            if e.status == EditStatus::Applied && e.message.is_none() {
+                e.message = Some(format!("verified, but not written: {why}"));
+            }
+        }
+    }
+
     /// Marks the run failed by an error after planning (edit outcomes stay visible).
     pub fn fail(&mut self, err: &Error) {
         self.status = Status::Error;
@@ -215,7 +225,7 @@ impl Report {
 
 pub(crate) fn error_report(err: &Error) -> ErrorReport {
     let (line, column) = match err {
-        Error::Patch { line, column, .. } => (*line, *column),
+        Error::Patch(p) => (p.line, p.column),
         _ => (None, None),
     };
     ErrorReport {

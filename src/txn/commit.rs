@@ -34,7 +34,9 @@ pub fn identity(repo: &Repository, role: &str) -> Result<Signature<'static>, Err
         .or_else(|| from_config(&[format!("{role}.email"), "user.email".into()]))
         .or_else(|| env("EMAIL"));
     let (Some(name), Some(email)) = (name, email) else {
-        return Err(Error::Identity { role: role.to_string() });
+        return Err(Error::Identity {
+            role: role.to_string(),
+        });
     };
     let sig = match env(&format!("GIT_{upper}_DATE")).and_then(|d| parse_git_date(&d)) {
         Some(t) => Signature::new(&name, &email, &t),
@@ -78,18 +80,27 @@ pub fn head_target(repo: &Repository) -> Result<(String, Option<Oid>), Error> {
 }
 
 /// Moves `refname` from `old` to `new`, atomically; `old = None` means "must not exist yet".
-pub fn compare_and_swap(repo: &Repository, refname: &str, new: Oid, old: Option<Oid>, msg: &str) -> Result<(), Error> {
+pub fn compare_and_swap(
+    repo: &Repository,
+    refname: &str,
+    new: Oid,
+    old: Option<Oid>,
+    msg: &str,
+) -> Result<(), Error> {
     let result = match old {
-        Some(o) => repo.reference_matching(refname, new, true, o, msg).map(|_| ()),
+        Some(o) => repo
+            .reference_matching(refname, new, true, o, msg)
+            .map(|_| ()),
         None => repo.reference(refname, new, false, msg).map(|_| ()),
     };
     result.map_err(|e| match e.code() {
-        git2::ErrorCode::Modified | git2::ErrorCode::Exists | git2::ErrorCode::Locked | git2::ErrorCode::NotFound => {
-            Error::RefMoved {
-                refname: refname.to_string(),
-                detail: e.message().to_string(),
-            }
-        }
+        git2::ErrorCode::Modified
+        | git2::ErrorCode::Exists
+        | git2::ErrorCode::Locked
+        | git2::ErrorCode::NotFound => Error::RefMoved {
+            refname: refname.to_string(),
+            detail: e.message().to_string(),
+        },
         _ => Error::git(e),
     })
 }
@@ -103,7 +114,11 @@ pub fn summary_message(files: &[crate::plan::FileChange]) -> String {
     if files.len() > 1 {
         m.push('\n');
         for f in files {
-            m.push_str(&format!("- {} {}\n", crate::report::change_name(f.change), f.path));
+            m.push_str(&format!(
+                "- {} {}\n",
+                crate::report::change_name(f.change),
+                f.path
+            ));
         }
     }
     m
@@ -141,7 +156,8 @@ pub fn update_index(git_dir: &Path, workdir: &Path, paths: &[String]) -> Result<
     }
     Err(Error::Git {
         message: format!("git update-index failed: {}", last.trim()),
-        help: "the commit is in place; run `patchgate recover` to bring the index in line with it".into(),
+        help: "the commit is in place; run `patchgate recover` to bring the index in line with it"
+            .into(),
     })
 }
 

@@ -4,8 +4,8 @@
 //! Inert unless these variables are set (reading an unset variable is the whole cost):
 //! - `PATCHGATE_FAULT_PAUSE_AT=<point>` with `PATCHGATE_FAULT_RESUME=<file>`: at that point, print
 //!   `patchgate: paused at <point>` on stderr and wait until `<file>` exists;
-//! - `PATCHGATE_FAULT_ABORT_AT=<point>`: abort the process there (no destructors, no cleanup: what
-//!   `kill -9` would leave).
+//! - `PATCHGATE_FAULT_ABORT_AT=<point>`: SIGKILL the process there (no destructors, no cleanup:
+//!   exactly what `kill -9` leaves).
 //!
 //! These are for tests only; no user-facing behaviour depends on them.
 
@@ -13,7 +13,10 @@ use std::time::Duration;
 
 pub fn point(name: &str) {
     if std::env::var_os("PATCHGATE_FAULT_ABORT_AT").is_some_and(|v| v == name) {
-        std::process::abort();
+        // SAFETY: kill(2) on our own pid; the process ends here.
+        unsafe {
+            libc::kill(libc::getpid(), libc::SIGKILL);
+        }
     }
     if std::env::var_os("PATCHGATE_FAULT_PAUSE_AT").is_some_and(|v| v == name) {
         let Some(resume) = std::env::var_os("PATCHGATE_FAULT_RESUME") else {

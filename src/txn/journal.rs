@@ -39,8 +39,13 @@ pub enum Phase {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum State {
     Missing,
-    File { oid: String, mode: u32 },
-    Symlink { oid: String },
+    File {
+        oid: String,
+        mode: u32,
+    },
+    Symlink {
+        oid: String,
+    },
     /// A directory or special file the transaction does not touch.
     Other,
 }
@@ -70,6 +75,9 @@ pub struct Journal {
     pub files: Vec<FileEntry>,
     /// Directories that did not exist before and that write-back may create.
     pub new_dirs: Vec<String>,
+    /// Lines for the re-run record, written when the transaction completes (or rolls forward).
+    #[serde(default)]
+    pub record: Vec<String>,
 }
 
 pub fn dir(git_dir: &Path) -> PathBuf {
@@ -103,7 +111,9 @@ impl Journal {
 
     /// Every journal left in a git dir (unreadable ones as errors, with their path).
     pub fn load_all(git_dir: &Path) -> Vec<(PathBuf, Result<Journal, String>)> {
-        let Ok(entries) = std::fs::read_dir(dir(git_dir)) else { return Vec::new() };
+        let Ok(entries) = std::fs::read_dir(dir(git_dir)) else {
+            return Vec::new();
+        };
         let mut out: Vec<(PathBuf, Result<Journal, String>)> = entries
             .flatten()
             .map(|e| e.path())
@@ -125,7 +135,12 @@ pub fn new_id() -> String {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    format!("{}-{:06}-{}", now.as_secs(), now.subsec_micros(), std::process::id())
+    format!(
+        "{}-{:06}-{}",
+        now.as_secs(),
+        now.subsec_micros(),
+        std::process::id()
+    )
 }
 
 #[cfg(test)]
@@ -155,6 +170,7 @@ mod tests {
                 },
             }],
             new_dirs: vec![],
+            record: vec![],
         };
         j.save(dir.path()).expect("save");
         j.set_phase(Phase::Committed, dir.path()).expect("phase");

@@ -55,14 +55,22 @@ pub fn check_state(repo: &Repository) -> Result<(), Error> {
         RepositoryState::Revert | RepositoryState::RevertSequence => "revert",
         RepositoryState::CherryPick | RepositoryState::CherryPickSequence => "cherry-pick",
         RepositoryState::Bisect => "bisect",
-        RepositoryState::Rebase | RepositoryState::RebaseInteractive | RepositoryState::RebaseMerge => "rebase",
+        RepositoryState::Rebase
+        | RepositoryState::RebaseInteractive
+        | RepositoryState::RebaseMerge => "rebase",
         RepositoryState::ApplyMailbox | RepositoryState::ApplyMailboxOrRebase => "`git am`",
     };
-    Err(Error::RepoState { state: state.into() })
+    Err(Error::RepoState {
+        state: state.into(),
+    })
 }
 
-/// For commits: the index must not be locked by another git process.
+/// For commits: no git command may be running on this repository (inside a hook, git exports
+/// `GIT_INDEX_FILE` and is about to move HEAD itself), and the index must not be locked.
 pub fn check_index(git_dir: &Path) -> Result<(), Error> {
+    if std::env::var_os("GIT_INDEX_FILE").is_some() {
+        return Err(Error::InsideGit);
+    }
     let lock = git_dir.join("index.lock");
     if lock.exists() {
         return Err(Error::IndexLocked { path: lock });

@@ -42,7 +42,14 @@ pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
     let journals = std::fs::read_dir(super::journal::dir(git_dir))
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
+    let pin_locks = std::fs::read_dir(repo.commondir().join("refs/patchgate/txn"))
+        .map(|d| {
+            d.flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".lock"))
+        })
+        .unwrap_or(false);
     journals
+        || pin_locks
         || repo
             .references_glob("refs/patchgate/txn/*")
             .map(|mut r| r.next().is_some())
@@ -74,7 +81,11 @@ fn direction(repo: &Repository, j: &Journal) -> Direction {
         (_, Phase::Staged) | (_, Phase::RollingBack) => Direction::RolledBack,
         (Mode::Worktree, Phase::Switching) => Direction::RolledForward,
         (Mode::Commit | Mode::Branch, Phase::Switching) => {
-            let current = j.refname.as_deref().and_then(|r| repo.refname_to_id(r).ok()).map(|o| o.to_string());
+            let current = j
+                .refname
+                .as_deref()
+                .and_then(|r| repo.refname_to_id(r).ok())
+                .map(|o| o.to_string());
             if current.is_some() && current == j.new_commit {
                 Direction::RolledForward
             } else {
@@ -84,7 +95,38 @@ fn direction(repo: &Repository, j: &Journal) -> Direction {
     }
 }
 
+/// A ref lock our killed process left. libgit2 creates `<ref>.lock`, writes the new value into it
+/// and renames it: a lock holding our new commit is ours; an empty one is ours if it stays empty
+/// (a live git fills its lock within microseconds). Any other content belongs to someone else
+/// and is not touched.
+fn remove_our_ref_lock(repo: &Repository, j: &Journal) {
+    let (Some(refname), Some(new)) = (&j.refname, &j.new_commit) else {
+        return;
+    };
+    let base = if refname == "HEAD" {
+        repo.path()
+    } else {
+        repo.commondir()
+    };
+    let lock = base.join(format!("{refname}.lock"));
+    let ours = |c: &str| c.trim() == new;
+    match std::fs::read_to_string(&lock) {
+        Ok(c) if ours(&c) => {
+            let _ = std::fs::remove_file(&lock);
+        }
+        Ok(c) if c.is_empty() => {
+            std::thread::sleep(std::time::Duration::from_millis(500));
+            if std::fs::read_to_string(&lock).is_ok_and(|c| c.is_empty() || ours(&c)) {
+                let _ = std::fs::remove_file(&lock);
+            }
+        }
+        _ => {}
+    }
+}
+
 pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Recovered, Error> {
+    remove_our_ref_lock(repo, j);
+    remove_pin_locks(repo);
     let dir = direction(repo, j);
     let (restored, left_alone) = match &j.workdir {
         Some(workdir) if j.mode != Mode::Branch => move_files(repo, workdir, j, dir)?,
@@ -108,8 +150,13 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
             remove_new_dirs(workdir, j);
         }
     }
+    if dir == Direction::RolledForward {
+        // The patch landed: a retry must find it applied. Losing this only weakens a retry.
+        let _ = crate::plan::record::Record::load(git_dir).append(&j.record);
+    }
     super::stage::unpin(repo, &j.pin_ref)?;
-    j.remove(git_dir).map_err(|e| Error::io("remove", j.path(git_dir), e))?;
+    j.remove(git_dir)
+        .map_err(|e| Error::io("remove", j.path(git_dir), e))?;
     Ok(Recovered {
         id: j.id.clone(),
         mode: j.mode,
@@ -163,7 +210,10 @@ fn holds(repo: &Repository, path: &Path, state: &State) -> bool {
             md.is_ok_and(|m| m.file_type().is_symlink())
                 && std::fs::read_link(path)
                     .ok()
-                    .and_then(|t| Oid::hash_object(git2::ObjectType::Blob, t.as_os_str().as_encoded_bytes()).ok())
+                    .and_then(|t| {
+                        Oid::hash_object(git2::ObjectType::Blob, t.as_os_str().as_encoded_bytes())
+                            .ok()
+                    })
                     .is_some_and(|o| o.to_string() == *oid)
         }
         State::Other => {
@@ -194,7 +244,8 @@ fn put(repo: &Repository, path: &Path, state: &State) -> Result<(), Error> {
         State::Symlink { oid } => {
             let target = String::from_utf8_lossy(&blob(oid)?).into_owned();
             let _ = std::fs::remove_file(path);
-            std::os::unix::fs::symlink(target, path).map_err(|e| Error::io("create a symlink at", path, e))
+            std::os::unix::fs::symlink(target, path)
+                .map_err(|e| Error::io("create a symlink at", path, e))
         }
         State::Other => Ok(()),
     }
@@ -210,7 +261,9 @@ fn remove_temps(workdir: &Path, j: &Journal) {
         }
     }
     for d in dirs {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             if name.starts_with('.') && name.contains(&marker) && name.ends_with(".tmp") {
@@ -229,14 +282,32 @@ fn remove_new_dirs(workdir: &Path, j: &Journal) {
     }
 }
 
+/// Lock files of pin refs (a kill while a pin was being written). Only patchgate writes under
+/// `refs/patchgate/`, and the caller holds patchgate's mutex, so any such lock is stale.
+fn remove_pin_locks(repo: &Repository) {
+    let dir = repo.commondir().join("refs/patchgate/txn");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if e.file_name().to_string_lossy().ends_with(".lock") {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// Pins without a journal (a crash while staging) and stray temp files in patchgate's own dir.
 fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
+    remove_pin_locks(repo);
     let journals: Vec<String> = Journal::load_all(git_dir)
         .into_iter()
         .filter_map(|(_, j)| j.ok().map(|j| j.pin_ref))
         .collect();
     if let Ok(refs) = repo.references_glob("refs/patchgate/txn/*") {
-        let names: Vec<String> = refs.flatten().filter_map(|r| r.name().map(str::to_string)).collect();
+        let names: Vec<String> = refs
+            .flatten()
+            .filter_map(|r| r.name().map(str::to_string))
+            .collect();
         for name in names {
             if !journals.contains(&name) {
                 let _ = super::stage::unpin(repo, &name);
@@ -244,7 +315,9 @@ fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
         }
     }
     for d in [git_dir.join("patchgate"), super::journal::dir(git_dir)] {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             if name.starts_with('.') && name.contains(".patchgate-") && name.ends_with(".tmp") {

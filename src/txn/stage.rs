@@ -64,7 +64,9 @@ fn state_of(repo: &Repository, disk: &Disk, written: &mut Vec<Oid>) -> Result<St
                 .blob(target.as_os_str().as_encoded_bytes())
                 .map_err(Error::git)?;
             written.push(oid);
-            State::Symlink { oid: oid.to_string() }
+            State::Symlink {
+                oid: oid.to_string(),
+            }
         }
         Disk::Dir | Disk::Other => State::Other,
     })
@@ -86,12 +88,20 @@ fn file_mode(state: &State) -> Option<(Oid, FileMode)> {
 }
 
 /// A tree: `base` with each path set to its state (`new` or `old`).
-fn tree_with(repo: &Repository, base: Option<&git2::Tree>, files: &[FileEntry], old: bool) -> Result<Oid, Error> {
+fn tree_with(
+    repo: &Repository,
+    base: Option<&git2::Tree>,
+    files: &[FileEntry],
+    old: bool,
+) -> Result<Oid, Error> {
     let empty;
     let base = match base {
         Some(t) => t,
         None => {
-            let oid = repo.treebuilder(None).and_then(|b| b.write()).map_err(Error::git)?;
+            let oid = repo
+                .treebuilder(None)
+                .and_then(|b| b.write())
+                .map_err(Error::git)?;
             empty = repo.find_tree(oid).map_err(Error::git)?;
             &empty
         }
@@ -143,8 +153,15 @@ pub fn stage(
             let t = repo.find_tree(tree).map_err(Error::git)?;
             let parents: Vec<&git2::Commit> = base.into_iter().collect();
             Some(
-                repo.commit(None, spec.author, spec.committer, spec.message, &t, &parents)
-                    .map_err(Error::git)?,
+                repo.commit(
+                    None,
+                    spec.author,
+                    spec.committer,
+                    spec.message,
+                    &t,
+                    &parents,
+                )
+                .map_err(Error::git)?,
             )
         }
         None => None,
@@ -154,7 +171,14 @@ pub fn stage(
     let sig = pin_signature()?;
     let old_t = repo.find_tree(old_tree).map_err(Error::git)?;
     let old_pin = repo
-        .commit(None, &sig, &sig, "patchgate: contents before the transaction", &old_t, &[])
+        .commit(
+            None,
+            &sig,
+            &sig,
+            "patchgate: contents before the transaction",
+            &old_t,
+            &[],
+        )
         .map_err(Error::git)?;
     let old_pin = repo.find_commit(old_pin).map_err(Error::git)?;
     let new_t = repo.find_tree(tree).map_err(Error::git)?;
@@ -167,7 +191,14 @@ pub fn stage(
         parents.push(p);
     }
     let pin = repo
-        .commit(None, &sig, &sig, &format!("patchgate transaction {id}"), &new_t, &parents)
+        .commit(
+            None,
+            &sig,
+            &sig,
+            &format!("patchgate transaction {id}"),
+            &new_t,
+            &parents,
+        )
         .map_err(Error::git)?;
     let pin_ref = format!("refs/patchgate/txn/{id}");
     repo.reference(&pin_ref, pin, false, "patchgate: pin transaction")
@@ -240,10 +271,12 @@ pub fn materialize(repo: &Repository, git_dir: &Path, files: &[FileEntry]) -> Re
                     std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
                 }
                 let _ = std::fs::remove_file(&target);
-                std::fs::write(&target, blob.content()).map_err(|e| Error::io("write", &target, e))?;
+                std::fs::write(&target, blob.content())
+                    .map_err(|e| Error::io("write", &target, e))?;
                 if *mode != super::NEW_FILE_MODE {
                     use std::os::unix::fs::PermissionsExt;
-                    let _ = std::fs::set_permissions(&target, std::fs::Permissions::from_mode(*mode));
+                    let _ =
+                        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(*mode));
                 }
                 manifest.insert(f.path.clone(), oid.clone());
                 written += 1;
@@ -254,7 +287,8 @@ pub fn materialize(repo: &Repository, git_dir: &Path, files: &[FileEntry]) -> Re
             }
         }
     }
-    let text = serde_json::to_vec(&manifest).map_err(|e| Error::io("write", &manifest_path, std::io::Error::other(e)))?;
+    let text = serde_json::to_vec(&manifest)
+        .map_err(|e| Error::io("write", &manifest_path, std::io::Error::other(e)))?;
     std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
     std::fs::write(&manifest_path, text).map_err(|e| Error::io("write", &manifest_path, e))?;
     Ok(written)

@@ -12,6 +12,14 @@ fn start_paused(
     repo: &TestRepo,
     point: &str,
 ) -> (std::process::Child, std::path::PathBuf, tempfile::TempDir) {
+    start_paused_with(repo, point, &[])
+}
+
+fn start_paused_with(
+    repo: &TestRepo,
+    point: &str,
+    extra: &[&str],
+) -> (std::process::Child, std::path::PathBuf, tempfile::TempDir) {
     let scratch = tempfile::tempdir().expect("tempdir");
     let patch = scratch.path().join("p.yaml");
     std::fs::write(&patch, PATCH).expect("patch");
@@ -25,6 +33,7 @@ fn start_paused(
             "--checks",
             "none",
         ])
+        .args(extra)
         .current_dir(repo.path())
         .env("PATCHGATE_FAULT_PAUSE_AT", point)
         .env("PATCHGATE_FAULT_RESUME", &resume)
@@ -118,4 +127,47 @@ fn without_interference_the_same_patch_applies() {
     assert_eq!(code, 0, "{json}");
     assert_eq!(repo.read_str("a.txt"), "A1\n");
     assert_eq!(repo.read_str("b.txt"), "B1\n");
+}
+
+#[test]
+fn head_moving_while_checks_run_aborts_a_commit_with_exit_4() {
+    let repo = repo();
+    let (mut child, resume, _scratch) = start_paused_with(&repo, "staged", &["--commit"]);
+    let _stderr = wait_paused(&mut child);
+    // Someone commits while patchgate is between staging and switching (where checks run).
+    repo.write("other.txt", "x\n");
+    repo.git(&["add", "other.txt"]);
+    repo.git(&["commit", "-qm", "someone else"]);
+    let moved_head = repo.head();
+    let (code, json) = finish(child, &resume);
+    assert_eq!(code, 4, "{json}");
+    assert_eq!(json["error"]["kind"], "ref_moved");
+    assert_eq!(
+        repo.head(),
+        moved_head,
+        "their commit stands, ours was not made"
+    );
+    assert_eq!(repo.read_str("a.txt"), "a1\n");
+    assert_eq!(repo.read_str("b.txt"), "b1\n");
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn head_moving_after_write_back_is_caught_by_the_compare_and_swap() {
+    let repo = repo();
+    let (mut child, resume, _scratch) = start_paused_with(&repo, "before-cas", &["--commit"]);
+    let _stderr = wait_paused(&mut child);
+    repo.git(&["commit", "-q", "--allow-empty", "-m", "someone else"]);
+    let moved_head = repo.head();
+    let (code, json) = finish(child, &resume);
+    assert_eq!(code, 4, "{json}");
+    assert_eq!(json["error"]["kind"], "ref_moved");
+    assert_eq!(repo.head(), moved_head);
+    assert_eq!(
+        repo.read_str("a.txt"),
+        "a1\n",
+        "the written files were put back"
+    );
+    assert_eq!(repo.read_str("b.txt"), "b1\n");
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
 }

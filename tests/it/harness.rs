@@ -36,10 +36,6 @@ impl Run {
         })
     }
 
-    pub fn edit(&self, i: usize) -> Value {
-        self.json()["edits"][i].clone()
-    }
-
     #[track_caller]
     pub fn assert_code(&self, code: i32) -> &Run {
         assert_eq!(
@@ -300,5 +296,68 @@ pub fn assert_subset(actual: &Value, expected: &Value, at: &str) {
             }
         }
         (a, e) => assert_eq!(a, e, "{at}"),
+    }
+}
+
+/// Runs git and returns (success, stdout + stderr), for commands that may fail.
+pub fn git_try(dir: &Path, args: &[&str]) -> (bool, String) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("git runs");
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), text)
+}
+
+impl TestRepo {
+    pub fn git(&self, args: &[&str]) -> String {
+        git(self.path(), args)
+    }
+
+    /// Everything patchgate may leave behind that it must not: pin refs, journals, temp files,
+    /// git lock files, extra worktree registrations.
+    pub fn leftovers(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let refs = self.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/"]);
+        out.extend(refs.lines().map(|l| format!("ref {l}")));
+        let txn = self.path().join(".git/patchgate/txn");
+        if let Ok(entries) = std::fs::read_dir(&txn) {
+            out.extend(
+                entries
+                    .flatten()
+                    .map(|e| format!("journal {}", e.path().display())),
+            );
+        }
+        fn scan(dir: &Path, out: &mut Vec<String>) {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                return;
+            };
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let p = e.path();
+                if name.contains(".patchgate-") && name.ends_with(".tmp") || name.ends_with(".lock")
+                {
+                    out.push(format!("file {}", p.display()));
+                }
+                if p.is_dir() && !p.is_symlink() && name != "objects" {
+                    scan(&p, out);
+                }
+            }
+        }
+        scan(self.path(), &mut out);
+        let wts = self.git(&["worktree", "list", "--porcelain"]);
+        let n = wts.lines().filter(|l| l.starts_with("worktree ")).count();
+        if n != 1 {
+            out.push(format!("worktrees: {wts}"));
+        }
+        out
+    }
+
+    pub fn head(&self) -> String {
+        self.git(&["rev-parse", "HEAD"]).trim().to_string()
     }
 }

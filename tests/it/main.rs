@@ -3,6 +3,8 @@
 
 mod cli;
 mod concurrency;
+mod crash;
 mod fixtures;
 mod harness;
 mod hostile;
+mod txn;

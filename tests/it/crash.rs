@@ -1,0 +1,368 @@
+//! Fault injection: `patchgate apply` killed with SIGKILL at every named point of the transaction
+//! and at random moments, then `patchgate recover`. After each of the 200+ runs, every file must
+//! be exactly in the old or exactly in the new state (the whole batch, not file by file), the
+//! user's uncommitted work intact, nothing left behind, and `git fsck` clean.
+
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use crate::harness::{BIN, TestRepo, git_try};
+
+const POINTS: &[&str] = &[
+    "staged",
+    "journaled",
+    "before-verify",
+    "before-switch",
+    "after-switch",
+    "before-cas",
+    "after-cas",
+    "after-index",
+    "before-cleanup",
+];
+
+const PATCH: &str = "\
+message: crash test
+edits:
+  - {file_path: a.txt, old_string: alpha, new_string: ALPHA}
+  - {file_path: b.txt, old_string: beta, new_string: BETA}
+  - {file_path: new/dir/n.txt, create: true, new_string: \"born\\n\"}
+  - {file_path: e.txt, delete: true}
+  - {file_path: f.txt, move_to: g.txt, old_string: eff, new_string: gee}
+";
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    Worktree,
+    Commit,
+}
+
+fn setup() -> TestRepo {
+    let repo = TestRepo::new()
+        .file("a.txt", "alpha\nkeep\n")
+        .file("b.txt", "beta\n")
+        .file("c.txt", "c\n")
+        .file("d.txt", "d\n")
+        .file("e.txt", "doomed\n")
+        .file("f.txt", "eff\n")
+        .commit();
+    repo.write("a.txt", "alpha\nkeep, with the user's edit\n");
+    repo.write("c.txt", "c unstaged\n");
+    repo.write("d.txt", "d staged\n");
+    repo.git(&["add", "d.txt"]);
+    repo.write("d.txt", "d staged, and more\n");
+    repo.write("untracked.txt", "mine\n");
+    repo
+}
+
+type Files = BTreeMap<&'static str, Option<&'static str>>;
+
+fn old_state() -> Files {
+    BTreeMap::from([
+        ("a.txt", Some("alpha\nkeep, with the user's edit\n")),
+        ("b.txt", Some("beta\n")),
+        ("new/dir/n.txt", None),
+        ("e.txt", Some("doomed\n")),
+        ("f.txt", Some("eff\n")),
+        ("g.txt", None),
+    ])
+}
+
+fn new_state() -> Files {
+    BTreeMap::from([
+        ("a.txt", Some("ALPHA\nkeep, with the user's edit\n")),
+        ("b.txt", Some("BETA\n")),
+        ("new/dir/n.txt", Some("born\n")),
+        ("e.txt", None),
+        ("f.txt", None),
+        ("g.txt", Some("gee\n")),
+    ])
+}
+
+fn current(repo: &TestRepo) -> BTreeMap<&'static str, Option<String>> {
+    old_state()
+        .keys()
+        .map(|k| (*k, std::fs::read_to_string(repo.path().join(k)).ok()))
+        .collect()
+}
+
+fn same(cur: &BTreeMap<&'static str, Option<String>>, want: &Files) -> bool {
+    want.iter()
+        .all(|(k, v)| cur.get(k).map(|c| c.as_deref()) == Some(*v))
+}
+
+/// Checks every invariant after a crash and a recover; returns whether the new state won.
+fn check(repo: &TestRepo, mode: Mode, base: &str, label: &str) -> bool {
+    let cur = current(repo);
+    let is_old = same(&cur, &old_state());
+    let is_new = same(&cur, &new_state());
+    assert!(
+        is_old || is_new,
+        "{label}: files are neither all old nor all new: {cur:?}"
+    );
+    if !is_new {
+        assert!(
+            !repo.exists("new"),
+            "{label}: a created directory was left behind"
+        );
+    }
+    let head = repo.head();
+    match (mode, is_new) {
+        (Mode::Commit, true) => {
+            assert_eq!(
+                repo.git(&["rev-parse", "HEAD^"]).trim(),
+                base,
+                "{label}: new commit's parent"
+            );
+            assert_eq!(
+                repo.git(&["show", "HEAD:a.txt"]),
+                "ALPHA\nkeep, with the user's edit\n",
+                "{label}"
+            );
+            assert_eq!(
+                repo.git(&["show", ":a.txt"]),
+                "ALPHA\nkeep, with the user's edit\n",
+                "{label}: index"
+            );
+            assert_eq!(repo.git(&["show", ":g.txt"]), "gee\n", "{label}: index");
+            let (in_index, _) = git_try(repo.path(), &["cat-file", "-e", ":e.txt"]);
+            assert!(!in_index, "{label}: deleted file still in the index");
+        }
+        _ => {
+            assert_eq!(head, base, "{label}: HEAD must not move");
+            assert_eq!(
+                repo.git(&["show", ":a.txt"]),
+                "alpha\nkeep\n",
+                "{label}: index untouched"
+            );
+        }
+    }
+    // The user's own work, untouched whatever happened.
+    assert_eq!(repo.read_str("c.txt"), "c unstaged\n", "{label}");
+    assert_eq!(repo.read_str("d.txt"), "d staged, and more\n", "{label}");
+    assert_eq!(
+        repo.git(&["show", ":d.txt"]),
+        "d staged\n",
+        "{label}: staged change"
+    );
+    assert_eq!(repo.read_str("untracked.txt"), "mine\n", "{label}");
+    assert_eq!(repo.leftovers(), Vec::<String>::new(), "{label}: leftovers");
+    let (ok, out) = git_try(repo.path(), &["fsck", "--strict", "--no-progress"]);
+    assert!(ok, "{label}: git fsck: {out}");
+    is_new
+}
+
+fn spawn(
+    repo: &TestRepo,
+    patch: &std::path::Path,
+    mode: Mode,
+    abort_at: Option<&str>,
+) -> std::process::Child {
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "apply",
+        patch.to_str().expect("utf8"),
+        "--format",
+        "json",
+        "--checks",
+        "none",
+    ])
+    .current_dir(repo.path())
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    if mode == Mode::Commit {
+        cmd.arg("--commit");
+    }
+    if let Some(p) = abort_at {
+        cmd.env("PATCHGATE_FAULT_ABORT_AT", p);
+    }
+    cmd.spawn().expect("spawn")
+}
+
+fn recover(repo: &TestRepo, label: &str) {
+    let out = Command::new(BIN)
+        .args(["recover", "--format", "json"])
+        .current_dir(repo.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("recover");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{label}: recover failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn one_run(i: usize, mode: Mode, abort_at: Option<&str>, delay: Option<Duration>) -> bool {
+    let repo = setup();
+    let base = repo.head();
+    let patch_dir = tempfile::tempdir().expect("tempdir");
+    let patch = patch_dir.path().join("p.yaml");
+    std::fs::write(&patch, PATCH).expect("patch");
+    let label = format!("run {i} ({mode:?}, abort at {abort_at:?}, kill after {delay:?})");
+    let mut child = spawn(&repo, &patch, mode, abort_at);
+    if let Some(d) = delay {
+        std::thread::sleep(d);
+        let _ = child.kill();
+    }
+    let _ = child.wait();
+    recover(&repo, &label);
+    let new = check(&repo, mode, &base, &label);
+    // Every fourth run: the patch, run again, finishes the job (or knows it is done).
+    if i.is_multiple_of(4) {
+        let mut again = spawn(&repo, &patch, mode, None);
+        let status = again.wait().expect("wait");
+        assert_eq!(status.code(), Some(0), "{label}: re-run");
+        assert!(
+            check(&repo, mode, &base, &format!("{label}, re-run")),
+            "{label}: re-run reaches the new state"
+        );
+    }
+    new
+}
+
+/// A tiny deterministic generator: the kill delays are reproducible from the run number.
+fn delay_for(i: usize) -> Duration {
+    let x = (i as u64)
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    Duration::from_micros((x >> 33) % 60_000)
+}
+
+#[test]
+fn kill_at_every_point_then_recover() {
+    let mut runs = Vec::new();
+    for rep in 0..6 {
+        for (p, point) in POINTS.iter().enumerate() {
+            for mode in [Mode::Worktree, Mode::Commit] {
+                runs.push((
+                    rep * 100 + p * 2 + (mode == Mode::Commit) as usize,
+                    mode,
+                    *point,
+                ));
+            }
+        }
+    }
+    let results: Vec<(bool, &str)> = std::thread::scope(|s| {
+        let chunks: Vec<_> = runs.chunks(runs.len().div_ceil(2)).collect();
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|(i, mode, point)| (one_run(*i, *mode, Some(point), None), *point))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("worker"))
+            .collect()
+    });
+    assert_eq!(results.len(), 108);
+    // Both outcomes must actually occur: a harness that always rolls back (or forward) proves little.
+    assert!(results.iter().any(|(new, _)| *new) && results.iter().any(|(new, _)| !*new));
+    for (new, point) in &results {
+        if ["staged", "journaled", "before-verify"].contains(point) {
+            assert!(!new, "a kill before any switch must roll back ({point})");
+        }
+        if ["after-cas", "after-index", "before-cleanup"].contains(point) {
+            assert!(
+                new,
+                "a kill after the point of no return must roll forward ({point})"
+            );
+        }
+    }
+}
+
+#[test]
+fn kill_at_random_moments_then_recover() {
+    let runs: Vec<usize> = (0..100).collect();
+    let outcomes: Vec<bool> = std::thread::scope(|s| {
+        let handles: Vec<_> = runs
+            .chunks(50)
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|i| {
+                            let mode = if i % 2 == 0 {
+                                Mode::Worktree
+                            } else {
+                                Mode::Commit
+                            };
+                            one_run(1000 + i, mode, None, Some(delay_for(*i)))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("worker"))
+            .collect()
+    });
+    assert_eq!(outcomes.len(), 100);
+}
+
+#[test]
+fn the_next_run_recovers_an_interrupted_transaction_first() {
+    let repo = setup();
+    let patch_dir = tempfile::tempdir().expect("tempdir");
+    let patch = patch_dir.path().join("p.yaml");
+    std::fs::write(&patch, PATCH).expect("patch");
+    let mut child = spawn(&repo, &patch, Mode::Worktree, Some("after-switch"));
+    let _ = child.wait();
+    assert!(
+        !repo.leftovers().is_empty(),
+        "the kill left a transaction behind"
+    );
+    let run = repo.apply(
+        "- {file_path: c.txt, old_string: unstaged, new_string: UNSTAGED}\n",
+        &[],
+    );
+    run.assert_code(0);
+    assert!(
+        run.stderr.contains("interrupted transaction"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(repo.read_str("b.txt"), "BETA\n", "rolled forward first");
+    assert_eq!(repo.read_str("c.txt"), "c UNSTAGED\n");
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn recover_with_nothing_to_do_says_so() {
+    let repo = setup();
+    let r = repo.run(&["recover", "--format", "json"]);
+    r.assert_code(0);
+    assert_eq!(r.json()["status"], "clean");
+    let r = repo.run(&["recover"]);
+    assert!(r.stdout.contains("nothing to recover"), "{}", r.stdout);
+}
+
+#[test]
+fn recover_leaves_a_file_edited_after_the_crash_alone() {
+    let repo = setup();
+    let patch_dir = tempfile::tempdir().expect("tempdir");
+    let patch = patch_dir.path().join("p.yaml");
+    std::fs::write(&patch, PATCH).expect("patch");
+    // Killed after the first switch: rolling forward rewrites the rest …
+    let mut child = spawn(&repo, &patch, Mode::Worktree, Some("after-switch"));
+    let _ = child.wait();
+    // … except a file the user changed meanwhile, which holds neither state.
+    repo.write("b.txt", "the user's newer text\n");
+    let r = repo.run(&["recover", "--format", "json"]);
+    r.assert_code(0);
+    let t = &r.json()["transactions"][0];
+    assert_eq!(t["outcome"], "rolled_forward");
+    assert_eq!(t["left_alone"], serde_json::json!(["b.txt"]));
+    assert_eq!(repo.read_str("b.txt"), "the user's newer text\n");
+    assert_eq!(repo.read_str("g.txt"), "gee\n");
+}

@@ -1,0 +1,532 @@
+//! The git transaction: `--commit`, `--branch`, refusals, hooks, worktrees. git (the CLI) is the
+//! witness of what the repository holds afterwards.
+
+use crate::harness::{TestRepo, git_try};
+
+const PATCH: &str = "message: fix both\nedits:\n  - {file_path: a.txt, old_string: alpha, new_string: ALPHA}\n  - {file_path: b.txt, old_string: beta, new_string: BETA}\n";
+
+/// A repository with work in progress: an uncommitted change inside a patched file, an unstaged
+/// change and a staged change in files the patch does not touch, and an untracked file.
+fn busy_repo() -> TestRepo {
+    let repo = TestRepo::new()
+        .file("a.txt", "alpha\nsecond\n")
+        .file("b.txt", "beta\n")
+        .file("c.txt", "c\n")
+        .file("d.txt", "d\n")
+        .commit();
+    repo.write("a.txt", "alpha\nsecond, edited by the user\n");
+    repo.write("c.txt", "c unstaged\n");
+    repo.write("d.txt", "d staged\n");
+    repo.git(&["add", "d.txt"]);
+    repo.write("d.txt", "d staged, then more unstaged\n");
+    repo.write("untracked.txt", "mine\n");
+    repo
+}
+
+#[test]
+fn commit_records_the_patched_files_and_leaves_other_work_alone() {
+    let repo = busy_repo();
+    let before_head = repo.head();
+    let run = repo.apply(PATCH, &["--commit"]);
+    run.assert_code(0);
+    let json = run.json();
+    assert_eq!(json["status"], "committed");
+    assert_eq!(json["branch"], "main");
+    let head = repo.head();
+    assert_eq!(json["commit"], head.as_str());
+    assert_eq!(repo.git(&["rev-parse", "HEAD^"]).trim(), before_head);
+    assert_eq!(repo.git(&["log", "-1", "--format=%s"]).trim(), "fix both");
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%an <%ae>"]).trim(),
+        "Test <test@example.invalid>"
+    );
+    // The commit holds the full new content of the patched files (the user's edit included) …
+    assert_eq!(
+        repo.git(&["show", "HEAD:a.txt"]),
+        "ALPHA\nsecond, edited by the user\n"
+    );
+    assert_eq!(repo.git(&["show", "HEAD:b.txt"]), "BETA\n");
+    assert_eq!(
+        repo.git(&["diff", "--name-only", "HEAD^", "HEAD"]),
+        "a.txt\nb.txt\n"
+    );
+    // … and nothing else: d.txt's staged change stays staged, c.txt's stays unstaged.
+    assert_eq!(repo.git(&["diff", "--cached", "--name-only"]), "d.txt\n");
+    assert_eq!(repo.git(&["show", ":d.txt"]), "d staged\n");
+    assert_eq!(repo.git(&["diff", "--name-only"]), "c.txt\nd.txt\n");
+    assert_eq!(repo.read_str("untracked.txt"), "mine\n");
+    // The working tree and index entries of the patched files match the commit.
+    assert_eq!(
+        repo.read_str("a.txt"),
+        "ALPHA\nsecond, edited by the user\n"
+    );
+    assert_eq!(
+        repo.git(&["show", ":a.txt"]),
+        "ALPHA\nsecond, edited by the user\n"
+    );
+    assert!(git_try(repo.path(), &["fsck", "--strict"]).0);
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn commit_message_comes_from_m_then_the_patch_then_a_summary() {
+    let repo = TestRepo::new()
+        .file("a.txt", "alpha\n")
+        .file("b.txt", "beta\n")
+        .commit();
+    repo.apply(PATCH, &["--commit", "-m", "from the flag"])
+        .assert_code(0);
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        "from the flag"
+    );
+    repo.apply(
+        "- {file_path: a.txt, old_string: ALPHA, new_string: a2}\n",
+        &["--commit"],
+    )
+    .assert_code(0);
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%s"]).trim(),
+        "patchgate: update a.txt"
+    );
+}
+
+#[test]
+fn a_retried_commit_is_a_no_op() {
+    let repo = TestRepo::new()
+        .file("a.txt", "alpha\n")
+        .file("b.txt", "beta\n")
+        .commit();
+    repo.apply(PATCH, &["--commit"]).assert_code(0);
+    let head = repo.head();
+    let again = repo.apply(PATCH, &["--commit"]);
+    again.assert_code(0);
+    assert_eq!(again.json()["edits"][0]["status"], "already_applied");
+    assert_eq!(repo.head(), head, "no second commit");
+}
+
+#[test]
+fn commit_on_a_detached_head_moves_head() {
+    let repo = TestRepo::new()
+        .file("a.txt", "alpha\n")
+        .file("b.txt", "beta\n")
+        .commit();
+    let base = repo.head();
+    repo.git(&["checkout", "-q", "--detach"]);
+    repo.apply(PATCH, &["--commit"]).assert_code(0);
+    assert_eq!(repo.git(&["rev-parse", "HEAD^"]).trim(), base);
+    assert_eq!(
+        repo.git(&["rev-parse", "main"]).trim(),
+        base,
+        "the branch did not move"
+    );
+}
+
+#[test]
+fn commit_in_a_repository_without_commits() {
+    let repo = TestRepo::new();
+    repo.apply(
+        "- {file_path: new.txt, create: true, new_string: \"hello\\n\"}\n",
+        &["--commit"],
+    )
+    .assert_code(0);
+    assert_eq!(repo.git(&["show", "HEAD:new.txt"]), "hello\n");
+    assert_eq!(repo.git(&["rev-list", "--count", "HEAD"]).trim(), "1");
+}
+
+#[test]
+fn branch_mode_commits_without_touching_the_working_tree_index_or_head() {
+    let repo = busy_repo();
+    let head = repo.head();
+    let mut snapshot = repo.snapshot();
+    snapshot.remove("refs");
+    let run = repo.apply(PATCH, &["--branch", "bot/fixups"]);
+    run.assert_code(0);
+    let json = run.json();
+    assert_eq!(json["status"], "committed");
+    assert_eq!(json["branch"], "bot/fixups");
+    let mut after = repo.snapshot();
+    after.remove("refs");
+    assert_eq!(after, snapshot, "working tree, index, HEAD untouched");
+    assert_eq!(repo.head(), head);
+    let tip = repo.git(&["rev-parse", "bot/fixups"]);
+    assert_eq!(json["commit"], tip.trim());
+    assert_eq!(repo.git(&["rev-parse", "bot/fixups^"]).trim(), head);
+    // The branch's content comes from the committed tree, not the dirty working tree.
+    assert_eq!(repo.git(&["show", "bot/fixups:a.txt"]), "ALPHA\nsecond\n");
+    assert_eq!(repo.git(&["show", "bot/fixups:d.txt"]), "d\n");
+    assert!(git_try(repo.path(), &["fsck", "--strict"]).0);
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+
+    // Re-run: already applied on the branch, no new commit.
+    let again = repo.apply(PATCH, &["--branch", "bot/fixups"]);
+    again.assert_code(0);
+    assert_eq!(again.json()["edits"][1]["status"], "already_applied");
+    assert_eq!(repo.git(&["rev-parse", "bot/fixups"]), tip);
+
+    // A further patch builds on the branch's tip (compare-and-swap of an existing branch).
+    repo.apply(
+        "- {file_path: a.txt, old_string: ALPHA, new_string: A3}\n",
+        &["--branch", "bot/fixups"],
+    )
+    .assert_code(0);
+    assert_eq!(repo.git(&["rev-parse", "bot/fixups^"]), tip);
+    assert_eq!(repo.git(&["show", "bot/fixups:a.txt"]), "A3\nsecond\n");
+}
+
+#[test]
+fn branch_mode_refuses_the_checked_out_branch() {
+    let repo = TestRepo::new()
+        .file("a.txt", "alpha\n")
+        .file("b.txt", "beta\n")
+        .commit();
+    let run = repo.apply(PATCH, &["--branch", "main"]);
+    run.assert_code(4);
+    assert_eq!(run.json()["error"]["kind"], "branch_checked_out");
+    let run = repo.apply(PATCH, &["--branch", "not a..valid"]);
+    run.assert_code(3);
+}
+
+#[test]
+fn branch_mode_works_in_a_bare_repository() {
+    let repo = TestRepo::new()
+        .file("a.txt", "alpha\n")
+        .file("b.txt", "beta\n")
+        .commit();
+    let bare = tempfile::tempdir().expect("tempdir");
+    let bare_path = bare.path().join("r.git");
+    repo.git(&[
+        "clone",
+        "-q",
+        "--bare",
+        ".",
+        bare_path.to_str().expect("utf8"),
+    ]);
+    let patch = bare.path().join("p.yaml");
+    std::fs::write(&patch, PATCH).expect("patch");
+    let run = crate::harness::run_in(
+        &bare_path,
+        &[
+            "apply",
+            patch.to_str().expect("utf8"),
+            "--branch",
+            "fixups",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    run.assert_code(0);
+    let (ok, a) = git_try(&bare_path, &["show", "fixups:a.txt"]);
+    assert!(ok, "{a}");
+    assert_eq!(a, "ALPHA\n");
+    // Without --branch a bare repository has no working tree to write.
+    let run = crate::harness::run_in(
+        &bare_path,
+        &["apply", patch.to_str().expect("utf8"), "--format", "json"],
+        None,
+    );
+    run.assert_code(4);
+    assert_eq!(run.json()["error"]["kind"], "bare_repository");
+}
+
+#[test]
+fn refuses_during_merge_rebase_cherry_pick_and_bisect() {
+    fn conflicted() -> TestRepo {
+        let repo = TestRepo::new()
+            .file("a.txt", "alpha\n")
+            .file("b.txt", "beta\n")
+            .commit();
+        repo.git(&["checkout", "-q", "-b", "other"]);
+        repo.write("b.txt", "other\n");
+        repo.git(&["commit", "-qam", "other"]);
+        repo.git(&["checkout", "-q", "main"]);
+        repo.write("b.txt", "mainline\n");
+        repo.git(&["commit", "-qam", "main"]);
+        repo
+    }
+    let cases: [(&str, &[&str]); 3] = [
+        ("merge", &["merge", "-q", "other"]),
+        ("cherry-pick", &["cherry-pick", "other"]),
+        ("rebase", &["rebase", "other"]),
+    ];
+    for (name, cmd) in cases {
+        let repo = conflicted();
+        let (ok, _) = git_try(repo.path(), cmd);
+        assert!(!ok, "{name} should stop on the conflict");
+        let snapshot = repo.snapshot();
+        let run = repo.apply(
+            "- {file_path: a.txt, old_string: alpha, new_string: A}\n",
+            &[],
+        );
+        run.assert_code(4);
+        assert_eq!(
+            run.json()["error"]["kind"],
+            "operation_in_progress",
+            "{name}"
+        );
+        assert!(
+            run.json()["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(name)),
+            "{name}"
+        );
+        assert_eq!(repo.snapshot(), snapshot, "{name}: nothing changed");
+    }
+    let repo = conflicted();
+    repo.git(&["bisect", "start"]);
+    let run = repo.apply(
+        "- {file_path: a.txt, old_string: alpha, new_string: A}\n",
+        &[],
+    );
+    run.assert_code(4);
+    assert!(
+        run.json()["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("bisect"))
+    );
+}
+
+#[test]
+fn a_locked_index_blocks_commit_but_not_a_working_tree_apply() {
+    let repo = TestRepo::new()
+        .file("a.txt", "alpha\n")
+        .file("b.txt", "beta\n")
+        .commit();
+    std::fs::write(repo.path().join(".git/index.lock"), "").expect("lock");
+    let snapshot = repo.snapshot();
+    let run = repo.apply(PATCH, &["--commit"]);
+    run.assert_code(4);
+    assert_eq!(run.json()["error"]["kind"], "index_locked");
+    assert_eq!(repo.snapshot(), snapshot);
+    // Writing the working tree does not need the index (a pre-commit hook runs while git holds it).
+    repo.apply(PATCH, &[]).assert_code(0);
+    assert_eq!(repo.read_str("a.txt"), "ALPHA\n");
+}
+
+#[test]
+fn commit_without_an_identity_is_a_clear_environment_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = tempfile::tempdir().expect("home");
+    crate::harness::git(dir.path(), &["init", "-q"]);
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").expect("write");
+    let patch = home.path().join("p.yaml");
+    std::fs::write(
+        &patch,
+        "- {file_path: a.txt, old_string: alpha, new_string: A}\n",
+    )
+    .expect("patch");
+    let out = std::process::Command::new(crate::harness::BIN)
+        .args([
+            "apply",
+            patch.to_str().expect("utf8"),
+            "--commit",
+            "--format",
+            "json",
+        ])
+        .current_dir(dir.path())
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_AUTHOR_NAME")
+        .env_remove("GIT_AUTHOR_EMAIL")
+        .env_remove("GIT_COMMITTER_NAME")
+        .env_remove("GIT_COMMITTER_EMAIL")
+        .env_remove("EMAIL")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(4));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["error"]["kind"], "no_identity");
+    assert!(
+        json["error"]["help"]
+            .as_str()
+            .is_some_and(|h| h.contains("git config --global user.name"))
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).expect("read"),
+        "alpha\n"
+    );
+}
+
+#[test]
+fn works_from_a_subdirectory_and_in_a_linked_worktree() {
+    let repo = TestRepo::new()
+        .file("a.txt", "alpha\n")
+        .file("b.txt", "beta\n")
+        .file("sub/x.txt", "x\n")
+        .commit();
+    let patch = tempfile::NamedTempFile::new().expect("patch");
+    std::fs::write(patch.path(), PATCH).expect("write");
+    let run = crate::harness::run_in(
+        &repo.path().join("sub"),
+        &[
+            "apply",
+            patch.path().to_str().expect("utf8"),
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    run.assert_code(0);
+    assert_eq!(
+        repo.read_str("a.txt"),
+        "ALPHA\n",
+        "paths are relative to the root, not the cwd"
+    );
+
+    let wt_parent = tempfile::tempdir().expect("tempdir");
+    let wt = wt_parent.path().join("wt");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "feature",
+        wt.to_str().expect("utf8"),
+    ]);
+    let run = crate::harness::run_in(
+        &wt,
+        &[
+            "apply",
+            patch.path().to_str().expect("utf8"),
+            "--commit",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    run.assert_code(0);
+    assert_eq!(run.json()["branch"], "feature");
+    assert_eq!(crate::harness::git(&wt, &["show", "HEAD:a.txt"]), "ALPHA\n");
+    assert_eq!(crate::harness::git(&wt, &["status", "--porcelain"]), "");
+    assert_eq!(
+        repo.git(&["rev-list", "--count", "main"]).trim(),
+        "1",
+        "main did not move"
+    );
+}
+
+#[test]
+fn inside_a_real_pre_commit_hook() {
+    let repo = TestRepo::new()
+        .file("a.txt", "alpha\n")
+        .file("b.txt", "beta\n")
+        .commit();
+    let patch = repo.path().join(".git/fix.yaml");
+    std::fs::write(
+        &patch,
+        "- {file_path: b.txt, old_string: beta, new_string: BETA}\n",
+    )
+    .expect("patch");
+    let hook = repo.path().join(".git/hooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().expect("dir")).expect("hooks dir");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\nset -e\n\"{}\" apply \"{}\" --format json > .git/hook-report.json\ngit add b.txt\n",
+            crate::harness::BIN,
+            patch.display()
+        ),
+    )
+    .expect("hook");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    repo.write("a.txt", "alpha changed\n");
+    repo.git(&["add", "a.txt"]);
+    let (ok, out) = git_try(repo.path(), &["commit", "-q", "-m", "with hook"]);
+    assert!(ok, "git commit failed: {out}");
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.path().join(".git/hook-report.json")).expect("report"),
+    )
+    .expect("json");
+    assert_eq!(report["status"], "applied", "{report}");
+    assert_eq!(repo.git(&["show", "HEAD:b.txt"]), "BETA\n");
+    assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "alpha changed\n");
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]),
+        "",
+        "index and tree agree with the commit"
+    );
+    assert!(git_try(repo.path(), &["fsck", "--strict"]).0);
+    let (ok, out) = git_try(repo.path(), &["ls-files", "--stage", "--debug"]);
+    assert!(ok, "the index is readable: {out}");
+}
+
+#[test]
+fn commit_inside_a_hook_is_refused_because_git_is_committing() {
+    let repo = TestRepo::new()
+        .file("a.txt", "alpha\n")
+        .file("b.txt", "beta\n")
+        .commit();
+    let patch = repo.path().join(".git/fix.yaml");
+    std::fs::write(
+        &patch,
+        "- {file_path: b.txt, old_string: beta, new_string: BETA}\n",
+    )
+    .expect("patch");
+    let hook = repo.path().join(".git/hooks/pre-commit");
+    std::fs::create_dir_all(hook.parent().expect("dir")).expect("hooks dir");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\n\"{}\" apply \"{}\" --commit --format json > .git/hook-report.json\nexit 0\n",
+            crate::harness::BIN,
+            patch.display()
+        ),
+    )
+    .expect("hook");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    repo.write("a.txt", "alpha changed\n");
+    repo.git(&["add", "a.txt"]);
+    let (ok, out) = git_try(repo.path(), &["commit", "-q", "-m", "with hook"]);
+    assert!(ok, "{out}");
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo.path().join(".git/hook-report.json")).expect("report"),
+    )
+    .expect("json");
+    assert_eq!(report["error"]["kind"], "inside_git_command", "{report}");
+    assert_eq!(repo.read_str("b.txt"), "beta\n");
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+}
+
+#[test]
+fn the_patchgate_worktree_holds_the_staged_files_and_is_reused() {
+    let repo = TestRepo::new()
+        .file("a.txt", "alpha\n")
+        .file("b.txt", "beta\n")
+        .commit();
+    repo.apply(PATCH, &["--commit"]).assert_code(0);
+    let wt = repo.path().join(".git/patchgate/worktree");
+    assert_eq!(
+        std::fs::read_to_string(wt.join("a.txt")).expect("staged a"),
+        "ALPHA\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(wt.join("b.txt")).expect("staged b"),
+        "BETA\n"
+    );
+    // A second patch touching only a.txt rewrites only a.txt there.
+    let b_before = std::fs::metadata(wt.join("b.txt"))
+        .expect("b")
+        .modified()
+        .expect("mtime");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    repo.apply(
+        "- {file_path: a.txt, old_string: ALPHA, new_string: A2}\n",
+        &[],
+    )
+    .assert_code(0);
+    assert_eq!(
+        std::fs::read_to_string(wt.join("a.txt")).expect("staged a"),
+        "A2\n"
+    );
+    let b_after = std::fs::metadata(wt.join("b.txt"))
+        .expect("b")
+        .modified()
+        .expect("mtime");
+    assert_eq!(b_before, b_after, "b.txt was not rewritten");
+    // It is patchgate's own directory, not a registered git worktree.
+    assert_eq!(repo.git(&["worktree", "list"]).lines().count(), 1);
+}
