@@ -5,7 +5,7 @@
 //! - [`plan`]: every edit matched and applied in memory; misses diagnosed;
 //! - [`txn`]: the verified plan written back atomically;
 //! - [`report`]: the outcome as JSON, markdown or human diagnostics;
-//! - [`cli`]: the command line around them ([`apply`] is the pipeline driver).
+//! - [`cli`]: the command line around them ([`mod@apply`] is the pipeline driver).
 
 pub mod apply;
 pub mod cli;

@@ -6,7 +6,7 @@
 //! `new_string` is present: guessing would turn a stale `old_string` into a silent false success.
 //!
 //! The record is per working tree (a linked worktree has its own git dir), append-only, and trimmed
-//! to the newest [`KEEP`] entries when it grows past twice that, so it never grows without bound.
+//! to the newest `KEEP` entries when it grows past twice that, so it never grows without bound.
 
 use std::collections::{HashMap, HashSet};
 

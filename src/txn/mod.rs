@@ -6,7 +6,7 @@
 //! 2. [`stage`]: the post-patch state as git objects (blobs, trees, the commit to publish), pinned
 //!    by `refs/patchgate/txn/<id>`, and the patched files mirrored into patchgate's own worktree;
 //! 3. [`journal`]: what is about to happen, durably, before anything user-visible changes;
-//! 4. [`writeback`]: the working tree switched file by file (verified, temp + fsync + rename,
+//! 4. `writeback`: the working tree switched file by file (verified, temp + fsync + rename,
 //!    rolled back on any failure);
 //! 5. [`commit`]: the ref moved by compare-and-swap (the point of no return), then the index;
 //! 6. [`recover`]: what a crash left, finished or undone, by the facts (the ref, the journal).

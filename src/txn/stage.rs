@@ -217,21 +217,29 @@ pub fn stage(
 /// Loose objects are not fsynced by libgit2; a crash of the machine (not just the process) could
 /// otherwise lose content the journal points to.
 fn sync_loose_objects(repo: &Repository, oids: &[Oid]) {
+    use rayon::prelude::*;
     let objects = repo.commondir().join("objects");
-    let mut dirs = std::collections::BTreeSet::new();
-    for oid in oids {
-        let hex = oid.to_string();
-        let p = objects.join(&hex[..2]).join(&hex[2..]);
-        if let Ok(f) = std::fs::File::open(&p) {
+    let mut files: Vec<PathBuf> = oids
+        .iter()
+        .map(|oid| {
+            let hex = oid.to_string();
+            objects.join(&hex[..2]).join(&hex[2..])
+        })
+        .collect();
+    files.sort();
+    files.dedup();
+    // In parallel: the file system can commit concurrent syncs together.
+    files.par_iter().for_each(|p| {
+        if let Ok(f) = std::fs::File::open(p) {
             let _ = f.sync_all();
-            dirs.insert(objects.join(&hex[..2]));
         }
-    }
-    for d in dirs {
+    });
+    let dirs: std::collections::BTreeSet<&Path> = files.iter().filter_map(|p| p.parent()).collect();
+    dirs.par_iter().for_each(|d| {
         if let Ok(f) = std::fs::File::open(d) {
             let _ = f.sync_all();
         }
-    }
+    });
 }
 
 /// Deletes a transaction's pin ref (missing is fine: it is what we want).

@@ -1,0 +1,189 @@
+//! Near-miss search for an `old_string` that the exact substring search did not find.
+//!
+//! This module owns two questions, both asked only after an exact search failed:
+//! [`diagnose`] ("where did the user probably mean?") and [`relaxed_match`] ("is there
+//! exactly one place that differs only in whitespace or typography, and can `new_string`
+//! be re-indented to fit it?", used by `--lenient`).
+//!
+//! # Layout
+//!
+//! * this module: the public result types, the tuning constants and [`diagnose`], which
+//!   combines the searches below into ranked candidates;
+//! * `lines`: line splitting, the needle, trimmed and Unicode-folded line keys, the
+//!   fast hasher, and the KMP search for whitespace and Unicode windows;
+//! * `fuzzy`: the linear fuzzy shortlist (multiset tallies, coverage, tokens, collapsed
+//!   line hashes) and its reranking by similarity;
+//! * `reindent`: [`relaxed_match`] and the two methods that re-indent `new_string` to
+//!   fit the matched lines.
+//!
+//! # Algorithm
+//!
+//! Everything works on whole lines. The needle is split on `'\n'`; a final `'\n'` ends the
+//! last line rather than starting an empty one. The haystack is split the same way, so a
+//! file's trailing newline does not create a phantom last line.
+//!
+//! * **Whitespace / Unicode windows**: each line is reduced to a key (trimmed of spaces,
+//!   tabs and `'\r'`; for Unicode also typographic dashes, quotes, odd spaces and the
+//!   ellipsis folded to ASCII). Keys are interned to integers and the needle's key sequence
+//!   is found with KMP, so even a highly repetitive file costs O(n + k), not O(n * k).
+//!   Folding only adds equalities, so Unicode windows are the folded matches minus the
+//!   whitespace ones.
+//! * **Fuzzy windows**: Levenshtein on every window is far too slow on large files, so a
+//!   linear shortlist comes first. Each line is hashed after trimming and collapsing inner
+//!   whitespace; a window's primary score is how many of its line hashes are in the
+//!   needle's hash multiset, kept incrementally while sliding. A secondary score counts
+//!   shared identifier-like tokens the same way, so a one-line needle with a typo (where no
+//!   line hash can match) still gets a meaningful shortlist. The best 10 windows per length
+//!   (k-1, k, k+1) survive. Within each overlapping group of those, the window with the
+//!   fewest whole-line edits (strsim Levenshtein over line hashes) represents the group,
+//!   and only representatives get the char-level strsim score on their collapsed text.
+//!
+//! # Invariants
+//!
+//! * Nothing here panics on any input; byte ranges start and end at line boundaries, which
+//!   are char boundaries because `'\n'` is ASCII.
+//! * Reported similarity is rounded to 2 decimals and capped at 0.99: exact matches never
+//!   reach this module, so 1.0 would claim more than is true.
+//! * `diagnose` never returns overlapping candidates, and whitespace and Unicode candidates
+//!   precede fuzzy ones whatever their scores; fuzzy windows touching any whitespace or
+//!   Unicode match are discarded as worse descriptions of it.
+//! * A needle with no non-blank line locates nothing (it would "match" every blank run).
+//! * A needle ending in `'\n'` makes [`relaxed_match`] replace the matched last line's
+//!   `'\n'` too. If that line is the file's unterminated last line, the range ends at EOF
+//!   and one trailing `'\n'` is dropped from the replacement, preserving the file's
+//!   "no newline at end of file" state.
+
+mod fuzzy;
+mod lines;
+mod reindent;
+#[cfg(test)]
+mod tests;
+
+use std::ops::Range;
+
+use fuzzy::{coverage_prefix, fuzzy_candidates, round_similarity, similarity};
+use lines::{Needle, line_ranges, relaxed_starts};
+pub use reindent::relaxed_match;
+
+/// Fuzzy search is skipped beyond these sizes: the shortlist is linear, but reranking and
+/// the per-line tables would make a diagnostic cost more than the edit it explains.
+const MAX_FUZZY_NEEDLE: usize = 1 << 20;
+const MAX_FUZZY_HAYSTACK: usize = 64 << 20;
+/// Windows kept per length for reranking; they cluster around the true location, so a
+/// handful is enough to contain the exact-boundary window and its off-by-one neighbours.
+const SHORTLIST_PER_LEN: usize = 10;
+/// Above this product of lengths, quadratic Levenshtein is replaced by linear Sørensen–Dice.
+const LEVENSHTEIN_BUDGET: usize = 4_000_000;
+const MIN_FUZZY_SIMILARITY: f64 = 0.5;
+const MAX_INEXACT_SIMILARITY: f64 = 0.99;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CandidateKind {
+    Whitespace,
+    Unicode,
+    Fuzzy,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub kind: CandidateKind,
+    /// 1-based inclusive line numbers in the haystack.
+    pub start_line: usize,
+    pub end_line: usize,
+    /// 0.0..=1.0, rounded to 2 decimals.
+    pub similarity: f64,
+    /// Byte range of the candidate's whole lines in the haystack (from the start of
+    /// start_line to the end of end_line, excluding its '\n').
+    pub byte_range: Range<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Relaxed {
+    /// Whitespace or Unicode only.
+    pub kind: CandidateKind,
+    pub start_line: usize,
+    pub end_line: usize,
+    /// Byte range in the haystack to replace.
+    pub byte_range: Range<usize>,
+    /// `new` re-indented to the file's indentation.
+    pub replacement: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum RelaxedOutcome {
+    /// Exactly one whitespace-or-unicode match, and `new` could be re-indented consistently.
+    Unique(Relaxed),
+    /// Several relaxed matches: (start_line, end_line) of each.
+    Ambiguous(Vec<(usize, usize)>),
+    /// A single relaxed match exists but the indentation relation is not uniform, so
+    /// re-indenting `new` would be a guess.
+    NotReindentable {
+        start_line: usize,
+        end_line: usize,
+    },
+    None,
+}
+
+/// Up to `max` candidates, best first: every Whitespace candidate, then Unicode, then Fuzzy
+/// ones to fill; no two overlapping.
+pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
+    let Some(needle) = Needle::parse(needle) else {
+        return Vec::new();
+    };
+    if max == 0 {
+        return Vec::new();
+    }
+    let lines = line_ranges(haystack);
+    let k = needle.lines.len();
+    let (ws, uni) = relaxed_starts(haystack, &lines, &needle);
+
+    let mut out: Vec<Candidate> = Vec::new();
+    for (kind, starts) in [
+        (CandidateKind::Whitespace, &ws),
+        (CandidateKind::Unicode, &uni),
+    ] {
+        // Take the first non-overlapping windows by position and score only those: a
+        // repetitive file can hold thousands of matches and each score is quadratic.
+        let mut group: Vec<Candidate> = Vec::new();
+        for &s in starts {
+            if out.len() + group.len() >= max {
+                break;
+            }
+            let (first, last) = (s + 1, s + k);
+            if out
+                .iter()
+                .chain(&group)
+                .any(|c| c.start_line <= last && first <= c.end_line)
+            {
+                continue;
+            }
+            let byte_range = lines[s].start..lines[s + k - 1].end;
+            let sim = similarity(&haystack[byte_range.clone()], needle.body);
+            group.push(Candidate {
+                kind,
+                start_line: first,
+                end_line: last,
+                similarity: round_similarity(sim),
+                byte_range,
+            });
+        }
+        group.sort_by(|a, b| {
+            b.similarity
+                .total_cmp(&a.similarity)
+                .then(a.start_line.cmp(&b.start_line))
+        });
+        out.extend(group);
+    }
+
+    if out.len() < max
+        && needle.body.len() <= MAX_FUZZY_NEEDLE
+        && haystack.len() <= MAX_FUZZY_HAYSTACK
+    {
+        // Any fuzzy window touching an exact-modulo-whitespace match is just a worse
+        // description of it, so all of them (not only the reported ones) block.
+        let covered = coverage_prefix(lines.len(), ws.iter().chain(&uni).map(|&s| s..s + k));
+        let fuzzy = fuzzy_candidates(haystack, &lines, &needle, &covered, max - out.len());
+        out.extend(fuzzy);
+    }
+    out
+}

@@ -1,0 +1,323 @@
+//! End-to-end tests of the near-miss search, driven through [`diagnose`] and
+//! [`relaxed_match`] and checking the invariants the module doc promises.
+
+use super::lines::line_ranges;
+use super::*;
+
+fn unique(outcome: RelaxedOutcome) -> Relaxed {
+    match outcome {
+        RelaxedOutcome::Unique(r) => r,
+        other => panic!("expected Unique, got {other:?}"),
+    }
+}
+
+fn apply(hay: &str, r: &Relaxed) -> String {
+    format!(
+        "{}{}{}",
+        &hay[..r.byte_range.start],
+        r.replacement,
+        &hay[r.byte_range.end..]
+    )
+}
+
+/// Checks every invariant callers rely on, whatever the input.
+fn assert_well_formed(hay: &str, found: &[Candidate], max: usize) {
+    assert!(found.len() <= max);
+    for (i, c) in found.iter().enumerate() {
+        assert!(
+            hay.get(c.byte_range.clone()).is_some(),
+            "{c:?} not on char boundaries"
+        );
+        assert!((0.0..=1.0).contains(&c.similarity));
+        assert!(c.start_line >= 1 && c.start_line <= c.end_line);
+        for d in &found[i + 1..] {
+            assert!(
+                c.end_line < d.start_line || d.end_line < c.start_line,
+                "{c:?} overlaps {d:?}"
+            );
+            let rank = |k| {
+                [
+                    CandidateKind::Whitespace,
+                    CandidateKind::Unicode,
+                    CandidateKind::Fuzzy,
+                ]
+                .iter()
+                .position(|x| *x == k)
+            };
+            assert!(rank(c.kind) <= rank(d.kind), "kinds out of order");
+        }
+    }
+}
+
+#[test]
+fn shifted_indentation_is_a_whitespace_candidate() {
+    let hay = "fn main() {\n    let a = 1;\n    if a > 0 {\n        println!(\"big\");\n    }\n}\n";
+    let needle = "if a > 0 {\n    println!(\"big\");\n}";
+    let found = diagnose(hay, needle, 3);
+    assert_eq!(found[0].kind, CandidateKind::Whitespace);
+    assert_eq!((found[0].start_line, found[0].end_line), (3, 5));
+    assert_eq!(
+        &hay[found[0].byte_range.clone()],
+        "    if a > 0 {\n        println!(\"big\");\n    }"
+    );
+    assert!(found[0].similarity > 0.5 && found[0].similarity < 1.0);
+    assert_well_formed(hay, &found, 3);
+}
+
+#[test]
+fn trailing_spaces_are_whitespace_and_relaxed() {
+    let hay = "a = 1;   \nb = 2;\t\nc = 3;\n";
+    let found = diagnose(hay, "a = 1;\nb = 2;", 3);
+    assert_eq!(
+        (found[0].kind, found[0].start_line, found[0].end_line),
+        (CandidateKind::Whitespace, 1, 2)
+    );
+    let r = unique(relaxed_match(
+        hay,
+        "a = 1;\nb = 2;",
+        "a = 10;\nb = 20;",
+        None,
+    ));
+    assert_eq!(apply(hay, &r), "a = 10;\nb = 20;\nc = 3;\n");
+}
+
+#[test]
+fn tabs_versus_spaces_reindent_by_levels() {
+    let hay = "impl X {\n\tfn f() {\n\t\told();\n\t}\n}\n";
+    let needle = "    fn f() {\n        old();\n    }\n";
+    let new = "    fn f() {\n        old();\n\n        extra();\n    }\n";
+    let r = unique(relaxed_match(hay, needle, new, None));
+    assert_eq!(
+        (r.kind, r.start_line, r.end_line),
+        (CandidateKind::Whitespace, 2, 4)
+    );
+    assert_eq!(
+        r.replacement,
+        "\tfn f() {\n\t\told();\n\n\t\textra();\n\t}\n"
+    );
+    // The needle ended with '\n', so the range swallows line 4's '\n' too.
+    assert_eq!(
+        apply(hay, &r),
+        "impl X {\n\tfn f() {\n\t\told();\n\n\t\textra();\n\t}\n}\n"
+    );
+}
+
+#[test]
+fn uniform_shift_swaps_the_indent_prefix() {
+    let hay = "mod m {\n        if x {\n            y();\n        }\n}";
+    let needle = "if x {\n    y();\n}";
+    let new = "if x {\n    y();\n  \n    z();   \n}";
+    let r = unique(relaxed_match(hay, needle, new, None));
+    // Blank lines and trailing whitespace of `new` are kept as given.
+    assert_eq!(
+        r.replacement,
+        "        if x {\n            y();\n  \n            z();   \n        }"
+    );
+    assert_eq!(
+        &hay[r.byte_range.clone()],
+        "        if x {\n            y();\n        }"
+    );
+}
+
+#[test]
+fn typographic_punctuation_is_a_unicode_candidate() {
+    let hay = "intro\n  let s = \u{201C}hello\u{201D} \u{2013} it\u{2019}s\u{2026}\nend\n";
+    let needle = "let s = \"hello\" - it's...";
+    let found = diagnose(hay, needle, 3);
+    assert_eq!(
+        (found[0].kind, found[0].start_line),
+        (CandidateKind::Unicode, 2)
+    );
+    let r = unique(relaxed_match(hay, needle, "let s = \"bye\";", None));
+    assert_eq!(
+        (r.kind, r.replacement.as_str()),
+        (CandidateKind::Unicode, "  let s = \"bye\";")
+    );
+}
+
+fn generated(lines: usize) -> String {
+    (0..lines)
+        .map(|i| format!("    let value_{i} = compute({i}, \"{i}\");\n"))
+        .collect()
+}
+
+#[test]
+fn fuzzy_finds_drifted_window_in_ten_thousand_lines() {
+    let hay = generated(10_000);
+    let needle: String = (5000..5020)
+        .map(|i| match i {
+            5010 => format!("        let value_{i} = compute({i}, \"changed\");\n"),
+            _ => format!("        let value_{i} = compute({i}, \"{i}\");\n"),
+        })
+        .collect();
+    let found = diagnose(&hay, &needle, 3);
+    assert_well_formed(&hay, &found, 3);
+    let top = &found[0];
+    assert_eq!(
+        (top.kind, top.start_line, top.end_line),
+        (CandidateKind::Fuzzy, 5001, 5020)
+    );
+    let ranges = line_ranges(&hay);
+    assert_eq!(top.byte_range, ranges[5000].start..ranges[5019].end);
+    assert!(top.similarity >= 0.9);
+}
+
+#[test]
+fn one_line_typo_is_found_through_tokens() {
+    let hay = generated(2000);
+    let found = diagnose(&hay, "let value_1234 = compute(1234, \"123\");", 1);
+    assert_eq!(
+        (found[0].kind, found[0].start_line),
+        (CandidateKind::Fuzzy, 1235)
+    );
+}
+
+#[test]
+fn several_relaxed_matches_are_ambiguous_until_a_window_picks_one() {
+    let hay = "  x = 1;\n  y = 2;\nother\n\tx = 1;\n\ty = 2;\n";
+    let needle = "x = 1;\ny = 2;";
+    assert_eq!(
+        relaxed_match(hay, needle, "z", None),
+        RelaxedOutcome::Ambiguous(vec![(1, 2), (4, 5)])
+    );
+    let first = unique(relaxed_match(hay, needle, "x = 3;\ny = 4;", Some((1, 3))));
+    assert_eq!(
+        (first.start_line, first.replacement.as_str()),
+        (1, "  x = 3;\n  y = 4;")
+    );
+    // A match straddling the window's edge does not count.
+    let second = unique(relaxed_match(hay, needle, "x = 3;\ny = 4;", Some((2, 5))));
+    assert_eq!(
+        (second.start_line, second.replacement.as_str()),
+        (4, "\tx = 3;\n\ty = 4;")
+    );
+    assert_eq!(
+        relaxed_match(hay, needle, "z", Some((2, 4))),
+        RelaxedOutcome::None
+    );
+}
+
+#[test]
+fn nonuniform_indentation_is_not_reindented() {
+    // Needle 0 -> 2 spaces, file 4 -> 1: neither a prefix swap nor a level offset.
+    let hay = "    a\n b\n";
+    let outcome = relaxed_match(hay, "a\n  b", "a\n  c", None);
+    assert_eq!(
+        outcome,
+        RelaxedOutcome::NotReindentable {
+            start_line: 1,
+            end_line: 2
+        }
+    );
+    // Levels fit, but a `new` line at a fractional level cannot be rendered in tabs.
+    let outcome = relaxed_match("\tp\n\t\tq\n", "  p\n    q", "  p\n     r", None);
+    assert_eq!(
+        outcome,
+        RelaxedOutcome::NotReindentable {
+            start_line: 1,
+            end_line: 2
+        }
+    );
+}
+
+#[test]
+fn trailing_newline_of_needle_extends_range_or_mirrors_missing_eol() {
+    let r = unique(relaxed_match("foo\nbar", "  foo\n", "  baz\n", None));
+    assert_eq!(
+        (r.byte_range.clone(), r.replacement.as_str()),
+        (0..4, "baz\n")
+    );
+    // The file's last line has no '\n': keep it that way.
+    let hay = "x\nfoo";
+    let r = unique(relaxed_match(hay, "  foo\n", "  baz\n", None));
+    assert_eq!(apply(hay, &r), "x\nbaz");
+}
+
+#[test]
+fn candidates_never_overlap() {
+    let hay = " x\n x\n x\n x\n x\n";
+    let found = diagnose(hay, "x\nx", 5);
+    assert_eq!(
+        found.iter().map(|c| c.start_line).collect::<Vec<_>>(),
+        vec![1, 3]
+    );
+    assert!(
+        matches!(relaxed_match(hay, "x\nx", "y", None), RelaxedOutcome::Ambiguous(v) if v.len() == 4)
+    );
+    let repetitive: String = (0..60).map(|i| format!("  step_{}();\n", i % 3)).collect();
+    let found = diagnose(&repetitive, "step_0();\nstep_1();\nstep_9();", 10);
+    assert!(found.iter().any(|c| c.kind == CandidateKind::Fuzzy));
+    assert_well_formed(&repetitive, &found, 10);
+}
+
+#[test]
+fn multibyte_text_keeps_char_boundaries() {
+    let hay =
+        "// 日本語のコメント\n    naïve → café 😀 \u{201C}q\u{201D}\n    ünïcödé\u{00A0}line ✓\n";
+    let found = diagnose(hay, "naïve → café 😀 \"q\"\nünïcödé line ✓", 3);
+    assert_eq!(
+        (found[0].kind, found[0].start_line, found[0].end_line),
+        (CandidateKind::Unicode, 2, 3)
+    );
+    let fuzzy = diagnose(hay, "naïve → cafe 😀 q\nünïcödé lines ✓", 3);
+    assert_eq!(fuzzy[0].kind, CandidateKind::Fuzzy);
+    assert_well_formed(hay, &fuzzy, 3);
+}
+
+#[test]
+fn degenerate_inputs_yield_nothing() {
+    assert!(diagnose("", "x", 3).is_empty());
+    assert!(diagnose("abc\n", "", 3).is_empty());
+    assert!(diagnose("a\n\n\nb\n", "\n\n", 3).is_empty());
+    assert!(diagnose("  a\n", "a", 0).is_empty());
+    assert!(diagnose("\n", "  \t\n", 3).is_empty());
+    assert_eq!(relaxed_match("", "x", "y", None), RelaxedOutcome::None);
+    assert_eq!(
+        relaxed_match("a\n\n", "\n", "y", None),
+        RelaxedOutcome::None
+    );
+    assert_eq!(
+        relaxed_match("  a\n", "a", "b", Some((5, 1))),
+        RelaxedOutcome::None
+    );
+}
+
+#[test]
+fn needle_longer_than_file() {
+    let hay = "alpha();\nbeta();\n";
+    let found = diagnose(hay, "alpha();\nbeta();\ngamma();\ndelta();\nepsilon();", 3);
+    assert_well_formed(hay, &found, 3);
+    assert!(found.iter().all(|c| c.end_line <= 2));
+    assert_eq!(
+        relaxed_match(hay, "alpha();\nbeta();\ngamma();", "x", None),
+        RelaxedOutcome::None
+    );
+}
+
+#[test]
+fn arbitrary_inputs_never_panic() {
+    const ALPHABET: [&str; 14] = [
+        "a", "b", "x();", " ", "\t", "\n", "\n", "\r", "é", "\u{201C}", "\u{2014}", "\u{00A0}",
+        "😀", "…",
+    ];
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |bound: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % bound as u64) as usize
+    };
+    for _ in 0..1500 {
+        let mut text = |max_len: usize| -> String {
+            let len = next(max_len);
+            (0..len).map(|_| ALPHABET[next(ALPHABET.len())]).collect()
+        };
+        let (hay, needle, new) = (text(60), text(12), text(12));
+        let max = next(5);
+        assert_well_formed(&hay, &diagnose(&hay, &needle, max), max);
+        let window = (next(2) == 0).then(|| (next(8), next(12)));
+        if let RelaxedOutcome::Unique(r) = relaxed_match(&hay, &needle, &new, window) {
+            assert!(hay.get(r.byte_range.clone()).is_some());
+        }
+    }
+}
