@@ -3,7 +3,8 @@
 #
 #   bench/run.sh
 #
-# (a) 1,000 edits over 200 files: patchgate (fsync on / PATCHGATE_FSYNC=0 / --dry-run) vs `git apply`
+# (a) 1,000 edits over 200 files: patchgate (default = fsync on / PATCHGATE_FSYNC=0 / --dry-run) vs
+#     `git apply` of the same change as a unified diff
 # (b) miss diagnosis on a 10,000-line file (and the matching hit, for comparison)
 # (c) peak memory (max RSS) of the (a) runs
 #
@@ -64,7 +65,12 @@ log "machine"
     echo "cpu:         $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
     echo "memory:      $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
     echo "kernel:      $(uname -sr)"
-    echo "temp dir fs: $(df -T "$WORK" | awk 'NR==2 {print $2}') ($WORK)"
+    fs=$(df -T "$WORK" | awk 'NR==2 {print $2}')
+    dev=$(df "$WORK" | awk 'NR==2 {print $1}')
+    if [ "$fs" = ext4 ] && [ -r "/sys/fs/ext4/${dev#/dev/}/journal_task" ]; then
+        [ "$(cat "/sys/fs/ext4/${dev#/dev/}/journal_task")" = "<none>" ] && fs="ext4, no journal" || fs="ext4, journaled"
+    fi
+    echo "temp dir fs: $fs on $dev, mount options $(awk -v d="$dev" '$1 == d {print $4; exit}' /proc/mounts) ($WORK)"
     echo "load avg:    $(cut -d' ' -f1-3 /proc/loadavg) (at start)"
     [ -r /proc/pressure/io ] && echo "io pressure: $(head -1 /proc/pressure/io) (at start)"
     echo "patchgate:   $("$PG" --version 2>/dev/null || echo '?') at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (+ uncommitted src changes)')"
@@ -103,7 +109,9 @@ print("patchgate: status applied, 1000 edits applied, 200 files changed")
 EOF
 diff -r --exclude=.git "$A/check_pg" "$A/check_git" >/dev/null
 diff -r --exclude=.git "$A/check_pg" "$A/expected" >/dev/null
-echo "trees byte-identical: patchgate == git apply == expected"
+modes() { (cd "$1" && find . -path ./.git -prune -o -type f -printf '%m %p\n' | sort); }
+[ "$(modes "$A/check_pg")" = "$(modes "$A/check_git")" ]
+echo "trees byte-identical (and same file modes): patchgate == git apply == expected"
 rm -rf "$A/check_pg" "$A/check_git" "$A/diffrepo"
 
 log "(a) timing (hyperfine: $ROUNDS rounds of $PER_ROUND runs per command, after warm-up; every run starts from the pristine repository)"
@@ -124,9 +132,9 @@ for r in $(seq "$ROUNDS"); do
     hyperfine -N --style none --warmup "$w" --runs "$PER_ROUND" --prepare "$RESET" \
         --export-json "$OUT/a.round$r.json" \
         -n "git apply" "git apply $A/edits.diff" \
-        -n "patchgate (fsync on, default)" "env PATCHGATE_FSYNC=1 $PG $PATCH_ARGS" \
+        -n "patchgate (fsync on, default)" "env -u PATCHGATE_FSYNC $PG $PATCH_ARGS" \
         -n "patchgate (PATCHGATE_FSYNC=0)" "env PATCHGATE_FSYNC=0 $PG $PATCH_ARGS" \
-        -n "patchgate --dry-run (plan only)" "env PATCHGATE_FSYNC=1 $PG $PATCH_ARGS --dry-run" \
+        -n "patchgate --dry-run (plan only)" "env -u PATCHGATE_FSYNC $PG $PATCH_ARGS --dry-run" \
         >>"$OUT/a.hyperfine.log" 2>&1 || { cat "$OUT/a.hyperfine.log"; exit 1; }
     echo "round $r/$ROUNDS done"
 done
@@ -135,19 +143,30 @@ grep -v '^#tsv' "$OUT/a.table"
 eval "$RESET"
 
 if command -v strace >/dev/null 2>&1; then
-    log "(a) where the time goes: syscalls of one patchgate run (strace -c -f; strace inflates syscall cost)"
+    log "(a) where the time goes: file-system operations of one run of each (strace)"
+    TRACE="strace -ff -qq -e trace=openat,mkdir,rename,unlink,fsync,fdatasync"
+    eval "$RESET"; $TRACE -o "$OUT/a.ops.git.txt" git apply "$A/edits.diff"
+    eval "$RESET"; env -u PATCHGATE_FSYNC $TRACE -o "$OUT/a.ops.pg1.txt" "$PG" $PATCH_ARGS >/dev/null
+    eval "$RESET"; env PATCHGATE_FSYNC=0 $TRACE -o "$OUT/a.ops.pg0.txt" "$PG" $PATCH_ARGS >/dev/null
+    eval "$RESET"; $TRACE -o "$OUT/a.ops.dry.txt" "$PG" $PATCH_ARGS --dry-run >/dev/null
+    eval "$RESET"
+    python3 "$BENCH/fsops.py" "$A/repo" "git apply=$OUT/a.ops.git.txt" "patchgate=$OUT/a.ops.pg1.txt" \
+        "FSYNC=0=$OUT/a.ops.pg0.txt" "--dry-run=$OUT/a.ops.dry.txt" | tee "$OUT/a.ops.table"
+
+    log "(a) syscall latency of one run (strace -f -c -w: wall-clock time inside each syscall, summed over threads; strace slows every call down)"
     for mode in 1 0; do
-        echo "-- PATCHGATE_FSYNC=$mode, top syscalls by time:"
-        env PATCHGATE_FSYNC=$mode strace -f -c -o "$OUT/a.strace.fsync$mode.txt" "$PG" $PATCH_ARGS >/dev/null
         eval "$RESET"
-        awk 'NR<=2 || (NR>2 && NR<=12 && $0 !~ /^-/)' "$OUT/a.strace.fsync$mode.txt"
+        env PATCHGATE_FSYNC=$mode strace -f -c -w -o "$OUT/a.strace.fsync$mode.txt" "$PG" $PATCH_ARGS >/dev/null
+        echo "-- patchgate, PATCHGATE_FSYNC=$mode: top 8 syscalls by time"
+        awk 'NR<=2 || (NR>2 && NR<=10)' "$OUT/a.strace.fsync$mode.txt"
         grep -E ' total$' "$OUT/a.strace.fsync$mode.txt" || true
     done
-    echo "-- git apply, top syscalls by time:"
-    strace -f -c -o "$OUT/a.strace.git.txt" git apply "$A/edits.diff"
     eval "$RESET"
-    awk 'NR<=2 || (NR>2 && NR<=8 && $0 !~ /^-/)' "$OUT/a.strace.git.txt"
+    strace -f -c -w -o "$OUT/a.strace.git.txt" git apply "$A/edits.diff"
+    echo "-- git apply: top 8 syscalls by time"
+    awk 'NR<=2 || (NR>2 && NR<=10)' "$OUT/a.strace.git.txt"
     grep -E ' total$' "$OUT/a.strace.git.txt" || true
+    eval "$RESET"
 fi
 
 # ================================================================= (c) peak memory of the (a) runs
@@ -165,7 +184,7 @@ mem_case() { # NAME command...
     printf '%s\t%s\n' "$name" "${vals[*]}" >>"$OUT/c.tsv"
 }
 mem_case "git apply" git apply "$A/edits.diff"
-mem_case "patchgate (fsync on, default)" env PATCHGATE_FSYNC=1 "$PG" $PATCH_ARGS
+mem_case "patchgate (fsync on, default)" env -u PATCHGATE_FSYNC "$PG" $PATCH_ARGS
 mem_case "patchgate (PATCHGATE_FSYNC=0)" env PATCHGATE_FSYNC=0 "$PG" $PATCH_ARGS
 mem_case "patchgate --dry-run (plan only)" "$PG" $PATCH_ARGS --dry-run
 eval "$RESET"
@@ -176,8 +195,9 @@ print("-" * 68)
 for line in open(sys.argv[1]):
     name, vals = line.rstrip("\n").split("\t")
     kb = [int(v) for v in vals.split()]
-    print(f"{name:<32}  {statistics.median(kb) / 1024:>11.1f} MB  {min(kb) / 1024:>5.1f} MB  {max(kb) / 1024:>5.1f} MB")
-    print(f"#tsv\t{name}\t{statistics.median(kb)}")
+    med = int(statistics.median(kb))
+    print(f"{name:<32}  {med / 1024:>11.1f} MB  {min(kb) / 1024:>5.1f} MB  {max(kb) / 1024:>5.1f} MB")
+    print(f"#tsv\t{name}\t{med}")
 EOF
 grep -v '^#tsv' "$OUT/c.table"
 cd "$WORK"
@@ -252,7 +272,7 @@ met = lambda ok: "met" if ok else "NOT met"
 print()
 print("phases of the patchgate run (differences of medians):")
 print(f"  plan + report (--dry-run)          {dry:7.1f} ms")
-print(f"  write-back without fsync           {pgn - dry:7.1f} ms  (PATCHGATE_FSYNC=0 minus --dry-run)")
+print(f"  stage + journal + write-back       {pgn - dry:7.1f} ms  (PATCHGATE_FSYNC=0 minus --dry-run)")
 print(f"  fsync (durability)                 {pg - pgn:7.1f} ms  (default minus PATCHGATE_FSYNC=0)")
 print()
 print("targets:")

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use git2::Oid;
 
+use crate::checks::{self, CheckFile};
 use crate::error::{Error, Exit};
 use crate::patch::Patch;
 use crate::plan::{self, record::Record};
@@ -31,6 +32,8 @@ pub struct ApplyOptions {
     pub branch: Option<String>,
     /// The commit message (else the patch's `message`, else a generated summary).
     pub message: Option<String>,
+    /// The checks to run on the patched files (`None`: `--checks none`).
+    pub checks: Option<checks::Options>,
 }
 
 impl ApplyOptions {
@@ -117,7 +120,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         }
         _ => plan::Source::WorkTree,
     };
-    let plan = plan::plan(
+    let mut plan = plan::plan(
         patch,
         &repo.roots,
         &source,
@@ -160,6 +163,28 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             Status::Applied
         };
         return Ok(report);
+    }
+    if let Some(check_opts) = &opts.checks {
+        let config = checks::config::Config::load(&repo.roots.root)?;
+        let files = check_files(&repo, &plan);
+        let ctx = checks::run::Ctx {
+            repo_root: &repo.roots.root,
+            git_dir: &repo.git_dir,
+            config: &config,
+            opts: check_opts,
+        };
+        let outcome = checks::run::run(&ctx, &files);
+        for (rel, bytes) in outcome.fixed {
+            plan.set_after(&rel, bytes);
+        }
+        report.refresh_files(&plan);
+        report.checks = outcome.reports;
+        if outcome.blocked {
+            report.status = Status::ChecksFailed;
+            report.exit = Exit::ChecksFailed;
+            report.mark_unwritten("the checks failed");
+            return Ok(report);
+        }
     }
     if opts.dry_run {
         report.status = Status::DryRun;
@@ -265,17 +290,19 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             return Ok(report);
         }
     }
-    fault::point("before-cleanup");
-    if finished {
-        stage::unpin(&repo.git, &staged.pin_ref)?;
-        j.remove(&repo.git_dir).map_err(journal_err)?;
-    }
+    // The record before the journal goes: a kill in between leaves a journal that recovery rolls
+    // forward (appending again is a no-op), never landed edits without a record.
     if let Err(e) = record.append(&record_entries) {
         // The edits landed; only a retry's `already_applied` is weakened.
         report.notes.push(format!(
             "warning: could not update the re-run record in {}: {e}",
             repo.git_dir.join("patchgate").display()
         ));
+    }
+    fault::point("before-cleanup");
+    if finished {
+        stage::unpin(&repo.git, &staged.pin_ref)?;
+        j.remove(&repo.git_dir).map_err(journal_err)?;
     }
     report.status = if mode == Mode::Worktree {
         Status::Applied
@@ -288,6 +315,22 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         .and_then(|r| r.strip_prefix("refs/heads/"))
         .map(str::to_string);
     Ok(report)
+}
+
+/// The files the checkers look at: every file the plan leaves with content (a moved file is
+/// compared with its content before the move).
+fn check_files(repo: &Repo, plan: &plan::Plan) -> Vec<CheckFile> {
+    plan.files
+        .iter()
+        .filter_map(|f| {
+            Some(CheckFile {
+                rel: f.path.clone(),
+                real: repo.roots.abs(&f.path),
+                before: f.before.clone(),
+                after: f.after.clone()?,
+            })
+        })
+        .collect()
 }
 
 /// The user-visible switch. On error, everything it changed has been undone; `Ok(Some(warning))`

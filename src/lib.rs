@@ -8,6 +8,7 @@
 //! - [`cli`]: the command line around them ([`mod@apply`] is the pipeline driver).
 
 pub mod apply;
+pub mod checks;
 pub mod cli;
 pub mod error;
 pub mod patch;

@@ -1,7 +1,8 @@
-//! The one way patchgate runs another program (git, and later the checkers).
+//! The one way patchgate runs another program (git, and the checkers).
 //!
 //! Every child gets: an explicit working directory; stdin from /dev/null (a child waiting for
-//! input would hang the run); its own process group, so a timeout kills the child *and everything
+//! input would hang the run) unless the caller hands it bytes to read (a formatter fed the patched
+//! content), which a separate thread writes and then closes; its own process group, so a timeout kills the child *and everything
 //! it started* (a linter's worker processes, a test binary); captured stdout and stderr, read on
 //! separate threads so a child filling one pipe cannot deadlock; and, unless asked otherwise, an
 //! environment without the `GIT_*` variables git exports inside hooks (`GIT_DIR`,
@@ -38,6 +39,7 @@ pub struct Cmd {
     env: Vec<(OsString, Option<OsString>)>,
     timeout: Duration,
     scrub_git: bool,
+    stdin: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Clone)]
@@ -87,7 +89,14 @@ impl Cmd {
             env: Vec::new(),
             timeout: Duration::from_secs(60),
             scrub_git: true,
+            stdin: None,
         }
+    }
+
+    /// Bytes for the child's stdin (written by a thread, then closed).
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Cmd {
+        self.stdin = Some(bytes.into());
+        self
     }
 
     pub fn arg(mut self, a: impl Into<OsString>) -> Cmd {
@@ -125,7 +134,11 @@ impl Cmd {
         let mut c = Command::new(&self.program);
         c.args(&self.args)
             .current_dir(&self.cwd)
-            .stdin(Stdio::null())
+            .stdin(if self.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
@@ -146,6 +159,13 @@ impl Cmd {
             _ => RunError::Spawn(e),
         })?;
         let pgid = child.id() as i32;
+        if let (Some(mut pipe), Some(bytes)) = (child.stdin.take(), self.stdin.clone()) {
+            // A child that exits without reading everything closes the pipe: that is not ours to report.
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let _ = pipe.write_all(&bytes);
+            });
+        }
         let mut out_pipe = child.stdout.take();
         let mut err_pipe = child.stderr.take();
         let out_thread = std::thread::spawn(move || {
@@ -212,6 +232,15 @@ mod tests {
         assert_eq!(out.code, Some(3));
         assert_eq!(out.stdout_str(), "out\n");
         assert_eq!(out.stderr_str(), "err\n");
+    }
+
+    #[test]
+    fn feeds_stdin() {
+        let out = Cmd::new("cat", ".")
+            .stdin(b"hello".to_vec())
+            .run()
+            .expect("cat runs");
+        assert_eq!(out.stdout_str(), "hello");
     }
 
     #[test]

@@ -55,6 +55,8 @@ fn run_inner() -> Result<i32, Box<dyn std::error::Error>> {
             &patch,
             &ApplyOptions {
                 dir: dir.clone(),
+                // The project's own checkers, where installed (a missing one is reported, not fatal).
+                checks: Some(Default::default()),
                 ..Default::default()
             },
         )?;

@@ -2,6 +2,7 @@
 //! every outcome to the documented exit code (DESIGN §4). Argument errors exit 3, not clap's 2,
 //! because 2 means "an edit did not apply".
 
+mod check;
 mod demo;
 mod recover;
 
@@ -36,6 +37,10 @@ pub struct Cli {
 enum Command {
     /// Verify and apply a patch file (YAML or JSON; `-` or nothing reads standard input).
     Apply(ApplyArgs),
+    /// Run the checkers on existing files, or with --staged on the staged content.
+    Check(CheckCmdArgs),
+    /// Show which checkers apply to a path, and why.
+    Detect(DetectArgs),
     /// Finish or roll back a transaction that was interrupted (a crash, kill -9, power loss).
     Recover(RecoverArgs),
     /// Print the JSON Schema of the patch file.
@@ -86,9 +91,95 @@ struct ApplyArgs {
     /// The commit message (default: the patch's `message`, else a summary).
     #[arg(short = 'm', long = "message", value_name = "MSG")]
     message: Option<String>,
-    /// Which checkers to run: `auto`, `none`, or a comma-separated list.
+    /// Run the formatters in write mode on the patched files before the gate; the formatted
+    /// content is what gets written or committed.
+    #[arg(long)]
+    fix: bool,
+    #[command(flatten)]
+    check: CheckArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    format: OutputFormat,
+}
+
+#[derive(Debug, clap::Args)]
+struct CheckArgs {
+    /// Which checkers to run: `auto` (all that apply), `none`, or a comma-separated list of
+    /// checker names (ruff-format, ruff, prettier, eslint, rustfmt, clippy, gofmt, go-lint, or a
+    /// custom checker from .patchgate.toml).
     #[arg(long, default_value = "auto", value_name = "auto|none|LIST")]
     checks: String,
+    /// Which findings block: `new` (only what the patch introduced), `any`, or `off` (report only).
+    #[arg(long, value_enum, default_value_t = crate::checks::Gate::New)]
+    gate: crate::checks::Gate,
+    /// A checker that is missing, crashes or times out blocks too.
+    #[arg(long)]
+    require_tools: bool,
+    /// Timeout for every checker, in seconds (default: lint 30, format 10).
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// Checker jobs in parallel (default: one per core).
+    #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 0)]
+    jobs: usize,
+}
+
+impl CheckArgs {
+    fn options(&self, fix: bool) -> Result<Option<crate::checks::Options>, Error> {
+        let only = match self.checks.as_str() {
+            "none" => return Ok(None),
+            "auto" | "" => None,
+            list => Some(
+                list.split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| !s.is_empty())
+                    .collect(),
+            ),
+        };
+        let timeout = match self.timeout {
+            Some(t) if t.is_finite() && t > 0.0 => Some(std::time::Duration::from_secs_f64(t)),
+            Some(t) => {
+                return Err(Error::Usage {
+                    message: format!("--timeout {t} is not a positive number of seconds"),
+                    help: "e.g. --timeout 20".into(),
+                });
+            }
+            None => None,
+        };
+        Ok(Some(crate::checks::Options {
+            gate: self.gate,
+            fix,
+            require_tools: self.require_tools,
+            timeout,
+            jobs: self.jobs,
+            only,
+        }))
+    }
+}
+
+#[derive(Debug, clap::Args)]
+struct CheckCmdArgs {
+    /// Files or directories to check (default: every file changed since HEAD, or staged with --staged).
+    paths: Vec<PathBuf>,
+    /// Check the staged content (the index), not the working tree: what a commit would record.
+    #[arg(long)]
+    staged: bool,
+    /// Run as if started in DIR.
+    #[arg(short = 'C', value_name = "DIR")]
+    dir: Option<PathBuf>,
+    #[command(flatten)]
+    check: CheckArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    format: OutputFormat,
+}
+
+#[derive(Debug, clap::Args)]
+struct DetectArgs {
+    /// A file or directory (default: the current directory).
+    path: Option<PathBuf>,
+    /// Run as if started in DIR.
+    #[arg(short = 'C', value_name = "DIR")]
+    dir: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
     format: OutputFormat,
@@ -126,6 +217,28 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
     };
     match cli.command {
         Command::Apply(a) => run_apply(a),
+        Command::Check(c) => {
+            let opts = match c.check.options(false) {
+                Ok(Some(o)) => o,
+                Ok(None) => crate::checks::Options {
+                    only: Some(Vec::new()),
+                    ..Default::default()
+                },
+                Err(e) => return print_error(&e, c.format),
+            };
+            check::run_check(
+                &c.dir.unwrap_or_else(|| PathBuf::from(".")),
+                &c.paths,
+                c.staged,
+                opts,
+                c.format,
+            )
+        }
+        Command::Detect(d) => check::run_detect(
+            &d.dir.unwrap_or_else(|| PathBuf::from(".")),
+            d.path.as_deref(),
+            d.format,
+        ),
         Command::Recover(r) => recover::run(r.dir.unwrap_or_else(|| PathBuf::from(".")), r.format),
         Command::Schema => {
             let text =
@@ -146,6 +259,7 @@ fn wants_json(args: &[std::ffi::OsString]) -> bool {
 fn run_apply(a: ApplyArgs) -> i32 {
     let dir = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let result = read_patch(a.patch.as_deref(), &dir).and_then(|patch| {
+        let checks = a.check.options(a.fix)?;
         let opts = ApplyOptions {
             dir: dir.clone(),
             dry_run: a.dry_run,
@@ -153,14 +267,9 @@ fn run_apply(a: ApplyArgs) -> i32 {
             commit: a.commit,
             branch: a.branch.clone(),
             message: a.message.clone(),
+            checks,
         };
-        let mut report = apply(&patch, &opts)?;
-        if a.checks != "none" {
-            report
-                .notes
-                .push("note: checkers are not run by this version; the edits were verified and applied only".into());
-        }
-        Ok(report)
+        apply(&patch, &opts)
     });
     match result {
         Ok(report) => print_report(&report, a.format),

@@ -144,6 +144,29 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Replaces the new content of a path (what `--fix` formatted), keeping every view in step.
+    pub fn set_after(&mut self, rel: &str, bytes: Vec<u8>) {
+        let bytes = Arc::new(bytes);
+        for c in &mut self.changes {
+            if c.rel == rel
+                && let Disk::File { bytes: b, .. } = &mut c.after
+            {
+                *b = Arc::clone(&bytes);
+            }
+        }
+        for f in &mut self.files {
+            if f.path == rel {
+                f.after = Some(Arc::clone(&bytes));
+            }
+        }
+        let hash = content_hash(&bytes);
+        for (path, h) in &mut self.final_state {
+            if path == rel {
+                *h = Some(hash.clone());
+            }
+        }
+    }
+
     pub fn has_invalid(&self) -> bool {
         self.outcomes.iter().any(|o| o.invalid)
     }
@@ -253,15 +276,17 @@ fn patch_digest(patch: &Patch, roots: &Roots, source: &Source) -> Option<String>
     Some(record::combine(&parts))
 }
 
+fn content_hash(b: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(b)
+        .iter()
+        .map(|x| format!("{x:02x}"))
+        .collect()
+}
+
 /// A content hash for the re-run record: the bytes of a file, a link's target, or `None`.
 fn state_hash(content: &Content) -> Option<String> {
-    use sha2::{Digest, Sha256};
-    let hex = |b: &[u8]| {
-        Sha256::digest(b)
-            .iter()
-            .map(|x| format!("{x:02x}"))
-            .collect::<String>()
-    };
+    let hex = |b: &[u8]| content_hash(b);
     match content {
         Content::File {
             bytes,

@@ -105,6 +105,10 @@ pub fn render_human(r: &Report, color: bool) -> String {
         out.push('\n');
     }
 
+    out.push_str(&super::checks::human(&r.checks, &|ok, line| {
+        paint.p(if ok { GREEN } else { RED }, line)
+    }));
+
     // Invalid edits were each shown above; the headline counts them.
     if let Some(err) = r.error.as_ref().filter(|e| e.kind != "invalid_edits") {
         let _ = writeln!(out, "{} {}", paint.p(RED, "error:"), err.message);
@@ -148,7 +152,11 @@ pub fn render_human(r: &Report, color: bool) -> String {
             RED,
             &format!("rejected: {failed} of {total} edits did not apply; nothing was written"),
         ),
-        Status::ChecksFailed => paint.p(RED, "checks failed; nothing was written"),
+        Status::ChecksFailed => paint.p(
+            RED,
+            "checks failed: the patch introduced problems; nothing was written",
+        ),
+        Status::Clean => paint.p(GREEN, "checks passed"),
         Status::Error => {
             let invalid = r.edits.iter().filter(|e| e.invalid).count();
             let msg = if invalid > 0 {

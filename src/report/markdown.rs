@@ -28,7 +28,10 @@ pub fn render_markdown(r: &Report) -> String {
             "rejected: {} of {total} edits did not apply; nothing written",
             bad.len()
         ),
-        Status::ChecksFailed => "checks failed; nothing written".to_string(),
+        Status::ChecksFailed => {
+            "checks failed: the patch introduced problems; nothing written".to_string()
+        }
+        Status::Clean => "checks passed".to_string(),
         Status::Error => "error; nothing written".to_string(),
     };
     let _ = writeln!(out, "## patchgate: {verdict}\n");
@@ -75,6 +78,7 @@ pub fn render_markdown(r: &Report) -> String {
             let _ = writeln!(out, "```\n");
         }
     }
+    out.push_str(&super::checks::markdown(&r.checks));
     let already = r
         .edits
         .iter()

@@ -6,6 +6,7 @@
 //! Fields the renderers need but JSON consumers do not (snippets for miette, the patch text) are
 //! skipped by serde.
 
+mod checks;
 mod diff;
 mod human;
 mod markdown;
@@ -27,6 +28,8 @@ pub enum Status {
     Applied,
     Committed,
     DryRun,
+    /// `patchgate check`: every check passed.
+    Clean,
     Rejected,
     ChecksFailed,
     Error,
@@ -40,7 +43,7 @@ pub struct Report {
     pub branch: Option<String>,
     pub edits: Vec<EditReport>,
     pub files: Vec<FileReport>,
-    pub checks: Vec<serde_json::Value>,
+    pub checks: Vec<crate::checks::CheckReport>,
     pub verify: Vec<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorReport>,
@@ -198,6 +201,11 @@ impl Report {
         r.edits = plan.outcomes.iter().map(edit_report).collect();
         r.files = plan.files.iter().map(file_report).collect();
         r
+    }
+
+    /// Rebuilds the file list from the plan (after `--fix` rewrote some contents).
+    pub fn refresh_files(&mut self, plan: &Plan) {
+        self.files = plan.files.iter().map(file_report).collect();
     }
 
     /// A batch that is not written: edits that verified say so, and no file is listed as changed.

@@ -1,0 +1,43 @@
+//! Baseline results (a checker's findings on the original content), cached by content.
+//!
+//! The key is the checker, the path (rules can depend on it) and the original bytes, so an
+//! unchanged file is never linted twice as a baseline, across runs; any change to the file makes
+//! a new key. Entries live in `<git dir>/patchgate/cache/baseline/`; a corrupt or missing entry is
+//! simply recomputed. (A change of the checker's configuration is not part of the key: after one,
+//! `rm -r .git/patchgate/cache` forgets the old results.)
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::finding::RawFinding;
+
+fn entry(git_dir: &Path, checker: &str, rel: &str, before: &[u8]) -> PathBuf {
+    let mut h = Sha256::new();
+    for part in [checker.as_bytes(), rel.as_bytes(), before] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part);
+    }
+    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    git_dir
+        .join("patchgate")
+        .join("cache")
+        .join("baseline")
+        .join(format!("{hex}.json"))
+}
+
+pub fn get(git_dir: &Path, checker: &str, rel: &str, before: &[u8]) -> Option<Vec<RawFinding>> {
+    let bytes = std::fs::read(entry(git_dir, checker, rel, before)).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+pub fn put(git_dir: &Path, checker: &str, rel: &str, before: &[u8], findings: &[RawFinding]) {
+    let path = entry(git_dir, checker, rel, before);
+    if let Some(dir) = path.parent()
+        && std::fs::create_dir_all(dir).is_ok()
+        && let Ok(text) = serde_json::to_vec(findings)
+    {
+        // A cache: a lost write only costs a re-run next time.
+        let _ = crate::txn::atomic_write(&path, &text, Some(0o644));
+    }
+}

@@ -1,0 +1,122 @@
+// patchgate's node bridge: runs the project's own eslint or prettier, through their APIs, on
+// in-memory file contents, all files of a batch in this one process (node startup costs ~0.3 s).
+//
+// Usage: node bridge.mjs <input.json>
+//   input:  {"tool": "eslint"|"prettier", "moduleDir", "projectRoot", "ignoreFiles": [..],
+//            "files": [{"path", "text"}]}
+//   output: ONE line of JSON on stdout, the last line written:
+//     {"pid", "version", "ok": true, "results": [..]} or {"pid", "ok": false, "error"}
+//   eslint result:   {"ignored": bool, "messages": [{ruleId, severity, message, line, column, fatal}]}
+//   prettier result: {"formatted": string|null, "error": string|null}
+// Results are in the order of the input files.
+import fs from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+
+// A project config that logs (console.log in eslint.config.js) must not corrupt our document.
+console.log = console.info = console.debug = console.error;
+
+function emit(doc) {
+  const line = JSON.stringify({ pid: process.pid, ...doc }) + "\n";
+  process.stdout.write(line, () => process.exit(0));
+}
+
+// Node's own export resolution for an ESM import of the package root: the first condition among
+// import/node/default, in the order the package lists them. Falls back to "main" via require.
+function pickTarget(t) {
+  if (typeof t === "string") return t;
+  if (Array.isArray(t)) {
+    for (const x of t) {
+      const r = pickTarget(x);
+      if (r) return r;
+    }
+    return null;
+  }
+  if (t && typeof t === "object") {
+    if (Object.keys(t).some((k) => k.startsWith("."))) return pickTarget(t["."]);
+    for (const [k, v] of Object.entries(t)) {
+      if (k === "import" || k === "node" || k === "default") {
+        const r = pickTarget(v);
+        if (r) return r;
+      }
+    }
+  }
+  return null;
+}
+
+async function loadTool(moduleDir) {
+  const pkgPath = path.join(moduleDir, "package.json");
+  const pkg = JSON.parse(fs.readFileSync(pkgPath, "utf8"));
+  const target = pkg.exports ? pickTarget(pkg.exports) : null;
+  const entry = target
+    ? path.resolve(moduleDir, target)
+    : createRequire(pkgPath).resolve(moduleDir);
+  const mod = await import(pathToFileURL(entry).href);
+  return { mod, version: pkg.version };
+}
+
+// A CommonJS package imported from ESM exposes module.exports as `default`; named exports are
+// only there when node's lexer detected them, so look in both places.
+function member(mod, name) {
+  return mod[name] ?? mod.default?.[name];
+}
+
+async function eslint(mod, input) {
+  const ESLint = member(mod, "ESLint");
+  if (typeof ESLint !== "function") throw new Error("this eslint has no ESLint class");
+  const engine = new ESLint({ cwd: input.projectRoot });
+  const results = [];
+  for (const f of input.files) {
+    // isPathIgnored is also true for a file no config block matches (e.g. .ts with @eslint/js).
+    if (await engine.isPathIgnored(f.path)) {
+      results.push({ ignored: true, messages: [] });
+      continue;
+    }
+    const out = await engine.lintText(f.text, { filePath: f.path, warnIgnored: false });
+    const messages = (out[0]?.messages ?? []).map((m) => ({
+      ruleId: m.ruleId ?? null,
+      severity: m.severity,
+      message: m.message,
+      line: m.line ?? 0,
+      column: m.column ?? 0,
+      fatal: Boolean(m.fatal),
+    }));
+    results.push({ ignored: out.length === 0, messages });
+  }
+  return results;
+}
+
+async function prettier(mod, input) {
+  const getFileInfo = member(mod, "getFileInfo");
+  const resolveConfig = member(mod, "resolveConfig");
+  const format = member(mod, "format");
+  if (typeof format !== "function") throw new Error("this prettier has no format()");
+  const results = [];
+  for (const f of input.files) {
+    // Config or ignore-file errors here concern the whole project: let them fail the batch.
+    const info = await getFileInfo(f.path, { ignorePath: input.ignoreFiles, resolveConfig: true });
+    if (info.ignored || !info.inferredParser) {
+      results.push({ formatted: null, error: null });
+      continue;
+    }
+    const options = (await resolveConfig(f.path, { editorconfig: true })) ?? {};
+    try {
+      const formatted = await format(f.text, { ...options, filepath: f.path });
+      results.push({ formatted, error: null });
+    } catch (e) {
+      // A syntax error belongs to this one file, not to the batch.
+      results.push({ formatted: null, error: String(e?.message ?? e) });
+    }
+  }
+  return results;
+}
+
+try {
+  const input = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+  const { mod, version } = await loadTool(input.moduleDir);
+  const run = input.tool === "eslint" ? eslint : prettier;
+  emit({ ok: true, version, results: await run(mod, input) });
+} catch (e) {
+  emit({ ok: false, error: String(e?.message ?? e) });
+}

@@ -1,0 +1,307 @@
+//! `.patchgate.toml` at the repository root: overriding a checker's command or timeout, disabling
+//! one, and adding custom checkers.
+//!
+//! ```toml
+//! [checks]
+//! lint_timeout = 30          # seconds, default 30
+//! format_timeout = 10        # seconds, default 10
+//!
+//! [checkers.ruff]            # a built-in checker: replace its program, change its timeout, or disable it
+//! command = ["uv", "run", "ruff"]
+//! timeout = 20
+//!
+//! [checkers.eslint]
+//! disabled = true
+//!
+//! [checkers.mylint]          # a custom checker
+//! command = ["mylint", "--json", "{files}"]   # {files}: the patched files; {file}: one run per file
+//! globs = ["src/**/*.py"]
+//! kind = "lint"              # or "format"
+//! output = "json"            # "json" | "sarif" | "regex"
+//! pattern = '^(?P<file>[^:]+):(?P<line>\d+): (?P<message>.*)$'   # for output = "regex"
+//! timeout = 5
+//! ```
+//!
+//! Unknown keys are errors with their position, like in a patch: a typo in a gate's configuration
+//! must not silently turn a check off.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::error::Error;
+
+pub const BUILTINS: &[&str] = &[
+    "ruff-format",
+    "ruff",
+    "prettier",
+    "eslint",
+    "rustfmt",
+    "clippy",
+    "gofmt",
+    "go-lint",
+];
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default)]
+    pub checks: ChecksSection,
+    #[serde(default)]
+    pub checkers: BTreeMap<String, CheckerConfig>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChecksSection {
+    pub lint_timeout: Option<u64>,
+    pub format_timeout: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Format,
+    Lint,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputFormat {
+    Json,
+    Sarif,
+    Regex,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckerConfig {
+    pub command: Option<Vec<String>>,
+    pub timeout: Option<u64>,
+    #[serde(default)]
+    pub disabled: bool,
+    pub globs: Option<Vec<String>>,
+    pub kind: Option<Kind>,
+    pub output: Option<OutputFormat>,
+    pub pattern: Option<String>,
+}
+
+/// A custom checker, validated.
+#[derive(Debug, Clone)]
+pub struct Custom {
+    pub name: String,
+    pub command: Vec<String>,
+    pub globs: Vec<glob::Glob>,
+    pub kind: Kind,
+    pub output: OutputFormat,
+    pub pattern: Option<String>,
+    pub timeout: Option<Duration>,
+}
+
+impl Config {
+    /// Reads `.patchgate.toml` from the repository root; absent is the default configuration.
+    pub fn load(repo_root: &Path) -> Result<Config, Error> {
+        let path = repo_root.join(".patchgate.toml");
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+            Err(e) => return Err(Error::io("read", &path, e)),
+        };
+        let config: Config = toml::from_str(&text).map_err(|e| config_error(&e.to_string()))?;
+        for (name, c) in &config.checkers {
+            if !BUILTINS.contains(&name.as_str()) {
+                Custom::from_config(name, c)?;
+            } else if c.globs.is_some()
+                || c.kind.is_some()
+                || c.output.is_some()
+                || c.pattern.is_some()
+            {
+                return Err(config_error(&format!(
+                    "[checkers.{name}] is a built-in checker: it takes `command`, `timeout` and `disabled` only"
+                )));
+            }
+        }
+        Ok(config)
+    }
+
+    pub fn disabled(&self, checker: &str) -> bool {
+        self.checkers.get(checker).is_some_and(|c| c.disabled)
+    }
+
+    /// The replacement program (and leading arguments) for a built-in checker.
+    pub fn command_override(&self, checker: &str) -> Option<&[String]> {
+        self.checkers
+            .get(checker)
+            .and_then(|c| c.command.as_deref())
+    }
+
+    pub fn timeout(&self, checker: &str, kind: Kind, cli: Option<Duration>) -> Duration {
+        if let Some(t) = cli {
+            return t;
+        }
+        if let Some(t) = self.checkers.get(checker).and_then(|c| c.timeout) {
+            return Duration::from_secs(t);
+        }
+        match kind {
+            Kind::Lint => Duration::from_secs(self.checks.lint_timeout.unwrap_or(30)),
+            Kind::Format => Duration::from_secs(self.checks.format_timeout.unwrap_or(10)),
+        }
+    }
+
+    pub fn customs(&self) -> Vec<Custom> {
+        self.checkers
+            .iter()
+            .filter(|(n, c)| !BUILTINS.contains(&n.as_str()) && !c.disabled)
+            .filter_map(|(n, c)| Custom::from_config(n, c).ok())
+            .collect()
+    }
+}
+
+impl Custom {
+    fn from_config(name: &str, c: &CheckerConfig) -> Result<Custom, Error> {
+        let command = c.command.clone().filter(|v| !v.is_empty()).ok_or_else(|| {
+            config_error(&format!(
+                "[checkers.{name}] needs `command` (a list: program and arguments)"
+            ))
+        })?;
+        let globs = c
+            .globs
+            .clone()
+            .ok_or_else(|| {
+                config_error(&format!(
+                    "[checkers.{name}] needs `globs`: which files it checks"
+                ))
+            })?
+            .iter()
+            .map(|g| glob::Glob::new(g))
+            .collect();
+        let output = c.output.unwrap_or(OutputFormat::Json);
+        if output == OutputFormat::Regex {
+            let pattern = c.pattern.as_deref().ok_or_else(|| {
+                config_error(&format!(
+                    "[checkers.{name}] has output = \"regex\" but no `pattern`"
+                ))
+            })?;
+            let re = regex::Regex::new(pattern)
+                .map_err(|e| config_error(&format!("[checkers.{name}] pattern: {e}")))?;
+            if !re.capture_names().flatten().any(|n| n == "file") {
+                return Err(config_error(&format!(
+                    "[checkers.{name}] pattern needs a named group `file` (and usually `line`, `message`)"
+                )));
+            }
+        }
+        Ok(Custom {
+            name: name.to_string(),
+            command,
+            globs,
+            kind: c.kind.unwrap_or(Kind::Lint),
+            output,
+            pattern: c.pattern.clone(),
+            timeout: c.timeout.map(Duration::from_secs),
+        })
+    }
+
+    pub fn matches(&self, rel: &str) -> bool {
+        self.globs.iter().any(|g| g.matches(rel))
+    }
+}
+
+fn config_error(msg: &str) -> Error {
+    Error::Usage {
+        message: format!(".patchgate.toml: {msg}"),
+        help: "fix .patchgate.toml at the repository root (see the README for its keys)".into(),
+    }
+}
+
+/// Minimal globs: `*` (within a path segment), `**` (any number of segments), `?`. A glob
+/// without `/` matches the file name anywhere, as in `.gitignore`.
+pub mod glob {
+    #[derive(Debug, Clone)]
+    pub struct Glob {
+        re: Option<regex::Regex>,
+    }
+
+    impl Glob {
+        pub fn new(pattern: &str) -> Glob {
+            let anchored = pattern.contains('/');
+            let mut re = String::from(if anchored { "^" } else { "(^|.*/)" });
+            let mut chars = pattern.trim_start_matches('/').chars().peekable();
+            while let Some(c) = chars.next() {
+                match c {
+                    '*' if chars.peek() == Some(&'*') => {
+                        chars.next();
+                        if chars.peek() == Some(&'/') {
+                            chars.next();
+                            re.push_str("(.*/)?");
+                        } else {
+                            re.push_str(".*");
+                        }
+                    }
+                    '*' => re.push_str("[^/]*"),
+                    '?' => re.push_str("[^/]"),
+                    c => re.push_str(&regex::escape(&c.to_string())),
+                }
+            }
+            re.push('$');
+            Glob {
+                re: regex::Regex::new(&re).ok(),
+            }
+        }
+
+        pub fn matches(&self, path: &str) -> bool {
+            self.re.as_ref().is_some_and(|r| r.is_match(path))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        let g = glob::Glob::new("*.py");
+        assert!(g.matches("a.py") && g.matches("src/deep/a.py") && !g.matches("a.pyc"));
+        let g = glob::Glob::new("src/**/*.py");
+        assert!(g.matches("src/a.py") && g.matches("src/x/y/a.py") && !g.matches("lib/a.py"));
+        let g = glob::Glob::new("src/?.rs");
+        assert!(g.matches("src/a.rs") && !g.matches("src/ab.rs"));
+    }
+
+    #[test]
+    fn loads_and_validates() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        assert!(
+            Config::load(dir.path())
+                .expect("absent is default")
+                .checkers
+                .is_empty()
+        );
+        std::fs::write(
+            dir.path().join(".patchgate.toml"),
+            "[checks]\nlint_timeout = 5\n[checkers.eslint]\ndisabled = true\n[checkers.slow]\ncommand = [\"sleep\", \"60\"]\nglobs = [\"*.txt\"]\n",
+        )
+        .expect("write");
+        let c = Config::load(dir.path()).expect("valid");
+        assert!(c.disabled("eslint"));
+        assert_eq!(c.timeout("ruff", Kind::Lint, None), Duration::from_secs(5));
+        assert_eq!(
+            c.timeout("ruff", Kind::Format, None),
+            Duration::from_secs(10)
+        );
+        let customs = c.customs();
+        assert_eq!(customs.len(), 1);
+        assert!(customs[0].matches("notes/a.txt"));
+        for bad in [
+            "[checks]\nlint_timout = 5\n",
+            "[checkers.x]\nglobs = [\"*\"]\n",
+            "[checkers.x]\ncommand = [\"a\"]\nglobs = [\"*\"]\noutput = \"regex\"\npattern = \"(?P<line>\\\\d+)\"\n",
+            "[checkers.ruff]\nglobs = [\"*\"]\n",
+        ] {
+            std::fs::write(dir.path().join(".patchgate.toml"), bad).expect("write");
+            assert!(Config::load(dir.path()).is_err(), "{bad}");
+        }
+    }
+}

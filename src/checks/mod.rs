@@ -1,0 +1,131 @@
+//! Checks: the project's own linters and formatters, run on the patched content of the edited
+//! files, in parallel, blaming only what the patch introduced (DESIGN §3).
+//!
+//! How each checker sees the patched content without the user's working tree being touched:
+//! - per-file tools with a stdin mode (ruff, ruff format, rustfmt, gofmt) read it on stdin, with
+//!   the file's real path given for configuration discovery;
+//! - eslint and prettier run through a small node bridge (`node`), one process per project batch,
+//!   which lints/formats text "as if at" the real path through their own APIs;
+//! - whole-package tools (clippy, go vet) run in a `mirror` of the project inside patchgate's
+//!   worktree, with the patch laid over it;
+//! - custom checkers (`.patchgate.toml`) run on the patched files materialized in a scratch
+//!   directory of patchgate's.
+//!
+//! Modules: `detect` (which checkers), `tools` (binaries and per-file tools), `package`
+//! (clippy, go vet), `custom`, `gate` (new vs old findings), `baseline` (cached original
+//! results), `run` (scheduling with rayon, timeouts, statuses).
+
+pub mod baseline;
+pub mod config;
+pub mod custom;
+pub mod detect;
+pub mod finding;
+pub mod gate;
+pub mod mirror;
+pub mod node;
+pub mod package;
+pub mod parse;
+pub mod run;
+pub mod tools;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use config::Kind;
+pub use finding::Finding;
+
+/// One file to check: where it really is, and its content before and after the patch.
+#[derive(Debug, Clone)]
+pub struct CheckFile {
+    /// Repository-relative path.
+    pub rel: String,
+    /// Absolute path in the working tree (it may not exist yet, for a created file).
+    pub real: PathBuf,
+    /// The original content (`None`: the patch creates the file).
+    pub before: Option<Arc<Vec<u8>>>,
+    pub after: Arc<Vec<u8>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Gate {
+    /// Block only on findings the patch introduced.
+    #[default]
+    New,
+    /// Block on every finding in the edited files.
+    Any,
+    /// Report, never block.
+    Off,
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub gate: Gate,
+    pub fix: bool,
+    pub require_tools: bool,
+    /// Overrides every checker's timeout.
+    pub timeout: Option<Duration>,
+    /// Worker threads (`-j`); 0 = one per core.
+    pub jobs: usize,
+    /// `--checks LIST`: only these checkers (None = all that apply).
+    pub only: Option<Vec<String>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            gate: Gate::New,
+            fix: false,
+            require_tools: false,
+            timeout: None,
+            jobs: 0,
+            only: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Pass,
+    Fail,
+    Missing,
+    Error,
+    Timeout,
+    Skipped,
+}
+
+/// One checker's verdict on one file (the `checks[]` entries of the report).
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    pub path: String,
+    pub checker: String,
+    pub kind: Kind,
+    pub status: Status,
+    pub findings: Vec<Finding>,
+    pub diff: Option<String>,
+    pub duration_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl serde::Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            Kind::Format => "format",
+            Kind::Lint => "lint",
+        })
+    }
+}
+
+/// Everything the checks decided.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub reports: Vec<CheckReport>,
+    /// With `--fix`: new content for files the formatters rewrote.
+    pub fixed: Vec<(String, Vec<u8>)>,
+    /// The gate's verdict: some check blocks the patch.
+    pub blocked: bool,
+}

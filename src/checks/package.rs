@@ -1,0 +1,261 @@
+//! The whole-package linters: `cargo clippy` and `go vet` (or `golangci-lint` where installed).
+//!
+//! They cannot be pointed at one file, so they run in a mirror of the project (see `mirror`)
+//! with the patched (or, for a baseline, the original) content laid over it, and their findings
+//! are filtered to the edited files. Cargo gets a persistent target directory of patchgate's own
+//! (`<git dir>/patchgate/cargo-target`), so repeated checks are incremental and never fight the
+//! user's editor over `target/`'s lock; clippy runs are serialized, since they share it.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::detect::Project;
+use super::finding::RawFinding;
+use super::mirror::Mirror;
+use super::parse;
+use super::tools::{Ran, first_lines, which};
+use crate::runner::{Cmd, RunError};
+
+static CARGO: Mutex<()> = Mutex::new(());
+static GO: Mutex<()> = Mutex::new(());
+
+/// A file of the package and the content to lay over the mirror.
+pub struct Overlay<'a> {
+    pub rel: &'a str,
+    pub content: Option<&'a [u8]>,
+}
+
+fn rel_of(repo_root: &Path, abs: &Path) -> Option<String> {
+    abs.strip_prefix(repo_root)
+        .ok()
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+}
+
+fn join_rel(base: &str, rel: &str) -> String {
+    let rel = rel.trim_start_matches("./");
+    if base.is_empty() {
+        rel.to_string()
+    } else {
+        format!("{base}/{rel}")
+    }
+}
+
+fn run_cmd(cmd: Cmd) -> Result<crate::runner::Output, Ran<Vec<RawFinding>>> {
+    match cmd.run() {
+        Ok(o) if o.timed_out => Err(Ran::Timeout),
+        Ok(o) => Ok(o),
+        Err(RunError::NotFound(p)) => Err(Ran::Missing(format!(
+            "{} not found on PATH",
+            p.to_string_lossy()
+        ))),
+        Err(e) => Err(Ran::Error(e.to_string())),
+    }
+}
+
+/// `cargo clippy` on the package of `project`, findings with repository-relative paths.
+pub fn clippy(
+    argv: &[OsString],
+    repo_root: &Path,
+    git_dir: &Path,
+    project: &Project,
+    overlays: &[Overlay],
+    timeout: Duration,
+) -> Ran<Vec<RawFinding>> {
+    let _serial = CARGO.lock().unwrap_or_else(|p| p.into_inner());
+    // The workspace root and package name, from the real tree (metadata needs no build).
+    let meta = Cmd::new(argv[0].clone(), &project.root)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
+        .timeout(timeout);
+    let out = match run_cmd(meta) {
+        Ok(o) => o,
+        Err(r) => return r,
+    };
+    if !out.success() {
+        return Ran::Error(format!(
+            "cargo metadata: {}",
+            first_lines(&out.stderr_str())
+        ));
+    }
+    let meta: serde_json::Value = match serde_json::from_slice(&out.stdout) {
+        Ok(v) => v,
+        Err(e) => return Ran::Error(format!("cargo metadata output: {e}")),
+    };
+    let manifest = project.root.join("Cargo.toml");
+    let name = meta["packages"].as_array().and_then(|ps| {
+        ps.iter()
+            .find(|p| p["manifest_path"].as_str().map(Path::new) == Some(manifest.as_path()))
+            .and_then(|p| p["name"].as_str())
+    });
+    let Some(name) = name else {
+        return Ran::Skipped(format!(
+            "{} is not a package (a virtual workspace manifest?)",
+            manifest.display()
+        ));
+    };
+    let ws_root = meta["workspace_root"]
+        .as_str()
+        .map(Path::new)
+        .unwrap_or(&project.root);
+    let Some(ws_rel) = rel_of(repo_root, ws_root) else {
+        return Ran::Error("the Cargo workspace root is outside the repository".into());
+    };
+    let mut mirror = match Mirror::sync(repo_root, git_dir, &ws_rel) {
+        Ok(m) => m,
+        Err(e) => return Ran::Error(e),
+    };
+    for o in overlays {
+        if let Err(e) = mirror.overlay(git_dir, o.rel, o.content) {
+            return Ran::Error(e);
+        }
+    }
+    let mut cmd = Cmd::new(argv[0].clone(), &mirror.root)
+        .args(argv[1..].iter().cloned())
+        .args([
+            "clippy",
+            "--message-format=json",
+            "--all-targets",
+            "--offline",
+            "-p",
+            name,
+        ])
+        .env(
+            "CARGO_TARGET_DIR",
+            git_dir.join("patchgate").join("cargo-target"),
+        )
+        .timeout(timeout);
+    cmd = cmd.env("CARGO_TERM_COLOR", "never");
+    let out = match run_cmd(cmd) {
+        Ok(o) => o,
+        Err(r) => return r,
+    };
+    let findings = match parse::cargo::cargo_json(&out.stdout_str()) {
+        Ok(f) => f,
+        Err(e) => return Ran::Error(format!("unreadable cargo output: {e}")),
+    };
+    if !out.success() && findings.is_empty() {
+        return Ran::Error(first_lines(&out.stderr_str()));
+    }
+    Ran::Done(
+        findings
+            .into_iter()
+            .map(|mut f| {
+                f.path = join_rel(&ws_rel, &f.path);
+                f
+            })
+            .collect(),
+    )
+}
+
+/// `golangci-lint run` when it is installed, else `go vet`, on the packages of the edited files.
+pub fn go_lint(
+    go: &[OsString],
+    repo_root: &Path,
+    git_dir: &Path,
+    project: &Project,
+    overlays: &[Overlay],
+    timeout: Duration,
+) -> Ran<Vec<RawFinding>> {
+    let _serial = GO.lock().unwrap_or_else(|p| p.into_inner());
+    let mut mirror = match Mirror::sync(repo_root, git_dir, &project.rel_root) {
+        Ok(m) => m,
+        Err(e) => return Ran::Error(e),
+    };
+    let mut dirs: Vec<String> = Vec::new();
+    for o in overlays {
+        if let Err(e) = mirror.overlay(git_dir, o.rel, o.content) {
+            return Ran::Error(e);
+        }
+        let in_module = o
+            .rel
+            .strip_prefix(&project.rel_root)
+            .unwrap_or(o.rel)
+            .trim_start_matches('/');
+        let dir = Path::new(in_module)
+            .parent()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let pkg = if dir.is_empty() {
+            ".".to_string()
+        } else {
+            format!("./{dir}")
+        };
+        if !dirs.contains(&pkg) {
+            dirs.push(pkg);
+        }
+    }
+    let base = |prog: OsString| {
+        Cmd::new(prog, &mirror.root)
+            .env(
+                "GOTOOLCHAIN",
+                std::env::var_os("GOTOOLCHAIN").unwrap_or_else(|| "local".into()),
+            )
+            .env(
+                "GOPROXY",
+                std::env::var_os("GOPROXY").unwrap_or_else(|| "off".into()),
+            )
+            .env(
+                "GOFLAGS",
+                std::env::var_os("GOFLAGS").unwrap_or_else(|| "-buildvcs=false".into()),
+            )
+            .timeout(timeout)
+    };
+    if let Some(golangci) = which("golangci-lint") {
+        let cmd = base(golangci.into_os_string())
+            .args(["run", "--output.json.path", "stdout", "--show-stats=false"])
+            .args(dirs.iter());
+        let out = match run_cmd(cmd) {
+            Ok(o) => o,
+            Err(r) => return r,
+        };
+        return match (out.code, parse::go::golangci_json(&out.stdout_str())) {
+            (Some(0) | Some(1), Ok(f)) => Ran::Done(
+                f.into_iter()
+                    .map(|mut x| {
+                        x.path = join_rel(&project.rel_root, &x.path);
+                        x
+                    })
+                    .collect(),
+            ),
+            _ => Ran::Error(format!("golangci-lint: {}", first_lines(&out.stderr_str()))),
+        };
+    }
+    let cmd = base(go[0].clone())
+        .args(go[1..].iter().cloned())
+        .arg("vet")
+        .args(dirs.iter());
+    let out = match run_cmd(cmd) {
+        Ok(o) => o,
+        Err(r) => return r,
+    };
+    let text = out.stderr_str();
+    let findings = match parse::go::go_vet_text(&text) {
+        Ok(f) => f,
+        Err(e) => return Ran::Error(format!("unreadable go vet output: {e}")),
+    };
+    if !out.success() && findings.is_empty() {
+        return Ran::Error(first_lines(&text));
+    }
+    let mirror_root = mirror.root.to_string_lossy().into_owned();
+    Ran::Done(
+        findings
+            .into_iter()
+            .map(|mut f| {
+                let p = f
+                    .path
+                    .strip_prefix(&format!("{mirror_root}/"))
+                    .unwrap_or(&f.path)
+                    .to_string();
+                f.path = join_rel(&project.rel_root, &p);
+                f
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,349 @@
+//! `patchgate check` (the checkers on existing files, or on the staged content) and
+//! `patchgate detect` (which checkers apply to a path, and why).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::checks::{self, CheckFile, detect};
+use crate::cli::{OutputFormat, emit, print_error, print_report};
+use crate::error::{Error, Exit};
+use crate::repo::Repo;
+use crate::report::{Report, Status};
+use crate::runner::Cmd;
+
+/// The files to check and their "before" (HEAD's content), from the working tree or the index.
+fn collect(
+    repo: &Repo,
+    paths: &[PathBuf],
+    staged: bool,
+    cwd: &Path,
+) -> Result<Vec<CheckFile>, Error> {
+    let workdir = repo.require_workdir()?;
+    let head_tree = repo.git.head().ok().and_then(|h| h.peel_to_tree().ok());
+    let head_blob = |rel: &str| -> Option<Arc<Vec<u8>>> {
+        let tree = head_tree.as_ref()?;
+        let entry = tree.get_path(Path::new(rel)).ok()?;
+        let blob = repo.git.find_blob(entry.id()).ok()?;
+        Some(Arc::new(blob.content().to_vec()))
+    };
+    let wanted: Option<Vec<String>> = if paths.is_empty() {
+        None
+    } else {
+        let mut out = Vec::new();
+        for p in paths {
+            let abs = if p.is_absolute() {
+                p.clone()
+            } else {
+                cwd.join(p)
+            };
+            let rel = repo
+                .roots
+                .resolve(&abs.to_string_lossy())
+                .map_err(|m| Error::Usage {
+                    message: m,
+                    help: "name files inside the repository".into(),
+                })?
+                .rel;
+            if workdir.join(&rel).is_dir() {
+                out.extend(list_files(workdir, &rel)?);
+            } else {
+                out.push(rel);
+            }
+        }
+        Some(out)
+    };
+    let mut files = Vec::new();
+    if staged {
+        let index = repo.git.index().map_err(Error::git)?;
+        let diff = repo
+            .git
+            .diff_tree_to_index(head_tree.as_ref(), Some(&index), None)
+            .map_err(Error::git)?;
+        let mut changed = Vec::new();
+        for d in diff.deltas() {
+            if let Some(p) = d.new_file().path().and_then(|p| p.to_str()) {
+                changed.push(p.to_string());
+            }
+        }
+        let targets = wanted.unwrap_or(changed);
+        for rel in targets {
+            let Some(entry) = index.get_path(Path::new(&rel), 0) else {
+                continue;
+            };
+            let Ok(blob) = repo.git.find_blob(entry.id) else {
+                continue;
+            };
+            files.push(CheckFile {
+                real: workdir.join(&rel),
+                before: head_blob(&rel),
+                after: Arc::new(blob.content().to_vec()),
+                rel,
+            });
+        }
+    } else {
+        let targets = match wanted {
+            Some(w) => w,
+            None => changed_in_worktree(repo)?,
+        };
+        for rel in targets {
+            let Ok(bytes) = std::fs::read(workdir.join(&rel)) else {
+                continue;
+            };
+            files.push(CheckFile {
+                real: workdir.join(&rel),
+                before: head_blob(&rel),
+                after: Arc::new(bytes),
+                rel,
+            });
+        }
+    }
+    Ok(files)
+}
+
+fn list_files(workdir: &Path, rel_dir: &str) -> Result<Vec<String>, Error> {
+    let out = Cmd::new("git", workdir)
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+            "--",
+            rel_dir,
+        ])
+        .run()
+        .map_err(|e| Error::Git {
+            message: format!("git ls-files: {e}"),
+            help: "install git".into(),
+        })?;
+    Ok(out
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect())
+}
+
+fn changed_in_worktree(repo: &Repo) -> Result<Vec<String>, Error> {
+    let mut opts = git2::StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false);
+    let statuses = repo.git.statuses(Some(&mut opts)).map_err(Error::git)?;
+    Ok(statuses
+        .iter()
+        .filter(|s| !s.status().is_wt_deleted() && !s.status().is_index_deleted())
+        .filter_map(|s| s.path().map(str::to_string))
+        .collect())
+}
+
+pub fn run_check(
+    dir: &Path,
+    paths: &[PathBuf],
+    staged: bool,
+    opts: checks::Options,
+    format: OutputFormat,
+) -> i32 {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let cwd = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        cwd.join(dir)
+    };
+    let result = (|| -> Result<Report, Error> {
+        let repo = Repo::discover(dir)?;
+        let files = collect(&repo, paths, staged, &cwd)?;
+        let config = checks::config::Config::load(&repo.roots.root)?;
+        let ctx = checks::run::Ctx {
+            repo_root: &repo.roots.root,
+            git_dir: &repo.git_dir,
+            config: &config,
+            opts: &opts,
+        };
+        let outcome = checks::run::run(&ctx, &files);
+        let mut report = Report::from_error(&Error::Usage {
+            message: String::new(),
+            help: String::new(),
+        });
+        report.error = None;
+        report.checks = outcome.reports;
+        if outcome.blocked {
+            report.status = Status::ChecksFailed;
+            report.exit = Exit::ChecksFailed;
+        } else {
+            report.status = Status::Clean;
+            report.exit = Exit::Success;
+        }
+        Ok(report)
+    })();
+    match result {
+        Ok(r) => print_report(&r, format),
+        Err(e) => print_error(&e, format),
+    }
+}
+
+#[derive(Serialize)]
+struct CheckerInfo {
+    name: String,
+    available: bool,
+    detail: String,
+}
+
+#[derive(Serialize)]
+struct DetectOut {
+    #[serde(flatten)]
+    detection: detect::Detection,
+    tools: Vec<CheckerInfo>,
+}
+
+pub fn run_detect(dir: &Path, path: Option<&Path>, format: OutputFormat) -> i32 {
+    let result = (|| -> Result<Vec<DetectOut>, Error> {
+        let repo = Repo::discover(dir)?;
+        let workdir = repo.require_workdir()?.to_path_buf();
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let base = if dir.is_absolute() {
+            dir.to_path_buf()
+        } else {
+            cwd.join(dir)
+        };
+        let target = path
+            .map(|p| {
+                if p.is_absolute() {
+                    p.to_path_buf()
+                } else {
+                    base.join(p)
+                }
+            })
+            .unwrap_or(base);
+        let rel = repo
+            .roots
+            .resolve(&target.to_string_lossy())
+            .map(|r| r.rel)
+            .or_else(|e| {
+                if std::fs::canonicalize(&target).ok().as_deref() == Some(workdir.as_path()) {
+                    Ok(String::new())
+                } else {
+                    Err(e)
+                }
+            })
+            .map_err(|m| Error::Usage {
+                message: m,
+                help: "name a path inside the repository".into(),
+            })?;
+        let files = if rel.is_empty() || workdir.join(&rel).is_dir() {
+            let all = list_files(&workdir, if rel.is_empty() { "." } else { &rel })?;
+            // One representative file per (language, project): a directory summary, not a listing.
+            let mut seen = std::collections::HashSet::new();
+            all.into_iter()
+                .filter(|f| {
+                    let d = detect::detect(&workdir, f);
+                    d.project
+                        .as_ref()
+                        .is_some_and(|p| seen.insert((p.lang, p.rel_root.clone())))
+                })
+                .collect()
+        } else {
+            vec![rel]
+        };
+        let config = checks::config::Config::load(&workdir)?;
+        Ok(files
+            .iter()
+            .map(|f| {
+                let d = detect::detect(&workdir, f);
+                let tools = d
+                    .checkers
+                    .iter()
+                    .map(|c| availability(&config, c, d.project.as_ref(), &workdir))
+                    .collect();
+                DetectOut {
+                    detection: d,
+                    tools,
+                }
+            })
+            .collect())
+    })();
+    let outs = match result {
+        Ok(o) => o,
+        Err(e) => return print_error(&e, format),
+    };
+    match format {
+        OutputFormat::Json => emit(&format!(
+            "{}\n",
+            serde_json::to_string_pretty(&outs).unwrap_or_default()
+        )),
+        _ => {
+            let mut text = String::new();
+            if outs.is_empty() {
+                text.push_str("no file here that a checker knows (Python, JS/TS, Rust, Go)\n");
+            }
+            for o in &outs {
+                text.push_str(&format!("{}: {}\n", o.detection.path, o.detection.reason));
+                for t in &o.tools {
+                    text.push_str(&format!(
+                        "  {} {}: {}\n",
+                        if t.available { "✓" } else { "✗" },
+                        t.name,
+                        t.detail
+                    ));
+                }
+            }
+            emit(&text);
+        }
+    }
+    0
+}
+
+fn availability(
+    config: &checks::config::Config,
+    checker: &str,
+    project: Option<&detect::Project>,
+    workdir: &Path,
+) -> CheckerInfo {
+    let Some(p) = project else {
+        return CheckerInfo {
+            name: checker.into(),
+            available: false,
+            detail: "no project".into(),
+        };
+    };
+    if config.disabled(checker) {
+        return CheckerInfo {
+            name: checker.into(),
+            available: false,
+            detail: "disabled in .patchgate.toml".into(),
+        };
+    }
+    let found = match checker {
+        "prettier" | "eslint" => checks::node::find_module(checker, &p.root, workdir)
+            .map(|m| format!("module {}", m.display()))
+            .ok_or_else(|| format!("{checker} not found in node_modules or on PATH")),
+        "go-lint" => match checks::tools::which("golangci-lint") {
+            Some(g) => Ok(format!("golangci-lint at {}", g.display())),
+            None => checks::tools::program(config, checker, "go", &p.root, workdir)
+                .map(|a| format!("go vet via {}", a[0].to_string_lossy())),
+        },
+        other => {
+            let bin = match other {
+                "ruff-format" | "ruff" => "ruff",
+                "clippy" => "cargo",
+                b => b,
+            };
+            checks::tools::program(config, other, bin, &p.root, workdir)
+                .map(|a| a[0].to_string_lossy().into_owned())
+        }
+    };
+    match found {
+        Ok(d) => CheckerInfo {
+            name: checker.into(),
+            available: true,
+            detail: d,
+        },
+        Err(d) => CheckerInfo {
+            name: checker.into(),
+            available: false,
+            detail: d,
+        },
+    }
+}

@@ -1,0 +1,170 @@
+//! The checks part of the human and markdown reports: what blocks first (new findings, grouped by
+//! file, with the formatter's diff), then what did not run, then a count of what passed.
+
+use std::fmt::Write;
+
+use crate::checks::{CheckReport, Status};
+
+fn status_word(s: Status) -> &'static str {
+    match s {
+        Status::Pass => "pass",
+        Status::Fail => "fail",
+        Status::Missing => "missing",
+        Status::Error => "error",
+        Status::Timeout => "timeout",
+        Status::Skipped => "skipped",
+    }
+}
+
+fn kind_word(r: &CheckReport) -> &'static str {
+    match r.kind {
+        crate::checks::Kind::Format => "format",
+        crate::checks::Kind::Lint => "lint",
+    }
+}
+
+/// Plain text for the human report (`paint` colours a line red/green when asked).
+pub fn human(checks: &[CheckReport], paint: &dyn Fn(bool, &str) -> String) -> String {
+    let mut out = String::new();
+    if checks.is_empty() {
+        return out;
+    }
+    out.push_str("checks:\n");
+    for r in checks.iter().filter(|r| r.status == Status::Fail) {
+        let new = r.findings.iter().filter(|f| f.new).count();
+        let _ = writeln!(
+            out,
+            "{}",
+            paint(
+                false,
+                &format!(
+                    "  ✗ {} — {} ({}): {} finding(s), {new} new",
+                    r.path,
+                    r.checker,
+                    kind_word(r),
+                    r.findings.len()
+                )
+            )
+        );
+        let mut sorted: Vec<_> = r.findings.iter().collect();
+        sorted.sort_by_key(|f| (!f.new, f.line, f.column));
+        for f in sorted {
+            let _ = writeln!(
+                out,
+                "      {}:{} {} {}{}",
+                f.line,
+                f.column,
+                f.rule,
+                f.message,
+                if f.new {
+                    "  [new]"
+                } else {
+                    "  (already there)"
+                }
+            );
+        }
+        if let Some(d) = &r.diff {
+            for l in d.lines().take(40) {
+                let _ = writeln!(out, "      {l}");
+            }
+        }
+    }
+    for r in checks
+        .iter()
+        .filter(|r| matches!(r.status, Status::Missing | Status::Error | Status::Timeout))
+    {
+        let _ = writeln!(
+            out,
+            "  ! {} — {}: {}{}",
+            r.path,
+            r.checker,
+            status_word(r.status),
+            r.note
+                .as_deref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default()
+        );
+    }
+    let passed: Vec<_> = checks.iter().filter(|r| r.status == Status::Pass).collect();
+    let old_only = passed.iter().filter(|r| !r.findings.is_empty()).count();
+    let skipped = checks
+        .iter()
+        .filter(|r| r.status == Status::Skipped)
+        .count();
+    let mut line = format!("  ✓ {} passed", passed.len());
+    if old_only > 0 {
+        let _ = write!(line, " ({old_only} with findings that were already there)");
+    }
+    if skipped > 0 {
+        let _ = write!(line, ", {skipped} skipped");
+    }
+    let _ = writeln!(out, "{}", paint(true, &line));
+    out
+}
+
+/// Markdown: new findings first, grouped by file.
+pub fn markdown(checks: &[CheckReport]) -> String {
+    let mut out = String::new();
+    if checks.is_empty() {
+        return out;
+    }
+    let failing: Vec<_> = checks.iter().filter(|r| r.status == Status::Fail).collect();
+    let new_total: usize = failing
+        .iter()
+        .map(|r| r.findings.iter().filter(|f| f.new).count())
+        .sum();
+    let _ = writeln!(out, "### Checks: {new_total} new finding(s)\n");
+    let mut files: Vec<&str> = failing.iter().map(|r| r.path.as_str()).collect();
+    files.dedup();
+    for file in files {
+        let _ = writeln!(out, "#### `{file}`\n");
+        for r in failing.iter().filter(|r| r.path == file) {
+            let mut fs: Vec<_> = r.findings.iter().collect();
+            fs.sort_by_key(|f| (!f.new, f.line));
+            for f in fs {
+                let _ = writeln!(
+                    out,
+                    "- {} `{}` line {}:{} — {}{}",
+                    r.checker,
+                    f.rule,
+                    f.line,
+                    f.column,
+                    f.message,
+                    if f.new {
+                        " **(new)**"
+                    } else {
+                        " (already there)"
+                    }
+                );
+            }
+            if let Some(d) = &r.diff {
+                let _ = writeln!(out, "\n```diff\n{}```", d);
+            }
+        }
+        out.push('\n');
+    }
+    let not_run: Vec<_> = checks
+        .iter()
+        .filter(|r| matches!(r.status, Status::Missing | Status::Error | Status::Timeout))
+        .collect();
+    if !not_run.is_empty() {
+        let _ = writeln!(out, "Not run:");
+        for r in not_run {
+            let _ = writeln!(
+                out,
+                "- `{}` {}: {}{}",
+                r.path,
+                r.checker,
+                status_word(r.status),
+                r.note
+                    .as_deref()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default()
+            );
+        }
+        out.push('\n');
+    }
+    let passed = checks.iter().filter(|r| r.status == Status::Pass).count();
+    let _ = writeln!(out, "{passed} check(s) passed.\n");
+    out
+}
