@@ -71,6 +71,8 @@ pub struct Options {
     pub jobs: usize,
     /// `--checks LIST`: only these checkers (None = all that apply).
     pub only: Option<Vec<String>>,
+    /// Show a progress bar on stderr (when it is a terminal) once checks take longer than a moment.
+    pub progress: bool,
 }
 
 impl Default for Options {
@@ -82,6 +84,7 @@ impl Default for Options {
             timeout: None,
             jobs: 0,
             only: None,
+            progress: false,
         }
     }
 }

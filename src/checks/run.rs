@@ -123,10 +123,17 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(ctx.opts.jobs)
         .build();
+    let bar = progress_bar(ctx.opts.progress);
     let run_jobs = |jobs: Vec<Job>| -> Vec<JobResult> {
+        bar.inc_length(jobs.len() as u64);
+        let one = |j: Job| {
+            let r = run_job(ctx, j);
+            bar.inc(1);
+            r
+        };
         match &pool {
-            Ok(p) => p.install(|| jobs.into_par_iter().map(|j| run_job(ctx, j)).collect()),
-            Err(_) => jobs.into_iter().map(|j| run_job(ctx, j)).collect(),
+            Ok(p) => p.install(|| jobs.into_par_iter().map(one).collect()),
+            Err(_) => jobs.into_iter().map(one).collect(),
         }
     };
 
@@ -148,6 +155,7 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
     for r in run_jobs(jobs_for(ctx, &items, Kind::Lint)) {
         reports.extend(r.reports);
     }
+    bar.finish_and_clear();
     reports.sort_by(|a, b| {
         (a.path.as_str(), a.kind as u8, a.checker.as_str()).cmp(&(
             b.path.as_str(),
@@ -173,6 +181,30 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
         },
         blocked,
     }
+}
+
+/// A bar on stderr that appears only if the checks are still running after a moment (a fast run
+/// prints nothing), and only on a terminal.
+fn progress_bar(wanted: bool) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    let bar = indicatif::ProgressBar::hidden();
+    if !wanted || !std::io::stderr().is_terminal() {
+        return bar;
+    }
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{spinner} checks {pos}/{len} {elapsed}")
+    {
+        bar.set_style(style);
+    }
+    let later = bar.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(400));
+        if !later.is_finished() {
+            later.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            later.enable_steady_tick(Duration::from_millis(120));
+        }
+    });
+    bar
 }
 
 fn jobs_for(ctx: &Ctx, items: &[(Item, Option<Project>)], kind: Kind) -> Vec<Job> {

@@ -152,6 +152,7 @@ impl CheckArgs {
             timeout,
             jobs: self.jobs,
             only,
+            progress: true,
         }))
     }
 }
