@@ -34,6 +34,8 @@ pub struct ApplyOptions {
     pub message: Option<String>,
     /// The checks to run on the patched files (`None`: `--checks none`).
     pub checks: Option<checks::Options>,
+    /// `--verify build,test,typecheck` (`None`: no verify).
+    pub verify: Option<crate::verify::run::Options>,
 }
 
 impl ApplyOptions {
@@ -186,6 +188,35 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             return Ok(report);
         }
     }
+    if let Some(vopts) = &opts.verify
+        && !vopts.steps.is_empty()
+    {
+        let config = checks::config::Config::load(&repo.roots.root)?;
+        let projects = projects_of(&repo, &plan);
+        let overlays: Vec<crate::verify::run::Overlay> = plan
+            .changes
+            .iter()
+            .map(|c| crate::verify::run::Overlay {
+                rel: &c.rel,
+                content: c.after.bytes(),
+            })
+            .collect();
+        let (reports, blocked) = crate::verify::run::run(
+            &repo.roots.root,
+            &repo.git_dir,
+            &config,
+            &projects,
+            &overlays,
+            vopts,
+        );
+        report.verify = reports;
+        if blocked {
+            report.status = Status::ChecksFailed;
+            report.exit = Exit::ChecksFailed;
+            report.mark_unwritten("verify failed");
+            return Ok(report);
+        }
+    }
     if opts.dry_run {
         report.status = Status::DryRun;
         return Ok(report);
@@ -331,6 +362,22 @@ fn check_files(repo: &Repo, plan: &plan::Plan) -> Vec<CheckFile> {
             })
         })
         .collect()
+}
+
+/// The projects (one per language and nearest marker) that the patched files belong to.
+fn projects_of(repo: &Repo, plan: &plan::Plan) -> Vec<checks::detect::Project> {
+    let mut out: Vec<checks::detect::Project> = Vec::new();
+    for c in &plan.changes {
+        let Some(lang) = checks::detect::lang_of(&c.rel) else {
+            continue;
+        };
+        if let Some(p) = checks::detect::project_of(&repo.roots.root, &c.rel, lang)
+            && !out.contains(&p)
+        {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// The user-visible switch. On error, everything it changed has been undone; `Ok(Some(warning))`

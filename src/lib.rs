@@ -17,6 +17,7 @@ pub mod repo;
 pub mod report;
 pub mod runner;
 pub mod txn;
+pub mod verify;
 
 pub use apply::{ApplyOptions, apply};
 pub use error::{Error, Exit};

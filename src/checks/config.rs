@@ -20,6 +20,11 @@
 //! output = "json"            # "json" | "sarif" | "regex"
 //! pattern = '^(?P<file>[^:]+):(?P<line>\d+): (?P<message>.*)$'   # for output = "regex"
 //! timeout = 5
+//!
+//! [verify]
+//! timeout = 600              # seconds per step (build, test, typecheck), default 600
+//! [verify.rust]
+//! test = ["cargo", "nextest", "run"]
 //! ```
 //!
 //! Unknown keys are errors with their position, like in a patch: a typo in a gate's configuration
@@ -51,6 +56,28 @@ pub struct Config {
     pub checks: ChecksSection,
     #[serde(default)]
     pub checkers: BTreeMap<String, CheckerConfig>,
+    #[serde(default)]
+    pub verify: VerifySection,
+}
+
+/// `[verify]`: the step timeout, and per-language command overrides
+/// (`[verify.rust] test = ["cargo", "nextest", "run"]`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerifySection {
+    pub timeout: Option<u64>,
+    pub python: Option<StepCommands>,
+    pub node: Option<StepCommands>,
+    pub rust: Option<StepCommands>,
+    pub go: Option<StepCommands>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StepCommands {
+    pub build: Option<Vec<String>>,
+    pub test: Option<Vec<String>>,
+    pub typecheck: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -168,7 +168,10 @@ pub fn run(
         return Ok(Vec::new());
     }
     let failed = |what: &str, e: &dyn std::fmt::Display| NodeError::Failed(format!("{what}: {e}"));
-    // A private directory per call: batches may run concurrently in the same scratch dir.
+    // A private directory per call: batches may run concurrently in the same scratch dir (which
+    // does not exist yet on a repository's first run).
+    std::fs::create_dir_all(scratch)
+        .map_err(|e| failed("cannot create a scratch directory", &e))?;
     let dir = tempfile::Builder::new()
         .prefix("node-bridge-")
         .tempdir_in(scratch)

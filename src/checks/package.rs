@@ -18,8 +18,10 @@ use super::parse;
 use super::tools::{Ran, first_lines, which};
 use crate::runner::{Cmd, RunError};
 
-static CARGO: Mutex<()> = Mutex::new(());
-static GO: Mutex<()> = Mutex::new(());
+/// Cargo runs share patchgate's target directory: one at a time.
+pub static CARGO: Mutex<()> = Mutex::new(());
+/// Go runs share the build cache and the mirror of a module: one at a time.
+pub static GO: Mutex<()> = Mutex::new(());
 
 /// A file of the package and the content to lay over the mirror.
 pub struct Overlay<'a> {
@@ -54,6 +56,66 @@ fn run_cmd(cmd: Cmd) -> Result<crate::runner::Output, Ran<Vec<RawFinding>>> {
     }
 }
 
+/// The Cargo workspace root (repository-relative) and the package name of `project`, read from
+/// the real tree with `cargo metadata` (which needs no build and no network).
+pub fn cargo_package<T>(
+    argv: &[OsString],
+    repo_root: &Path,
+    project: &Project,
+    timeout: Duration,
+) -> Result<(String, String), Ran<T>> {
+    let meta = Cmd::new(argv[0].clone(), &project.root)
+        .args([
+            "metadata",
+            "--no-deps",
+            "--format-version",
+            "1",
+            "--offline",
+        ])
+        .timeout(timeout);
+    let out = match meta.run() {
+        Ok(o) if o.timed_out => return Err(Ran::Timeout),
+        Ok(o) => o,
+        Err(RunError::NotFound(p)) => {
+            return Err(Ran::Missing(format!(
+                "{} not found on PATH",
+                p.to_string_lossy()
+            )));
+        }
+        Err(e) => return Err(Ran::Error(e.to_string())),
+    };
+    if !out.success() {
+        return Err(Ran::Error(format!(
+            "cargo metadata: {}",
+            first_lines(&out.stderr_str())
+        )));
+    }
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| Ran::Error(format!("cargo metadata output: {e}")))?;
+    let manifest = project.root.join("Cargo.toml");
+    let name = meta["packages"].as_array().and_then(|ps| {
+        ps.iter()
+            .find(|p| p["manifest_path"].as_str().map(Path::new) == Some(manifest.as_path()))
+            .and_then(|p| p["name"].as_str())
+    });
+    let Some(name) = name else {
+        return Err(Ran::Skipped(format!(
+            "{} is not a package (a virtual workspace manifest?)",
+            manifest.display()
+        )));
+    };
+    let ws_root = meta["workspace_root"]
+        .as_str()
+        .map(Path::new)
+        .unwrap_or(&project.root);
+    let Some(ws_rel) = rel_of(repo_root, ws_root) else {
+        return Err(Ran::Error(
+            "the Cargo workspace root is outside the repository".into(),
+        ));
+    };
+    Ok((ws_rel, name.to_string()))
+}
+
 /// `cargo clippy` on the package of `project`, findings with repository-relative paths.
 pub fn clippy(
     argv: &[OsString],
@@ -64,49 +126,11 @@ pub fn clippy(
     timeout: Duration,
 ) -> Ran<Vec<RawFinding>> {
     let _serial = CARGO.lock().unwrap_or_else(|p| p.into_inner());
-    // The workspace root and package name, from the real tree (metadata needs no build).
-    let meta = Cmd::new(argv[0].clone(), &project.root)
-        .args([
-            "metadata",
-            "--no-deps",
-            "--format-version",
-            "1",
-            "--offline",
-        ])
-        .timeout(timeout);
-    let out = match run_cmd(meta) {
-        Ok(o) => o,
+    let (ws_rel, name) = match cargo_package(argv, repo_root, project, timeout) {
+        Ok(x) => x,
         Err(r) => return r,
     };
-    if !out.success() {
-        return Ran::Error(format!(
-            "cargo metadata: {}",
-            first_lines(&out.stderr_str())
-        ));
-    }
-    let meta: serde_json::Value = match serde_json::from_slice(&out.stdout) {
-        Ok(v) => v,
-        Err(e) => return Ran::Error(format!("cargo metadata output: {e}")),
-    };
-    let manifest = project.root.join("Cargo.toml");
-    let name = meta["packages"].as_array().and_then(|ps| {
-        ps.iter()
-            .find(|p| p["manifest_path"].as_str().map(Path::new) == Some(manifest.as_path()))
-            .and_then(|p| p["name"].as_str())
-    });
-    let Some(name) = name else {
-        return Ran::Skipped(format!(
-            "{} is not a package (a virtual workspace manifest?)",
-            manifest.display()
-        ));
-    };
-    let ws_root = meta["workspace_root"]
-        .as_str()
-        .map(Path::new)
-        .unwrap_or(&project.root);
-    let Some(ws_rel) = rel_of(repo_root, ws_root) else {
-        return Ran::Error("the Cargo workspace root is outside the repository".into());
-    };
+    let name = name.as_str();
     let mut mirror = match Mirror::sync(repo_root, git_dir, &ws_rel) {
         Ok(m) => m,
         Err(e) => return Ran::Error(e),

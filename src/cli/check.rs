@@ -347,3 +347,97 @@ fn availability(
         },
     }
 }
+
+/// `patchgate verify`: the steps on the current state of the chosen projects.
+pub fn run_verify(
+    dir: &Path,
+    path: Option<&Path>,
+    opts: &crate::verify::run::Options,
+    format: OutputFormat,
+) -> i32 {
+    let result = (|| -> Result<Report, Error> {
+        let repo = Repo::discover(dir)?;
+        let workdir = repo.require_workdir()?.to_path_buf();
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let base = if dir.is_absolute() {
+            dir.to_path_buf()
+        } else {
+            cwd.join(dir)
+        };
+        let mut targets: Vec<String> = match path {
+            Some(p) => {
+                let abs = if p.is_absolute() {
+                    p.to_path_buf()
+                } else {
+                    base.join(p)
+                };
+                vec![
+                    repo.roots
+                        .resolve(&abs.to_string_lossy())
+                        .map(|r| r.rel)
+                        .unwrap_or_default(),
+                ]
+            }
+            None => changed_in_worktree(&repo)?,
+        };
+        if targets.is_empty() {
+            targets.push(
+                repo.roots
+                    .resolve(&base.to_string_lossy())
+                    .map(|r| r.rel)
+                    .unwrap_or_default(),
+            );
+        }
+        let mut projects: Vec<detect::Project> = Vec::new();
+        for t in &targets {
+            // A directory stands for a file inside it, for the marker walk.
+            let probe_dir = if t.is_empty() || workdir.join(t).is_dir() {
+                Some(t.clone())
+            } else {
+                None
+            };
+            for lang in [
+                detect::Lang::Python,
+                detect::Lang::Node,
+                detect::Lang::Rust,
+                detect::Lang::Go,
+            ] {
+                let rel = match &probe_dir {
+                    Some(d) if d.is_empty() => "_".to_string(),
+                    Some(d) => format!("{d}/_"),
+                    None if detect::lang_of(t) == Some(lang) => t.clone(),
+                    None => continue,
+                };
+                if let Some(p) = detect::project_of(&workdir, &rel, lang)
+                    && !projects.contains(&p)
+                {
+                    projects.push(p);
+                }
+            }
+        }
+        let config = checks::config::Config::load(&workdir)?;
+        let (reports, blocked) =
+            crate::verify::run::run(&workdir, &repo.git_dir, &config, &projects, &[], opts);
+        let mut report = Report::from_error(&Error::Usage {
+            message: String::new(),
+            help: String::new(),
+        });
+        report.error = None;
+        report.verify = reports;
+        report.status = if blocked {
+            Status::ChecksFailed
+        } else {
+            Status::Clean
+        };
+        report.exit = if blocked {
+            Exit::ChecksFailed
+        } else {
+            Exit::Success
+        };
+        Ok(report)
+    })();
+    match result {
+        Ok(r) => print_report(&r, format),
+        Err(e) => print_error(&e, format),
+    }
+}

@@ -41,6 +41,8 @@ enum Command {
     Check(CheckCmdArgs),
     /// Show which checkers apply to a path, and why.
     Detect(DetectArgs),
+    /// Run the projects' build / test / typecheck on the current state, with parsed failures and hints.
+    Verify(VerifyArgs),
     /// Finish or roll back a transaction that was interrupted (a crash, kill -9, power loss).
     Recover(RecoverArgs),
     /// Print the JSON Schema of the patch file.
@@ -95,6 +97,10 @@ struct ApplyArgs {
     /// content is what gets written or committed.
     #[arg(long)]
     fix: bool,
+    /// Also run the projects' own build / test / typecheck on the patched state (comma-separated:
+    /// build,test,typecheck); a failing step fails the gate.
+    #[arg(long, value_name = "LIST")]
+    verify: Option<String>,
     #[command(flatten)]
     check: CheckArgs,
     /// Output format.
@@ -175,6 +181,28 @@ struct CheckCmdArgs {
 }
 
 #[derive(Debug, clap::Args)]
+struct VerifyArgs {
+    /// A file or directory whose project(s) to verify (default: the projects of the files changed
+    /// since HEAD, else the one of the current directory).
+    path: Option<PathBuf>,
+    /// Which steps (comma-separated).
+    #[arg(long, value_name = "LIST", default_value = "build,test,typecheck")]
+    steps: String,
+    /// Run as if started in DIR.
+    #[arg(short = 'C', value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// A missing toolchain fails too.
+    #[arg(long)]
+    require_tools: bool,
+    /// Timeout per step, in seconds (default 600).
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<u64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    format: OutputFormat,
+}
+
+#[derive(Debug, clap::Args)]
 struct DetectArgs {
     /// A file or directory (default: the current directory).
     path: Option<PathBuf>,
@@ -235,6 +263,31 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
                 c.format,
             )
         }
+        Command::Verify(v) => {
+            let steps = match crate::verify::run::Step::parse_list(&v.steps) {
+                Ok(s) => s,
+                Err(m) => {
+                    return print_error(
+                        &Error::Usage {
+                            message: m,
+                            help: "e.g. --steps build,test".into(),
+                        },
+                        v.format,
+                    );
+                }
+            };
+            let opts = crate::verify::run::Options {
+                steps,
+                require_tools: v.require_tools,
+                timeout: v.timeout.map(std::time::Duration::from_secs),
+            };
+            check::run_verify(
+                &v.dir.unwrap_or_else(|| PathBuf::from(".")),
+                v.path.as_deref(),
+                &opts,
+                v.format,
+            )
+        }
         Command::Detect(d) => check::run_detect(
             &d.dir.unwrap_or_else(|| PathBuf::from(".")),
             d.path.as_deref(),
@@ -261,6 +314,17 @@ fn run_apply(a: ApplyArgs) -> i32 {
     let dir = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let result = read_patch(a.patch.as_deref(), &dir).and_then(|patch| {
         let checks = a.check.options(a.fix)?;
+        let verify = match &a.verify {
+            Some(list) => Some(crate::verify::run::Options {
+                steps: crate::verify::run::Step::parse_list(list).map_err(|m| Error::Usage {
+                    message: m,
+                    help: "e.g. --verify build,test".into(),
+                })?,
+                require_tools: a.check.require_tools,
+                timeout: None,
+            }),
+            None => None,
+        };
         let opts = ApplyOptions {
             dir: dir.clone(),
             dry_run: a.dry_run,
@@ -269,6 +333,7 @@ fn run_apply(a: ApplyArgs) -> i32 {
             branch: a.branch.clone(),
             message: a.message.clone(),
             checks,
+            verify,
         };
         apply(&patch, &opts)
     });

@@ -488,8 +488,11 @@ impl Planner<'_> {
                 },
             );
         }
-        // The entry was inserted just above when missing.
-        self.slots.get_mut(key).expect("slot inserted above")
+        // Inserted just above when missing; the fallback is never taken.
+        self.slots.entry(key.to_string()).or_insert(Slot {
+            content: Content::Missing,
+            origin: None,
+        })
     }
 
     /// The decoded text of a file, or the step that explains why there is none.

@@ -168,3 +168,106 @@ pub fn markdown(checks: &[CheckReport]) -> String {
     let _ = writeln!(out, "{passed} check(s) passed.\n");
     out
 }
+
+fn verify_status(s: crate::verify::run::Status) -> &'static str {
+    use crate::verify::run::Status as V;
+    match s {
+        V::Pass => "pass",
+        V::Fail => "fail",
+        V::Missing => "missing",
+        V::Error => "error",
+        V::Timeout => "timeout",
+    }
+}
+
+/// The verify steps for the human report: failing steps with their first failures and hints.
+pub fn verify_human(
+    steps: &[crate::verify::run::VerifyReport],
+    paint: &dyn Fn(bool, &str) -> String,
+) -> String {
+    use crate::verify::run::Status as V;
+    let mut out = String::new();
+    if steps.is_empty() {
+        return out;
+    }
+    out.push_str("verify:\n");
+    for r in steps {
+        let ok = r.status == V::Pass;
+        let head = format!(
+            "  {} {:?} in {} ({}): {}{}",
+            if ok { "✓" } else { "✗" },
+            r.step,
+            r.project,
+            r.command,
+            verify_status(r.status),
+            r.note
+                .as_deref()
+                .map(|n| format!(" — {n}"))
+                .unwrap_or_default()
+        )
+        .to_lowercase();
+        let _ = writeln!(out, "{}", paint(ok, &head));
+        for f in r.failures.iter().take(10) {
+            let loc = match (&f.file, f.line) {
+                (Some(file), Some(line)) => format!("{file}:{line}: "),
+                (Some(file), None) => format!("{file}: "),
+                _ => String::new(),
+            };
+            let first = f.message.lines().next().unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "      {loc}{}{first}",
+                if f.name.is_empty() {
+                    String::new()
+                } else {
+                    format!("[{}] ", f.name)
+                }
+            );
+        }
+        for h in &r.hints {
+            let _ = writeln!(out, "      hint: {h}");
+        }
+    }
+    out
+}
+
+/// The verify steps for the markdown report, failures first.
+pub fn verify_markdown(steps: &[crate::verify::run::VerifyReport]) -> String {
+    let mut out = String::new();
+    if steps.is_empty() {
+        return out;
+    }
+    let _ = writeln!(out, "### Verify\n");
+    for r in steps {
+        let _ = writeln!(
+            out,
+            "- **{:?}** in `{}`: {} (`{}`){}",
+            r.step,
+            r.project,
+            verify_status(r.status),
+            r.command,
+            r.note
+                .as_deref()
+                .map(|n| format!(" — {n}"))
+                .unwrap_or_default()
+        );
+        for f in r.failures.iter().take(10) {
+            let loc = match (&f.file, f.line) {
+                (Some(file), Some(line)) => format!("`{file}:{line}` "),
+                (Some(file), None) => format!("`{file}` "),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                out,
+                "  - {loc}{} {}",
+                f.name,
+                f.message.lines().next().unwrap_or_default()
+            );
+        }
+        for h in &r.hints {
+            let _ = writeln!(out, "  - hint: {h}");
+        }
+    }
+    out.push('\n');
+    out
+}

@@ -105,6 +105,9 @@ pub fn render_human(r: &Report, color: bool) -> String {
         out.push('\n');
     }
 
+    out.push_str(&super::checks::verify_human(&r.verify, &|ok, line| {
+        paint.p(if ok { GREEN } else { RED }, line)
+    }));
     out.push_str(&super::checks::human(&r.checks, &|ok, line| {
         paint.p(if ok { GREEN } else { RED }, line)
     }));

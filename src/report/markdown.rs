@@ -78,6 +78,7 @@ pub fn render_markdown(r: &Report) -> String {
             let _ = writeln!(out, "```\n");
         }
     }
+    out.push_str(&super::checks::verify_markdown(&r.verify));
     out.push_str(&super::checks::markdown(&r.checks));
     let already = r
         .edits

@@ -44,7 +44,7 @@ pub struct Report {
     pub edits: Vec<EditReport>,
     pub files: Vec<FileReport>,
     pub checks: Vec<crate::checks::CheckReport>,
-    pub verify: Vec<serde_json::Value>,
+    pub verify: Vec<crate::verify::run::VerifyReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorReport>,
     #[serde(skip)]

@@ -1,10 +1,12 @@
 //! patchgate's integration tests: one binary, organised by behaviour. Every test runs the real
 //! `patchgate` binary against a real temporary git repository.
 
+mod checks;
 mod cli;
 mod concurrency;
 mod crash;
 mod fixtures;
+mod golangci;
 mod harness;
 mod hostile;
 mod txn;

@@ -53,6 +53,7 @@ struct Span {
 /// Parses the JSON lines `cargo clippy`/`cargo check --message-format=json` print on stdout.
 pub fn cargo_json(stdout: &str) -> Result<Vec<RawFinding>, ParseError> {
     let mut found = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let mut json_lines = 0;
     for (n, text) in stdout.lines().enumerate() {
         let text = text.trim();
@@ -71,7 +72,11 @@ pub fn cargo_json(stdout: &str) -> Result<Vec<RawFinding>, ParseError> {
                 format!("line {}: compiler-message without a message", n + 1),
             ));
         };
-        if let Some(finding) = finding(diagnostic) {
+        // `--all-targets` compiles a library twice (lib and lib test): the same diagnostic
+        // comes once per target, and cargo's own human output shows it once.
+        if let Some(finding) = finding(diagnostic)
+            && seen.insert(format!("{finding:?}"))
+        {
             found.push(finding);
         }
     }

@@ -1,0 +1,1006 @@
+//! The checkers, live (DESIGN §3): the real ruff, prettier, eslint, rustfmt, clippy, gofmt and
+//! go vet, and custom checkers, run by the real binary on real temporary git repositories.
+//!
+//! Every test that needs a checker asks [`require`] first: locally a missing checker skips the
+//! test with a loud `SKIPPED:` line on stderr; in CI (`CI=true`) it fails the test. The pinned
+//! checkers come from `scripts/install-checkers` (`scripts/test` puts them on PATH).
+
+use std::ffi::{OsStr, OsString};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::harness::{BIN, Run, TestRepo, assert_subset};
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+/// The node packages `scripts/install-checkers` installs (symlinked into Node fixtures as their
+/// project-local `node_modules`).
+fn tools_node_modules() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/node/node_modules")
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// Whether `tool` (a program, `clippy`, or a node package of the pinned tools) is available. When
+/// it is not: in CI the test fails; locally it prints a loud `SKIPPED: <why>` and the test returns.
+fn require(tool: &str) -> bool {
+    let missing = match tool {
+        "eslint" | "prettier" | "@eslint/js" => {
+            let pkg = tools_node_modules().join(tool).join("package.json");
+            if on_path("node").is_none() {
+                Some("node is not on PATH".to_string())
+            } else if !pkg.is_file() {
+                Some(format!(
+                    "{tool} is not installed ({} is missing)",
+                    pkg.display()
+                ))
+            } else {
+                None
+            }
+        }
+        "clippy" => {
+            let ok = Command::new("cargo")
+                .args(["clippy", "--version"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+            (!ok).then(|| "cargo clippy is not installed (rustup component add clippy)".to_string())
+        }
+        program => on_path(program)
+            .is_none()
+            .then(|| format!("{program} is not on PATH")),
+    };
+    let Some(why) = missing else {
+        return true;
+    };
+    let test = std::thread::current().name().unwrap_or("?").to_string();
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{test}: {why} (CI=true: every checker the tests drive must be installed; see scripts/install-checkers)"
+    );
+    eprintln!(
+        "SKIPPED: {test}: {why} (run scripts/test, or export PATH=\"$(scripts/install-checkers):$PATH\")"
+    );
+    false
+}
+
+fn require_all(tools: &[&str]) -> bool {
+    tools.iter().all(|t| require(t))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running patchgate and reading its report
+
+/// A one-edit patch, as JSON (no YAML quoting to get wrong around tabs, quotes and `%`).
+fn patch(file: &str, old: &str, new: &str) -> String {
+    json!({"edits": [{"file_path": file, "old_string": old, "new_string": new}]}).to_string()
+}
+
+/// The `checks[]` entry of `checker` on `path`.
+#[track_caller]
+fn check<'a>(report: &'a Value, path: &str, checker: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .and_then(|cs| {
+            cs.iter()
+                .find(|c| c["path"] == path && c["checker"] == checker)
+        })
+        .unwrap_or_else(|| panic!("no {checker} report on {path} in:\n{report:#}"))
+}
+
+#[track_caller]
+fn findings(c: &Value) -> &Vec<Value> {
+    c["findings"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no findings array in {c:#}"))
+}
+
+/// Runs the real binary in `dir` with `PATH` replaced (when given), killing it and failing the
+/// test if it has not finished after `limit`.
+fn run_bounded(dir: &Path, args: &[&OsStr], path_var: Option<&OsStr>, limit: Duration) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(p) = path_var {
+        cmd.env("PATH", p);
+    }
+    let mut child = cmd.spawn().expect("patchgate runs");
+    let reader = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut buf);
+            }
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    };
+    let out = reader(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = reader(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let started = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("patchgate {args:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: out.join().expect("stdout reader"),
+        stderr: err.join().expect("stderr reader"),
+    }
+}
+
+/// `patchgate apply <patch> --format json ARGS` with `PATH` replaced.
+fn apply_with_path(repo: &TestRepo, patch: &str, args: &[&str], path_var: &OsStr) -> Run {
+    let pfile = tempfile::NamedTempFile::new().expect("patch file");
+    std::fs::write(pfile.path(), patch).expect("write patch");
+    let mut all: Vec<&OsStr> = vec![
+        OsStr::new("apply"),
+        pfile.path().as_os_str(),
+        OsStr::new("--format"),
+        OsStr::new("json"),
+    ];
+    all.extend(args.iter().map(OsStr::new));
+    run_bounded(repo.path(), &all, Some(path_var), Duration::from_secs(120))
+}
+
+// ---------------------------------------------------------------------------------------------
+// One fixture per language
+
+/// A tiny project of one language, and the edits the scenarios apply to it.
+struct Lang {
+    tools: &'static [&'static str],
+    /// Writes the project (the repository is committed afterwards).
+    setup: fn(&TestRepo),
+    format_checker: &'static str,
+    lint_checker: &'static str,
+    /// A clean file.
+    file: &'static str,
+    /// An edit of `file` that adds one lint finding at `lint_line`, whose rule or message
+    /// contains `lint_says`.
+    lint_edit: (&'static str, &'static str),
+    lint_line: u64,
+    lint_says: &'static str,
+    /// A file that already has one finding at `legacy_line`, and an edit of another of its lines
+    /// that adds none.
+    legacy: &'static str,
+    legacy_edit: (&'static str, &'static str),
+    legacy_line: u64,
+    /// An edit of `file` whose new text the formatter rewrites to `formatted`.
+    format_edit: (&'static str, &'static str),
+    formatted: &'static str,
+}
+
+impl Lang {
+    fn repo(&self) -> TestRepo {
+        let repo = TestRepo::new();
+        (self.setup)(&repo);
+        repo.commit()
+    }
+}
+
+fn python_setup(repo: &TestRepo) {
+    repo.write(
+        "pyproject.toml",
+        "[project]\nname = \"demo\"\nversion = \"0.1.0\"\n\n[tool.ruff.lint]\nselect = [\"E\", \"F\"]\n",
+    );
+    repo.write(
+        "app.py",
+        "def add(a, b):\n    return a + b\n\n\nprint(add(1, 2))\n",
+    );
+    repo.write("legacy.py", "import os\n\n\ndef other():\n    return 2\n");
+}
+
+const PYTHON: Lang = Lang {
+    tools: &["ruff"],
+    setup: python_setup,
+    format_checker: "ruff-format",
+    lint_checker: "ruff",
+    file: "app.py",
+    lint_edit: ("    return a + b\n", "    total = 0\n    return a + b\n"),
+    lint_line: 2,
+    lint_says: "F841",
+    legacy: "legacy.py",
+    legacy_edit: ("    return 2\n", "    return 3\n"),
+    legacy_line: 1,
+    format_edit: ("    return a + b\n", "    return a+b+1\n"),
+    formatted: "    return a + b + 1\n",
+};
+
+fn node_setup(repo: &TestRepo) {
+    repo.write(
+        "package.json",
+        "{\"name\": \"demo\", \"private\": true, \"type\": \"module\"}\n",
+    );
+    repo.write(
+        "eslint.config.js",
+        "import js from \"@eslint/js\";\n\nexport default [js.configs.recommended];\n",
+    );
+    repo.write(".gitignore", "node_modules\n");
+    std::os::unix::fs::symlink(tools_node_modules(), repo.path().join("node_modules"))
+        .expect("symlink node_modules");
+    repo.write(
+        "src/app.js",
+        "export function add(a, b) {\n  return a + b;\n}\n",
+    );
+    repo.write(
+        "src/legacy.js",
+        "const old = 1;\n\nexport function other() {\n  return 2;\n}\n",
+    );
+}
+
+const NODE: Lang = Lang {
+    tools: &["prettier", "eslint", "@eslint/js"],
+    setup: node_setup,
+    format_checker: "prettier",
+    lint_checker: "eslint",
+    file: "src/app.js",
+    lint_edit: (
+        "  return a + b;\n",
+        "  const unused = 1;\n  return a + b;\n",
+    ),
+    lint_line: 2,
+    lint_says: "no-unused-vars",
+    legacy: "src/legacy.js",
+    legacy_edit: ("  return 2;\n", "  return 3;\n"),
+    legacy_line: 1,
+    format_edit: ("  return a + b;\n", "  return a+b+1;\n"),
+    formatted: "  return a + b + 1;\n",
+};
+
+fn rust_setup(repo: &TestRepo) {
+    repo.write(
+        "Cargo.toml",
+        "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    );
+    repo.write(".gitignore", "/target\n");
+    repo.write(
+        "src/lib.rs",
+        "pub mod legacy;\n\npub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
+    );
+    repo.write(
+        "src/legacy.rs",
+        "pub fn old() -> i32 {\n    return 1;\n}\n\npub fn other() -> i32 {\n    2\n}\n",
+    );
+}
+
+const RUST: Lang = Lang {
+    tools: &["cargo", "rustfmt", "clippy"],
+    setup: rust_setup,
+    format_checker: "rustfmt",
+    lint_checker: "clippy",
+    file: "src/lib.rs",
+    lint_edit: ("    a + b\n", "    return a + b;\n"),
+    lint_line: 4,
+    lint_says: "clippy::needless_return",
+    legacy: "src/legacy.rs",
+    legacy_edit: ("    2\n", "    3\n"),
+    legacy_line: 2,
+    format_edit: ("    a + b\n", "    a+b+1\n"),
+    formatted: "    a + b + 1\n",
+};
+
+fn go_setup(repo: &TestRepo) {
+    repo.write("go.mod", "module example.com/demo\n\ngo 1.21\n");
+    repo.write(
+        "main.go",
+        "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hi\")\n}\n",
+    );
+    repo.write(
+        "legacy.go",
+        "package main\n\nimport \"fmt\"\n\nfunc legacy() {\n\tfmt.Printf(\"%d\\n\", \"old\")\n}\n\nfunc other() int {\n\treturn 2\n}\n",
+    );
+}
+
+const GO: Lang = Lang {
+    tools: &["go", "gofmt"],
+    setup: go_setup,
+    format_checker: "gofmt",
+    lint_checker: "go-lint",
+    file: "main.go",
+    lint_edit: (
+        "\tfmt.Println(\"hi\")\n",
+        "\tfmt.Println(\"hi\")\n\tfmt.Printf(\"%d\\n\", \"x\")\n",
+    ),
+    lint_line: 7,
+    lint_says: "Printf format %d has arg \"x\" of wrong type string",
+    legacy: "legacy.go",
+    legacy_edit: ("\treturn 2\n", "\treturn 3\n"),
+    legacy_line: 6,
+    format_edit: ("\tfmt.Println(\"hi\")\n", "\tfmt.Println( \"hello\" )\n"),
+    formatted: "\tfmt.Println(\"hello\")\n",
+};
+
+// ---------------------------------------------------------------------------------------------
+// The four scenarios, for each language
+
+/// (1) A patch that introduces a lint finding is rolled back: exit 1, `checks_failed`, the finding
+/// at its line marked new, and nothing on disk (or in git) changed.
+fn new_finding_is_rolled_back(lang: &Lang) {
+    if !require_all(lang.tools) {
+        return;
+    }
+    let repo = lang.repo();
+    let before = repo.snapshot();
+    let original = repo.read_str(lang.file);
+    let run = repo.apply(&patch(lang.file, lang.lint_edit.0, lang.lint_edit.1), &[]);
+    run.assert_code(1);
+    let report = run.json();
+    assert_eq!(report["status"], "checks_failed", "{report:#}");
+    assert_eq!(report["files"], json!([]), "{report:#}");
+    let lint = check(&report, lang.file, lang.lint_checker);
+    assert_eq!(lint["status"], "fail", "{lint:#}");
+    let found = findings(lint);
+    assert_eq!(
+        found.len(),
+        1,
+        "exactly the one finding the patch added: {lint:#}"
+    );
+    assert_subset(
+        &found[0],
+        &json!({"line": lang.lint_line, "new": true}),
+        "finding",
+    );
+    let says = format!(
+        "{} {}",
+        found[0]["rule"].as_str().unwrap_or(""),
+        found[0]["message"].as_str().unwrap_or("")
+    );
+    assert!(says.contains(lang.lint_says), "{says}");
+    // The formatter had nothing to say: the lint finding alone blocked the patch.
+    assert_eq!(
+        check(&report, lang.file, lang.format_checker)["status"],
+        "pass",
+        "{report:#}"
+    );
+    assert_eq!(
+        repo.read_str(lang.file),
+        original,
+        "the rejected patch was written"
+    );
+    assert_eq!(
+        repo.snapshot(),
+        before,
+        "the working tree, index or refs changed"
+    );
+}
+
+/// (2) A patch in a file that already had a finding, adding none: passes under `--gate new` (the
+/// finding reported as old), fails under `--gate any`.
+fn preexisting_finding_blocks_only_gate_any(lang: &Lang) {
+    if !require_all(lang.tools) {
+        return;
+    }
+    let repo = lang.repo();
+    let original = repo.read_str(lang.legacy);
+    let p = patch(lang.legacy, lang.legacy_edit.0, lang.legacy_edit.1);
+    let old_finding = json!([{"line": lang.legacy_line, "new": false}]);
+
+    let any = repo.apply(&p, &["--gate", "any"]);
+    any.assert_code(1);
+    let report = any.json();
+    assert_eq!(report["status"], "checks_failed", "{report:#}");
+    let lint = check(&report, lang.legacy, lang.lint_checker);
+    assert_eq!(lint["status"], "fail", "{lint:#}");
+    assert_subset(&lint["findings"], &old_finding, "findings under --gate any");
+    assert_eq!(
+        repo.read_str(lang.legacy),
+        original,
+        "--gate any wrote the file"
+    );
+
+    let new = repo.apply(&p, &["--gate", "new"]);
+    new.assert_code(0);
+    let report = new.json();
+    assert_eq!(report["status"], "applied", "{report:#}");
+    let lint = check(&report, lang.legacy, lang.lint_checker);
+    assert_eq!(lint["status"], "pass", "{lint:#}");
+    assert_subset(&lint["findings"], &old_finding, "findings under --gate new");
+    assert_eq!(
+        repo.read_str(lang.legacy),
+        original.replacen(lang.legacy_edit.0, lang.legacy_edit.1, 1)
+    );
+}
+
+/// (3) A patch that breaks formatting fails, with the formatter's diff in `checks[].diff`.
+fn broken_formatting_fails_with_the_diff(lang: &Lang) {
+    if !require_all(lang.tools) {
+        return;
+    }
+    let repo = lang.repo();
+    let original = repo.read_str(lang.file);
+    let (old, bad) = lang.format_edit;
+    let run = repo.apply(&patch(lang.file, old, bad), &[]);
+    run.assert_code(1);
+    let report = run.json();
+    assert_eq!(report["status"], "checks_failed", "{report:#}");
+    let fmt = check(&report, lang.file, lang.format_checker);
+    assert_eq!(fmt["kind"], "format", "{fmt:#}");
+    assert_eq!(fmt["status"], "fail", "{fmt:#}");
+    let diff = fmt["diff"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no diff: {fmt:#}"));
+    for want in [
+        format!("--- a/{}\n+++ b/{}\n", lang.file, lang.file),
+        format!("\n-{bad}"),
+        format!("\n+{}", lang.formatted),
+    ] {
+        assert!(diff.contains(&want), "the diff lacks {want:?}:\n{diff}");
+    }
+    assert!(findings(fmt).iter().any(|f| f["new"] == true), "{fmt:#}");
+    // Only the formatter objected.
+    assert_eq!(
+        check(&report, lang.file, lang.lint_checker)["status"],
+        "pass",
+        "{report:#}"
+    );
+    assert_eq!(
+        repo.read_str(lang.file),
+        original,
+        "the rejected patch was written"
+    );
+}
+
+/// (4) The same patch with `--fix` passes; the formatted content is what gets written, and with
+/// `--commit` what gets committed.
+fn fix_writes_and_commits_formatted_content(lang: &Lang) {
+    if !require_all(lang.tools) {
+        return;
+    }
+    let (old, bad) = lang.format_edit;
+    let p = patch(lang.file, old, bad);
+    for commit in [false, true] {
+        let repo = lang.repo();
+        let head = repo.head();
+        let original = repo.read_str(lang.file);
+        let expected = original.replacen(old, lang.formatted, 1);
+        let args: &[&str] = if commit {
+            &["--fix", "--commit", "-m", "formatted"]
+        } else {
+            &["--fix"]
+        };
+        let run = repo.apply(&p, args);
+        run.assert_code(0);
+        let report = run.json();
+        assert_eq!(
+            report["status"],
+            if commit { "committed" } else { "applied" },
+            "{report:#}"
+        );
+        let fmt = check(&report, lang.file, lang.format_checker);
+        assert_eq!(fmt["status"], "pass", "{fmt:#}");
+        assert!(
+            fmt["note"].as_str().is_some_and(|n| n.contains("--fix")),
+            "{fmt:#}"
+        );
+        assert_eq!(
+            check(&report, lang.file, lang.lint_checker)["status"],
+            "pass",
+            "{report:#}"
+        );
+        assert_eq!(
+            repo.read_str(lang.file),
+            expected,
+            "written content (commit: {commit})"
+        );
+        let at_head = repo.git(&["show", &format!("HEAD:{}", lang.file)]);
+        if commit {
+            assert_eq!(at_head, expected, "committed content");
+            assert_eq!(repo.git(&["status", "--porcelain", "--", lang.file]), "");
+        } else {
+            assert_eq!(repo.head(), head);
+            assert_eq!(at_head, original, "HEAD moved without --commit");
+        }
+    }
+}
+
+macro_rules! language_tests {
+    ($($module:ident: $lang:expr;)*) => {$(
+        mod $module {
+            #[test]
+            fn new_lint_finding_is_rolled_back() {
+                super::new_finding_is_rolled_back(&$lang);
+            }
+
+            #[test]
+            fn preexisting_finding_passes_gate_new_and_fails_gate_any() {
+                super::preexisting_finding_blocks_only_gate_any(&$lang);
+            }
+
+            #[test]
+            fn broken_formatting_fails_with_the_formatter_diff() {
+                super::broken_formatting_fails_with_the_diff(&$lang);
+            }
+
+            #[test]
+            fn fix_writes_and_commits_formatted_content() {
+                super::fix_writes_and_commits_formatted_content(&$lang);
+            }
+        }
+    )*};
+}
+
+language_tests! {
+    python: super::PYTHON;
+    node: super::NODE;
+    rust: super::RUST;
+    go: super::GO;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Missing checkers, timeouts, custom checkers
+
+/// PATH without any directory that holds `program` (git, cargo and the rest stay reachable).
+fn path_without(program: &str) -> OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let kept: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|d| !d.join(program).exists())
+        .collect();
+    std::env::join_paths(kept).expect("join PATH")
+}
+
+#[test]
+fn a_missing_checker_is_a_note_and_blocks_only_with_require_tools() {
+    // No checker needed: this is about ruff being absent.
+    let repo = PYTHON.repo();
+    let path = path_without("ruff");
+    assert!(
+        std::env::split_paths(&path).any(|d| d.join("git").is_file()),
+        "git must stay on PATH"
+    );
+    let original = repo.read_str("app.py");
+    let p = patch("app.py", PYTHON.lint_edit.0, PYTHON.lint_edit.1);
+    let missing = |report: &Value| {
+        for checker in ["ruff-format", "ruff"] {
+            let c = check(report, "app.py", checker);
+            assert_eq!(c["status"], "missing", "{c:#}");
+            let note = c["note"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no note: {c:#}"));
+            assert!(
+                !note.contains('\n') && !note.is_empty(),
+                "one line: {note:?}"
+            );
+            assert!(note.contains("ruff not found"), "{note}");
+        }
+    };
+
+    let run = apply_with_path(&repo, &p, &["--require-tools"], &path);
+    run.assert_code(1);
+    let report = run.json();
+    assert_eq!(report["status"], "checks_failed", "{report:#}");
+    missing(&report);
+    assert_eq!(repo.read_str("app.py"), original);
+
+    let run = apply_with_path(&repo, &p, &[], &path);
+    run.assert_code(0);
+    let report = run.json();
+    assert_eq!(report["status"], "applied", "{report:#}");
+    missing(&report);
+    assert_eq!(
+        repo.read_str("app.py"),
+        original.replacen(PYTHON.lint_edit.0, PYTHON.lint_edit.1, 1)
+    );
+}
+
+/// A TOML basic string (JSON's escapes are valid TOML).
+fn toml_str(s: &str) -> String {
+    serde_json::to_string(s).expect("string")
+}
+
+fn toml_list(items: &[&str]) -> String {
+    let quoted: Vec<String> = items.iter().map(|s| toml_str(s)).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+/// Whether process `pid` still runs (a zombie, killed but not yet reaped, counts as dead).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X")
+    })
+}
+
+#[test]
+fn a_hanging_custom_checker_times_out_and_its_children_are_killed() {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let pidfile = scratch.path().join("pid");
+    let script = format!("sleep 30 & echo $! > '{}'; sleep 30", pidfile.display());
+    let config = format!(
+        "[checkers.hang]\ncommand = {}\nglobs = [\"*.txt\"]\ntimeout = 1\n",
+        toml_list(&["sh", "-c", &script, "{files}"])
+    );
+    let repo = TestRepo::new()
+        .file(".patchgate.toml", config)
+        .file("notes.txt", "one\n")
+        .commit();
+    let p = patch("notes.txt", "one\n", "one\ntwo\n");
+    for (args, code) in [(&["--require-tools"][..], 1), (&[][..], 0)] {
+        let _ = std::fs::remove_file(&pidfile);
+        let pfile = tempfile::NamedTempFile::new().expect("patch file");
+        std::fs::write(pfile.path(), &p).expect("write patch");
+        let mut all: Vec<&OsStr> = ["apply", "--format", "json"].map(OsStr::new).to_vec();
+        all.push(pfile.path().as_os_str());
+        all.extend(args.iter().map(OsStr::new));
+        // It must finish (long) before the checker's own 30 s sleeps would.
+        let run = run_bounded(repo.path(), &all, None, Duration::from_secs(25));
+        run.assert_code(code);
+        let report = run.json();
+        let c = check(&report, "notes.txt", "hang");
+        assert_eq!(c["status"], "timeout", "{c:#}");
+        assert!(
+            c["note"].as_str().is_some_and(|n| n.contains("killed")),
+            "{c:#}"
+        );
+        let pid: u32 = std::fs::read_to_string(&pidfile)
+            .expect("the checker wrote its background child's pid")
+            .trim()
+            .parse()
+            .expect("a pid");
+        // SIGKILL is delivered asynchronously: give the kernel a moment before looking.
+        let waited = Instant::now();
+        while alive(pid) && waited.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let survived = alive(pid);
+        if survived {
+            // Our own grandchild: do not leave it behind.
+            // SAFETY: kill(2) on one pid we know, no memory involved.
+            unsafe {
+                libc::kill(pid as i32, libc::SIGKILL);
+            }
+        }
+        assert!(
+            !survived,
+            "the checker's background sleep (pid {pid}) survived the timeout"
+        );
+    }
+    assert_eq!(repo.read_str("notes.txt"), "one\ntwo\n");
+}
+
+/// A repository with a custom checker and a text file that already has a finding on line 1; the
+/// patch adds one on line 3.
+fn custom_checker_repo(config: &str) -> (TestRepo, Run) {
+    let repo = TestRepo::new()
+        .file(".patchgate.toml", config)
+        .file("docs/notes.txt", "TODO FIXME: an old one\nplain\n")
+        .file("other.md", "TODO FIXME: not matched by the globs\n")
+        .commit();
+    let run = repo.apply(
+        &patch(
+            "docs/notes.txt",
+            "plain\n",
+            "plain\nTODO FIXME: a new one\n",
+        ),
+        &[],
+    );
+    (repo, run)
+}
+
+fn assert_custom_findings(repo: &TestRepo, run: &Run, checker: &str, rule: &str) {
+    run.assert_code(1);
+    let report = run.json();
+    assert_eq!(report["status"], "checks_failed", "{report:#}");
+    assert_eq!(
+        report["checks"].as_array().map(Vec::len),
+        Some(1),
+        "{report:#}"
+    );
+    let c = check(&report, "docs/notes.txt", checker);
+    assert_eq!(c["status"], "fail", "{c:#}");
+    assert_subset(
+        &c["findings"],
+        &json!([
+            {"line": 1, "rule": rule, "new": false},
+            {"line": 3, "rule": rule, "new": true},
+        ]),
+        "findings",
+    );
+    assert_eq!(
+        repo.read_str("docs/notes.txt"),
+        "TODO FIXME: an old one\nplain\n"
+    );
+}
+
+#[test]
+fn a_custom_checker_with_regex_output_reports_findings_at_their_lines() {
+    let script = "grep -Hn TODO \"$@\" || true";
+    let config = format!(
+        "[checkers.todo]\ncommand = {}\nglobs = [\"docs/**/*.txt\"]\noutput = \"regex\"\npattern = {}\n",
+        toml_list(&["sh", "-c", script, "todo", "{files}"]),
+        toml_str(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<rule>TODO)(?P<message>.*)$"),
+    );
+    let (repo, run) = custom_checker_repo(&config);
+    assert_custom_findings(&repo, &run, "todo", "TODO");
+}
+
+#[test]
+fn a_custom_checker_with_json_output_reports_findings_at_their_lines() {
+    let script = r#"awk '/FIXME/ { printf "{\"file\": \"%s\", \"line\": %d, \"rule\": \"fixme\", \"message\": \"a FIXME\"}\n", FILENAME, FNR }' "$@""#;
+    let config = format!(
+        "[checkers.fixme]\ncommand = {}\nglobs = [\"*.txt\"]\noutput = \"json\"\n",
+        toml_list(&["sh", "-c", script, "fixme", "{files}"]),
+    );
+    let (repo, run) = custom_checker_repo(&config);
+    assert_custom_findings(&repo, &run, "fixme", "fixme");
+}
+
+// ---------------------------------------------------------------------------------------------
+// A monorepo, check --staged, the baseline cache
+
+#[test]
+fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
+    if !require_all(&[
+        "ruff",
+        "prettier",
+        "eslint",
+        "@eslint/js",
+        "cargo",
+        "rustfmt",
+        "clippy",
+        "go",
+        "gofmt",
+    ]) {
+        return;
+    }
+    let repo = TestRepo::new();
+    for (dir, lang) in [("py", &PYTHON), ("web", &NODE), ("rs", &RUST), ("go", &GO)] {
+        // The language's fixture, built in a scratch repository, then moved into its folder.
+        let project = TestRepo::new();
+        (lang.setup)(&project);
+        std::fs::remove_dir_all(project.path().join(".git")).expect("drop the scratch .git");
+        let dest = repo.path().join(dir);
+        std::fs::create_dir_all(&dest).expect("mkdir");
+        crate::harness::copy_tree(project.path(), &dest);
+    }
+    let repo = repo.commit();
+    let edits = json!({"edits": [
+        {"file_path": "py/app.py", "old_string": "a + b", "new_string": "a - b"},
+        {"file_path": "web/src/app.js", "old_string": "a + b", "new_string": "a - b"},
+        {"file_path": "rs/src/lib.rs", "old_string": "a + b", "new_string": "a - b"},
+        {"file_path": "go/main.go", "old_string": "\"hi\"", "new_string": "\"hello\""},
+    ]});
+    let run = repo.apply(&edits.to_string(), &[]);
+    run.assert_code(0);
+    let report = run.json();
+    assert_eq!(report["status"], "applied", "{report:#}");
+    let mut per_path: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for c in report["checks"].as_array().expect("checks") {
+        assert_eq!(c["status"], "pass", "{c:#}");
+        per_path
+            .entry(c["path"].as_str().expect("path").to_string())
+            .or_default()
+            .push(c["checker"].as_str().expect("checker").to_string());
+    }
+    let want: std::collections::BTreeMap<String, Vec<String>> = [
+        ("go/main.go", ["gofmt", "go-lint"]),
+        ("py/app.py", ["ruff-format", "ruff"]),
+        ("rs/src/lib.rs", ["rustfmt", "clippy"]),
+        ("web/src/app.js", ["prettier", "eslint"]),
+    ]
+    .into_iter()
+    .map(|(p, cs)| (p.to_string(), cs.map(String::from).to_vec()))
+    .collect();
+    assert_eq!(per_path, want, "{report:#}");
+
+    let detect = repo.run(&["detect", ".", "--format", "json"]);
+    detect.assert_code(0);
+    let got = detect.json();
+    let mut entries: Vec<&Value> = got.as_array().expect("a list").iter().collect();
+    entries.sort_by_key(|e| e["lang"].as_str().unwrap_or("").to_string());
+    let tools = |names: [&str; 2]| json!(names.map(|n| json!({"name": n, "available": true})));
+    let expect = |lang: &str, dir: &str, marker: &str, checkers: [&str; 2]| {
+        json!({
+            "lang": lang,
+            "project": {"lang": lang, "rel_root": dir, "marker": marker},
+            "checkers": checkers,
+            "reason": format!("{lang} file in the project at {dir}/ (found {marker})"),
+            "tools": tools(checkers),
+        })
+    };
+    assert_subset(
+        &json!(entries),
+        &json!([
+            expect("go", "go", "go.mod", ["gofmt", "go-lint"]),
+            expect("node", "web", "package.json", ["prettier", "eslint"]),
+            expect("python", "py", "pyproject.toml", ["ruff-format", "ruff"]),
+            expect("rust", "rs", "Cargo.toml", ["rustfmt", "clippy"]),
+        ]),
+        "detect",
+    );
+    for e in &entries {
+        let path = e["path"].as_str().expect("path");
+        let dir = e["project"]["rel_root"].as_str().expect("rel_root");
+        assert!(path.starts_with(&format!("{dir}/")), "{e:#}");
+        let root = e["project"]["root"].as_str().expect("root");
+        assert!(Path::new(root).ends_with(dir), "{e:#}");
+    }
+    // The Node tools are the project's own (its node_modules), not whatever PATH has.
+    let node = entries
+        .iter()
+        .find(|e| e["lang"] == "node")
+        .expect("node entry");
+    for t in node["tools"].as_array().expect("tools") {
+        let detail = t["detail"].as_str().unwrap_or("");
+        let name = t["name"].as_str().unwrap_or("");
+        assert!(
+            detail.starts_with("module ") && detail.ends_with(&format!("/web/node_modules/{name}")),
+            "{t:#}"
+        );
+    }
+    // One file: the same explanation.
+    let one = repo.run(&["detect", "rs/src/lib.rs", "--format", "json"]);
+    one.assert_code(0);
+    assert_subset(
+        &one.json(),
+        &json!([{"path": "rs/src/lib.rs", "lang": "rust", "checkers": ["rustfmt", "clippy"]}]),
+        "detect one file",
+    );
+}
+
+#[test]
+fn check_staged_reports_on_the_index_and_changes_nothing() {
+    if !require("ruff") {
+        return;
+    }
+    let repo = PYTHON.repo();
+    // Staged: an unused import. Working tree: the import fixed away, another (clean) change.
+    repo.write(
+        "app.py",
+        "import os\n\n\ndef add(a, b):\n    return a + b\n",
+    );
+    repo.git(&["add", "app.py"]);
+    repo.write("app.py", "def add(a, b):\n    return a + b + 0\n");
+    let before = repo.snapshot();
+    let staged_diff = repo.git(&["diff", "--cached"]);
+
+    let staged = repo.run(&["check", "--staged", "--format", "json"]);
+    staged.assert_code(1);
+    let report = staged.json();
+    assert_eq!(report["status"], "checks_failed", "{report:#}");
+    let ruff = check(&report, "app.py", "ruff");
+    assert_eq!(ruff["status"], "fail", "{ruff:#}");
+    assert_subset(
+        &ruff["findings"],
+        &json!([{"line": 1, "rule": "F401", "new": true}]),
+        "staged findings",
+    );
+    assert_eq!(
+        repo.snapshot(),
+        before,
+        "check --staged changed the working tree or index"
+    );
+
+    let plain = repo.run(&["check", "--format", "json"]);
+    plain.assert_code(0);
+    let report = plain.json();
+    assert_eq!(report["status"], "clean", "{report:#}");
+    assert_eq!(
+        check(&report, "app.py", "ruff")["status"],
+        "pass",
+        "{report:#}"
+    );
+    assert_eq!(
+        check(&report, "app.py", "ruff-format")["status"],
+        "pass",
+        "{report:#}"
+    );
+    assert_eq!(
+        repo.snapshot(),
+        before,
+        "check changed the working tree or index"
+    );
+    assert_eq!(repo.git(&["diff", "--cached"]), staged_diff);
+}
+
+fn baseline_entries(repo: &TestRepo) -> Vec<PathBuf> {
+    let dir = repo.path().join(".git/patchgate/cache/baseline");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|es| es.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+#[test]
+fn the_baseline_is_cached_and_reused() {
+    if !require("ruff") {
+        return;
+    }
+    let repo = PYTHON.repo();
+    let p = patch(PYTHON.legacy, PYTHON.legacy_edit.0, PYTHON.legacy_edit.1);
+    let ruff_on_legacy = |run: &Run| {
+        let report = run.json();
+        check(&report, PYTHON.legacy, "ruff").clone()
+    };
+    assert!(baseline_entries(&repo).is_empty());
+
+    // First run: the original has F401, so its baseline is computed and stored.
+    let first = repo.apply(&p, &["--dry-run"]);
+    first.assert_code(0);
+    let ruff = ruff_on_legacy(&first);
+    assert_subset(
+        &ruff["findings"],
+        &json!([{"line": 1, "rule": "F401", "new": false}]),
+        "first run",
+    );
+    let entries = baseline_entries(&repo);
+    assert_eq!(
+        entries.len(),
+        1,
+        "one baseline (ruff on legacy.py): {entries:?}"
+    );
+    let cached = std::fs::read_to_string(&entries[0]).expect("read the cache entry");
+    assert!(cached.contains("F401"), "{cached}");
+
+    // Second run: same verdict, from the same entry.
+    let second = repo.apply(&p, &["--dry-run"]);
+    second.assert_code(0);
+    assert_subset(
+        &ruff_on_legacy(&second)["findings"],
+        &json!([{"line": 1, "rule": "F401", "new": false}]),
+        "second run",
+    );
+    assert_eq!(baseline_entries(&repo), entries);
+
+    // The entry is what the gate reads: a baseline that (falsely) says the original was clean
+    // turns the old finding into a new one. ruff was not re-run on the original.
+    std::fs::write(&entries[0], "[]").expect("tamper with the cache");
+    let third = repo.apply(&p, &["--dry-run"]);
+    third.assert_code(1);
+    assert_subset(
+        &ruff_on_legacy(&third)["findings"],
+        &json!([{"line": 1, "rule": "F401", "new": true}]),
+        "tampered cache",
+    );
+
+    // Without the cache the baseline is computed again, and stored again.
+    std::fs::remove_dir_all(repo.path().join(".git/patchgate/cache")).expect("drop the cache");
+    let fourth = repo.apply(&p, &["--dry-run"]);
+    fourth.assert_code(0);
+    assert_subset(
+        &ruff_on_legacy(&fourth)["findings"],
+        &json!([{"line": 1, "rule": "F401", "new": false}]),
+        "recomputed",
+    );
+    assert_eq!(baseline_entries(&repo), entries);
+    assert!(
+        std::fs::read_to_string(&entries[0])
+            .expect("read")
+            .contains("F401")
+    );
+}
