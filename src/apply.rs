@@ -252,19 +252,23 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     let id = journal::new_id();
     let staged = stage::stage(
         &repo.git,
+        &repo.git_dir,
         &id,
         &plan.changes,
-        base.as_ref(),
+        // The working tree alone needs no commit tree: its pin holds just the changed paths, so
+        // HEAD's tree (which may disagree with the working tree about files and directories)
+        // never gets in the way.
+        if mode == Mode::Worktree {
+            None
+        } else {
+            base.as_ref()
+        },
         identities.as_ref().map(|(a, c)| stage::CommitSpec {
             message: &message,
             author: a,
             committer: c,
         }),
     )?;
-    if let Err(e) = stage::materialize(&repo.git, &repo.git_dir, &staged.files) {
-        stage::unpin(&repo.git, &staged.pin_ref)?;
-        return Err(e);
-    }
     fault::point("staged");
 
     let mut record_entries = plan.digests.clone();
@@ -313,9 +317,12 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             finished = false;
         }
         Err(e) => {
-            // Undone (or never started): the journal and pin go, the report says why.
-            let _ = stage::unpin(&repo.git, &staged.pin_ref);
-            let _ = j.remove(&repo.git_dir);
+            // Undone (or never started): the journal and pin go, the report says why. An undo
+            // that failed keeps them: `patchgate recover` needs the old contents they hold.
+            if !matches!(e, Error::RollbackFailed { .. }) {
+                let _ = stage::unpin(&repo.git, &staged.pin_ref);
+                let _ = j.remove(&repo.git_dir);
+            }
             report.mark_unwritten("the transaction was stopped (see error)");
             report.fail(&e);
             return Ok(report);
@@ -332,8 +339,15 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     }
     fault::point("before-cleanup");
     if finished {
-        stage::unpin(&repo.git, &staged.pin_ref)?;
-        j.remove(&repo.git_dir).map_err(journal_err)?;
+        // The patch has landed: a failed cleanup is a warning (the next run finishes it), never
+        // an error that would claim nothing changed.
+        let cleanup = stage::unpin(&repo.git, &staged.pin_ref)
+            .and_then(|()| j.remove(&repo.git_dir).map_err(journal_err));
+        if let Err(e) = cleanup {
+            report.notes.push(format!(
+                "warning: the patch was applied, but cleaning up its transaction failed ({e}); the next run (or `patchgate recover`) finishes it"
+            ));
+        }
     }
     report.status = if mode == Mode::Worktree {
         Status::Applied
@@ -453,7 +467,21 @@ fn switch(
                 // Not published: put the files back.
                 let _ = j.set_phase(Phase::RollingBack, &git_dir);
                 if let Some(workdir) = &repo.workdir {
-                    recover::move_files(&repo.git, workdir, j, recover::Direction::RolledBack)?;
+                    match recover::move_files(&repo.git, workdir, j, recover::Direction::RolledBack)
+                    {
+                        Ok((_, left)) if !left.is_empty() => {
+                            return Err(Error::UndoneExcept {
+                                cause: e.to_string(),
+                                left,
+                            });
+                        }
+                        Ok(_) => {}
+                        Err(_) => {
+                            return Err(Error::RollbackFailed {
+                                paths: j.files.iter().map(|f| f.path.clone()).collect(),
+                            });
+                        }
+                    }
                 }
                 return Err(e);
             }

@@ -186,6 +186,24 @@ pub enum Error {
         help: String,
     },
 
+    #[error("{cause}; the patch was undone, except in {} (changed again after patchgate wrote them: left as they are)", left.join(", "))]
+    #[diagnostic(
+        code(patchgate::undone_except),
+        help(
+            "another writer is editing these files: compare them with `git diff`, then re-run the patch"
+        )
+    )]
+    UndoneExcept { cause: String, left: Vec<String> },
+
+    #[error("write-back failed part-way and {} could not be restored", paths.join(", "))]
+    #[diagnostic(
+        code(patchgate::rollback_failed),
+        help(
+            "run `patchgate recover`: the transaction's journal was kept, with the old content of every file"
+        )
+    )]
+    RollbackFailed { paths: Vec<String> },
+
     #[error("cannot {action} {}: {source}", path.display())]
     #[diagnostic(code(patchgate::io), help("{help}"))]
     Io {
@@ -216,6 +234,8 @@ impl Error {
             | Error::Busy { .. }
             | Error::BranchCheckedOut { .. }
             | Error::Recover { .. }
+            | Error::UndoneExcept { .. }
+            | Error::RollbackFailed { .. }
             | Error::Io { .. } => Exit::Environment,
         }
     }
@@ -238,6 +258,8 @@ impl Error {
             Error::Busy { .. } => "busy",
             Error::BranchCheckedOut { .. } => "branch_checked_out",
             Error::Recover { .. } => "recover_failed",
+            Error::UndoneExcept { .. } => "concurrent_modification",
+            Error::RollbackFailed { .. } => "rollback_failed",
             Error::Io { .. } => "io",
         }
     }

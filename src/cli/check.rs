@@ -56,7 +56,16 @@ fn collect(
     };
     let mut files = Vec::new();
     if staged {
-        let index = repo.git.index().map_err(Error::git)?;
+        // Inside a hook of `git commit -a` / `git commit <paths>`, the content being committed is
+        // in a temporary index that git names in GIT_INDEX_FILE (libgit2 does not read it).
+        let index = match std::env::var_os("GIT_INDEX_FILE").filter(|v| !v.is_empty()) {
+            Some(p) => {
+                let p = PathBuf::from(p);
+                let p = if p.is_absolute() { p } else { cwd.join(p) };
+                git2::Index::open(&p).map_err(Error::git)?
+            }
+            None => repo.git.index().map_err(Error::git)?,
+        };
         let diff = repo
             .git
             .diff_tree_to_index(head_tree.as_ref(), Some(&index), None)

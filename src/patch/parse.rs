@@ -464,6 +464,9 @@ fn check_path_text(key: &str, path: Option<&str>) -> Option<String> {
         )),
         Some("") => Some(format!("`{key}` is empty")),
         Some(p) if p.contains('\0') => Some(format!("`{key}` contains a NUL byte")),
+        Some(p) if p.ends_with('/') => Some(format!(
+            "`{key}` ends with `/`: name a file, not a directory"
+        )),
         Some(_) => None,
     }
 }
@@ -561,7 +564,8 @@ fn lower_replace(
                 .into(),
         );
     }
-    if old == new {
+    // Line endings are not a difference (they are matched folded), so neither is this.
+    if old.replace("\r\n", "\n") == new.replace("\r\n", "\n") {
         return Err(
             "`old_string` and `new_string` are identical: this edit would change nothing".into(),
         );

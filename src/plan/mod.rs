@@ -443,13 +443,25 @@ impl Planner<'_> {
                     out.invalid = true;
                     Step::msg(EditStatus::Error, why)
                 }
+                Ok(_) if resolved.is_link && replace.is_some() => {
+                    // Moving the link but editing its target is two operations on two paths.
+                    out.invalid = true;
+                    Step::msg(
+                        EditStatus::Error,
+                        format!(
+                            "`{}` is a symlink: move_to moves the link itself, so it cannot also edit the \
+                             target's text; use two edits (one on the target's path, one move_to)",
+                            edit.file_path
+                        ),
+                    )
+                }
                 Ok(dest) => {
-                    let src = if resolved.is_link && replace.is_none() {
+                    let src = if resolved.is_link {
                         &resolved.rel
                     } else {
                         &resolved.real
                     };
-                    self.move_to(src, &resolved.rel, &dest.rel, replace.as_ref(), recorded)
+                    self.move_to(src, &resolved.rel, &dest.real, replace.as_ref(), recorded)
                 }
             },
         };

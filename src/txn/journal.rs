@@ -2,7 +2,7 @@
 //!
 //! One JSON file per transaction in `<git dir>/patchgate/txn/<id>.json`, replaced atomically (and
 //! fsynced) at every phase change. It names every path the transaction touches with the git blob
-//! of its old and its new content; those blobs are pinned by `refs/patchgate/txn/<id>`, so the old
+//! of its old and its new content; those blobs are pinned by `refs/patchgate/txn/<worktree key>/<id>`, so the old
 //! and the new state can both be rebuilt whatever the working tree holds after a crash.
 //!
 //! Phases, in order: `staged` (objects written, nothing visible changed) → `switching` (files are

@@ -93,6 +93,18 @@ pub fn check_branch_free(repo: &Repository, refname: &str) -> Result<(), Error> 
             worktree: repo.workdir().unwrap_or(repo.path()).to_path_buf(),
         });
     }
+    // From a linked worktree, `worktrees()` lists only the linked ones: the main worktree is the
+    // common dir's.
+    if repo.is_worktree()
+        && let Ok(main) = Repository::open(repo.commondir())
+        && !main.is_bare()
+        && checked_out(&main)
+    {
+        return Err(Error::BranchCheckedOut {
+            name,
+            worktree: main.workdir().unwrap_or(main.path()).to_path_buf(),
+        });
+    }
     if let Ok(names) = repo.worktrees() {
         for wt_name in names.iter().flatten() {
             if let Ok(wt) = repo.find_worktree(wt_name)

@@ -4,7 +4,7 @@
 //! 1. [`lock`]: one patchgate per repository (an flock the kernel releases on any death), no merge
 //!    or rebase in progress, and for commits an index nobody holds;
 //! 2. [`stage`]: the post-patch state as git objects (blobs, trees, the commit to publish), pinned
-//!    by `refs/patchgate/txn/<id>`, and the patched files mirrored into patchgate's own worktree;
+//!    by `refs/patchgate/txn/<worktree key>/<id>`, and the patched files mirrored into patchgate's own worktree;
 //! 3. [`journal`]: what is about to happen, durably, before anything user-visible changes;
 //! 4. `writeback`: the working tree switched file by file (verified, temp + fsync + rename,
 //!    rolled back on any failure);

@@ -42,7 +42,8 @@ pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
     let journals = std::fs::read_dir(super::journal::dir(git_dir))
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
-    let pin_locks = std::fs::read_dir(repo.commondir().join("refs/patchgate/txn"))
+    let prefix = super::stage::pin_prefix(git_dir);
+    let pin_locks = std::fs::read_dir(repo.commondir().join(&prefix))
         .map(|d| {
             d.flatten()
                 .any(|e| e.file_name().to_string_lossy().ends_with(".lock"))
@@ -51,7 +52,7 @@ pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
     journals
         || pin_locks
         || repo
-            .references_glob("refs/patchgate/txn/*")
+            .references_glob(&format!("{prefix}/*"))
             .map(|mut r| r.next().is_some())
             .unwrap_or(false)
 }
@@ -65,7 +66,7 @@ pub fn recover_all(repo: &Repository, git_dir: &Path) -> Result<Vec<Recovered>, 
             id: path.display().to_string(),
             message: format!("the journal cannot be read: {e}"),
             help: format!(
-                "inspect or remove {} by hand; the transaction's objects are under refs/patchgate/txn/",
+                "inspect or remove {} by hand; the transaction's objects are pinned under refs/patchgate/txn/",
                 path.display()
             ),
         })?;
@@ -81,15 +82,23 @@ fn direction(repo: &Repository, j: &Journal) -> Direction {
         (_, Phase::Staged) | (_, Phase::RollingBack) => Direction::RolledBack,
         (Mode::Worktree, Phase::Switching) => Direction::RolledForward,
         (Mode::Commit | Mode::Branch, Phase::Switching) => {
+            // Published if the ref reaches our commit: it may have moved on since (someone
+            // committed on top after the crash), and that must not undo ours.
             let current = j
                 .refname
                 .as_deref()
-                .and_then(|r| repo.refname_to_id(r).ok())
-                .map(|o| o.to_string());
-            if current.is_some() && current == j.new_commit {
-                Direction::RolledForward
-            } else {
-                Direction::RolledBack
+                .and_then(|r| repo.refname_to_id(r).ok());
+            let ours = j
+                .new_commit
+                .as_deref()
+                .and_then(|c| git2::Oid::from_str(c).ok());
+            match (current, ours) {
+                (Some(cur), Some(new))
+                    if cur == new || repo.graph_descendant_of(cur, new).unwrap_or(false) =>
+                {
+                    Direction::RolledForward
+                }
+                _ => Direction::RolledBack,
             }
         }
     }
@@ -126,7 +135,7 @@ fn remove_our_ref_lock(repo: &Repository, j: &Journal) {
 
 pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Recovered, Error> {
     remove_our_ref_lock(repo, j);
-    remove_pin_locks(repo);
+    remove_pin_locks(repo, git_dir);
     let dir = direction(repo, j);
     let (restored, left_alone) = match &j.workdir {
         Some(workdir) if j.mode != Mode::Branch => move_files(repo, workdir, j, dir)?,
@@ -284,8 +293,8 @@ fn remove_new_dirs(workdir: &Path, j: &Journal) {
 
 /// Lock files of pin refs (a kill while a pin was being written). Only patchgate writes under
 /// `refs/patchgate/`, and the caller holds patchgate's mutex, so any such lock is stale.
-fn remove_pin_locks(repo: &Repository) {
-    let dir = repo.commondir().join("refs/patchgate/txn");
+fn remove_pin_locks(repo: &Repository, git_dir: &Path) {
+    let dir = repo.commondir().join(super::stage::pin_prefix(git_dir));
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -298,12 +307,12 @@ fn remove_pin_locks(repo: &Repository) {
 
 /// Pins without a journal (a crash while staging) and stray temp files in patchgate's own dir.
 fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
-    remove_pin_locks(repo);
+    remove_pin_locks(repo, git_dir);
     let journals: Vec<String> = Journal::load_all(git_dir)
         .into_iter()
         .filter_map(|(_, j)| j.ok().map(|j| j.pin_ref))
         .collect();
-    if let Ok(refs) = repo.references_glob("refs/patchgate/txn/*") {
+    if let Ok(refs) = repo.references_glob(&format!("{}/*", super::stage::pin_prefix(git_dir))) {
         let names: Vec<String> = refs
             .flatten()
             .filter_map(|r| r.name().map(str::to_string))

@@ -1,23 +1,20 @@
-//! Staging: the post-patch state recorded as git objects, and a working directory that holds the
-//! patched files for the checkers.
+//! Staging: the post-patch state recorded as git objects.
 //!
 //! Cost is O(edited files), never O(repository): one blob per changed path (and one for its old
 //! content, so a crash can always be undone), then `TreeUpdateBuilder` rewrites only the trees on
 //! the paths that changed, starting from the base commit's tree. Nothing is checked out.
 //!
-//! Why not `git worktree add` per run: a full checkout of a 100,000-file repository took 6–59 s
-//! here (PRIOR-ART), and removing it as long again. Instead patchgate keeps one directory,
-//! `<git dir>/patchgate/worktree/`, that mirrors the staged content of the paths that patches touch;
-//! a manifest of blob ids lets each run rewrite only the files whose content differs from what is
-//! already there. It is a cache, not a registered git worktree, so `git worktree list` and
-//! `git worktree prune` never see it, and a crash cannot leave an orphaned worktree registration.
+//! No checkout happens here: the checkers that need files on disk get them from patchgate's
+//! worktree of the project (`checks::mirror`, under `.git/patchgate/mirror/`), materialised only
+//! when such a checker runs and kept between runs; the others read the patched content from
+//! memory. A `git worktree add` per run would be O(repository): 6–59 s for 100,000 files here
+//! (PRIOR-ART), and as long again to remove.
 //!
-//! The transaction's objects are pinned by `refs/patchgate/txn/<id>` (a commit whose tree is the
-//! staged tree and whose parents are the user-visible commit, if any, and a commit of the old
-//! contents), so `git gc` cannot collect them while the transaction lives; the ref is deleted when
+//! The transaction's objects are pinned by `refs/patchgate/txn/<worktree key>/<id>` (a commit
+//! whose tree is the staged tree and whose parents are the user-visible commit, if any, and a
+//! commit of the old contents), so `git gc` cannot collect them while the transaction lives; the ref is deleted when
 //! it ends.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use git2::{FileMode, Oid, Repository, Signature};
@@ -48,22 +45,42 @@ fn pin_signature() -> Result<Signature<'static>, Error> {
     Signature::new("patchgate", "patchgate@localhost", &git2::Time::new(0, 0)).map_err(Error::git)
 }
 
-fn state_of(repo: &Repository, disk: &Disk, written: &mut Vec<Oid>) -> Result<State, Error> {
+/// A blob for `bytes`, written only if the object database lacks it: a file's old content is
+/// usually already there (it is what HEAD or the index holds), and hashing costs far less than
+/// compressing and writing a loose object that libgit2 would then throw away.
+fn blob(
+    repo: &Repository,
+    odb: &git2::Odb,
+    bytes: &[u8],
+    written: &mut Vec<Oid>,
+) -> Result<Oid, Error> {
+    if let Ok(oid) = Oid::hash_object(git2::ObjectType::Blob, bytes)
+        && odb.exists(oid)
+    {
+        return Ok(oid);
+    }
+    let oid = repo.blob(bytes).map_err(Error::git)?;
+    written.push(oid);
+    Ok(oid)
+}
+
+fn state_of(
+    repo: &Repository,
+    odb: &git2::Odb,
+    disk: &Disk,
+    written: &mut Vec<Oid>,
+) -> Result<State, Error> {
     Ok(match disk {
         Disk::Missing => State::Missing,
         Disk::File { bytes, mode } => {
-            let oid = repo.blob(bytes).map_err(Error::git)?;
-            written.push(oid);
+            let oid = blob(repo, odb, bytes, written)?;
             State::File {
                 oid: oid.to_string(),
                 mode: *mode,
             }
         }
         Disk::Symlink { target } => {
-            let oid = repo
-                .blob(target.as_os_str().as_encoded_bytes())
-                .map_err(Error::git)?;
-            written.push(oid);
+            let oid = blob(repo, odb, target.as_os_str().as_encoded_bytes(), written)?;
             State::Symlink {
                 oid: oid.to_string(),
             }
@@ -121,24 +138,42 @@ fn tree_with(
             }
         }
     }
-    b.create_updated(repo, base).map_err(Error::git)
+    b.create_updated(repo, base).map_err(|e| Error::Git {
+        message: format!("cannot build the commit's tree: {}", e.message()),
+        help:
+            "a path of the patch is a file in the commit where the patch needs a directory (or the \
+               reverse): commit that change of the working tree first, then re-run"
+                .into(),
+    })
 }
 
-/// Writes the objects of a plan and pins them under `refs/patchgate/txn/<id>`.
+/// The pin namespace of one working tree: `refs/patchgate/txn/<key>`, the key derived from its git
+/// dir. Refs are shared by all worktrees of a repository while journals are not, so each
+/// worktree must only ever judge (and clean up) its own pins.
+pub fn pin_prefix(git_dir: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let h = Sha256::digest(git_dir.as_os_str().as_encoded_bytes());
+    let key: String = h.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("refs/patchgate/txn/{key}")
+}
+
+/// Writes the objects of a plan and pins them under `refs/patchgate/txn/<key>/<id>`.
 pub fn stage(
     repo: &Repository,
+    git_dir: &Path,
     id: &str,
     changes: &[PathChange],
     base: Option<&git2::Commit>,
     commit: Option<CommitSpec>,
 ) -> Result<Staged, Error> {
     let mut written = Vec::new();
+    let odb = repo.odb().map_err(Error::git)?;
     let mut files = Vec::with_capacity(changes.len());
     for c in changes {
         files.push(FileEntry {
             path: c.rel.clone(),
-            old: state_of(repo, &c.before, &mut written)?,
-            new: state_of(repo, &c.after, &mut written)?,
+            old: state_of(repo, &odb, &c.before, &mut written)?,
+            new: state_of(repo, &odb, &c.after, &mut written)?,
         });
     }
     let base_tree = match base {
@@ -200,7 +235,7 @@ pub fn stage(
             &parents,
         )
         .map_err(Error::git)?;
-    let pin_ref = format!("refs/patchgate/txn/{id}");
+    let pin_ref = format!("{}/{id}", pin_prefix(git_dir));
     repo.reference(&pin_ref, pin, false, "patchgate: pin transaction")
         .map_err(Error::git)?;
     if super::fsync_enabled() {
@@ -248,56 +283,4 @@ pub fn unpin(repo: &Repository, pin_ref: &str) -> Result<(), Error> {
         Ok(mut r) => r.delete().map_err(Error::git),
         Err(_) => Ok(()),
     }
-}
-
-/// The directory patchgate owns for materialised staged files.
-pub fn worktree_dir(git_dir: &Path) -> PathBuf {
-    git_dir.join("patchgate").join("worktree")
-}
-
-/// Mirrors the staged content of `files` into the patchgate worktree, rewriting only what differs
-/// from the manifest of what is already there. Returns the number of files written.
-pub fn materialize(repo: &Repository, git_dir: &Path, files: &[FileEntry]) -> Result<usize, Error> {
-    let dir = worktree_dir(git_dir);
-    let manifest_path = git_dir.join("patchgate").join("worktree.manifest");
-    let mut manifest: BTreeMap<String, String> = std::fs::read(&manifest_path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
-    let mut written = 0;
-    for f in files {
-        let target = dir.join(&f.path);
-        match &f.new {
-            State::File { oid, mode } => {
-                if manifest.get(&f.path) == Some(oid) && target.is_file() {
-                    continue;
-                }
-                let blob = Oid::from_str(oid)
-                    .and_then(|o| repo.find_blob(o))
-                    .map_err(Error::git)?;
-                if let Some(parent) = target.parent() {
-                    std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
-                }
-                let _ = std::fs::remove_file(&target);
-                std::fs::write(&target, blob.content())
-                    .map_err(|e| Error::io("write", &target, e))?;
-                if *mode != super::NEW_FILE_MODE {
-                    use std::os::unix::fs::PermissionsExt;
-                    let _ =
-                        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(*mode));
-                }
-                manifest.insert(f.path.clone(), oid.clone());
-                written += 1;
-            }
-            _ => {
-                let _ = std::fs::remove_file(&target);
-                manifest.remove(&f.path);
-            }
-        }
-    }
-    let text = serde_json::to_vec(&manifest)
-        .map_err(|e| Error::io("write", &manifest_path, std::io::Error::other(e)))?;
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
-    std::fs::write(&manifest_path, text).map_err(|e| Error::io("write", &manifest_path, e))?;
-    Ok(written)
 }

@@ -21,6 +21,7 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
@@ -272,7 +273,11 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
             let undo = rollback(roots, changes, &done);
             cleanup(&staged, &created_dirs);
             return Err(match undo {
-                Ok(()) => e,
+                Ok(left) if left.is_empty() => e,
+                Ok(left) => Error::UndoneExcept {
+                    cause: e.to_string(),
+                    left,
+                },
                 Err(u) => u,
             });
         }
@@ -337,11 +342,18 @@ fn cleanup(staged: &[Staged], created_dirs: &[PathBuf]) {
 }
 
 /// Puts back the paths already switched, from the original state held in memory.
-fn rollback(roots: &Roots, changes: &[PathChange], done: &[usize]) -> Result<(), Error> {
+fn rollback(roots: &Roots, changes: &[PathChange], done: &[usize]) -> Result<Vec<String>, Error> {
     let mut failed = Vec::new();
+    let mut left = Vec::new();
     for &i in done.iter().rev() {
         let c = &changes[i];
         let path = roots.abs(&c.rel);
+        // Only what still holds our content is ours to undo: an editor may have saved over a
+        // file we already switched, and that save is the user's newest work.
+        if !matches_disk(&path, &c.after) {
+            left.push(c.rel.clone());
+            continue;
+        }
         let r = match &c.before {
             Disk::File { bytes, mode } => atomic_write(&path, bytes, Some(*mode)),
             Disk::Missing => std::fs::remove_file(&path),
@@ -356,15 +368,8 @@ fn rollback(roots: &Roots, changes: &[PathChange], done: &[usize]) -> Result<(),
         }
     }
     if failed.is_empty() {
-        Ok(())
+        Ok(left)
     } else {
-        Err(Error::Io {
-            action: "roll back",
-            path: PathBuf::from(failed.join(", ")),
-            help: "write-back failed part-way and these files could not be restored; compare them with \
-                   `git diff` and restore them from git or your editor"
-                .into(),
-            source: std::io::Error::other("rollback failed"),
-        })
+        Err(Error::RollbackFailed { paths: failed })
     }
 }

@@ -6,7 +6,7 @@
 //! checkers come from `scripts/install-checkers` (`scripts/test` puts them on PATH).
 
 use std::ffi::{OsStr, OsString};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -71,7 +71,9 @@ fn require(tool: &str) -> bool {
         std::env::var("CI").as_deref() != Ok("true"),
         "{test}: {why} (CI=true: every checker the tests drive must be installed; see scripts/install-checkers)"
     );
-    eprintln!(
+    // Straight to the process's stderr: libtest captures `eprintln!` of passing tests.
+    let _ = writeln!(
+        std::io::stderr(),
         "SKIPPED: {test}: {why} (run scripts/test, or export PATH=\"$(scripts/install-checkers):$PATH\")"
     );
     false
@@ -925,6 +927,45 @@ fn check_staged_reports_on_the_index_and_changes_nothing() {
         "check changed the working tree or index"
     );
     assert_eq!(repo.git(&["diff", "--cached"]), staged_diff);
+}
+
+/// DESIGN §3: with `--staged`, "unstaged edits never leak into a pre-commit verdict", and that
+/// includes the unstaged edits of the *other* files of the package clippy compiles.
+#[test]
+#[ignore = "known bug: the package mirror is synced from the working tree, not the index, under \
+            check --staged (fix needs src/cli/check.rs to tell the engine; see the report)"]
+fn check_staged_does_not_see_unstaged_edits_of_the_rest_of_the_package() {
+    if !require_all(RUST.tools) {
+        return;
+    }
+    let repo = RUST.repo();
+    // Staged: lib.rs calls legacy::helper(), which only the unstaged legacy.rs defines, so the
+    // commit this would make does not compile.
+    repo.write(
+        "src/lib.rs",
+        "pub mod legacy;\n\npub fn add(a: i32, b: i32) -> i32 {\n    a + b + legacy::helper()\n}\n",
+    );
+    repo.git(&["add", "src/lib.rs"]);
+    let legacy = repo.read_str("src/legacy.rs");
+    repo.write(
+        "src/legacy.rs",
+        format!("{legacy}\npub fn helper() -> i32 {{\n    3\n}}\n"),
+    );
+    let before = repo.snapshot();
+
+    let staged = repo.run(&["check", "--staged", "--format", "json"]);
+    staged.assert_code(1);
+    let report = staged.json();
+    let clippy = check(&report, "src/lib.rs", "clippy");
+    assert_eq!(clippy["status"], "fail", "{clippy:#}");
+    assert_subset(
+        &clippy["findings"],
+        &json!([{"line": 4, "rule": "E0425", "new": true}]),
+        "staged findings",
+    );
+    // The working tree as a whole compiles.
+    repo.run(&["check", "--format", "json"]).assert_code(0);
+    assert_eq!(repo.snapshot(), before);
 }
 
 fn baseline_entries(repo: &TestRepo) -> Vec<PathBuf> {

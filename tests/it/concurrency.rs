@@ -171,3 +171,29 @@ fn head_moving_after_write_back_is_caught_by_the_compare_and_swap() {
     assert_eq!(repo.read_str("b.txt"), "b1\n");
     assert_eq!(repo.leftovers(), Vec::<String>::new());
 }
+
+#[test]
+fn undoing_a_failed_switch_never_overwrites_a_newer_save() {
+    let repo = repo();
+    let (mut child, resume, _scratch) = start_paused(&repo, "after-switch");
+    let _stderr = wait_paused(&mut child);
+    // a.txt was switched; an editor saves over it, and over b.txt (not switched yet).
+    repo.write("a.txt", "user save a\n");
+    repo.write("b.txt", "user save b\n");
+    let (code, json) = finish(child, &resume);
+    assert_eq!(code, 4, "{json}");
+    assert_eq!(json["error"]["kind"], "concurrent_modification");
+    assert!(
+        json["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("a.txt")),
+        "{json}"
+    );
+    assert_eq!(
+        repo.read_str("a.txt"),
+        "user save a\n",
+        "the newer save survives the undo"
+    );
+    assert_eq!(repo.read_str("b.txt"), "user save b\n");
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+}

@@ -366,3 +366,73 @@ fn recover_leaves_a_file_edited_after_the_crash_alone() {
     assert_eq!(repo.read_str("b.txt"), "the user's newer text\n");
     assert_eq!(repo.read_str("g.txt"), "gee\n");
 }
+
+#[test]
+fn a_published_commit_is_rolled_forward_even_when_someone_committed_on_top() {
+    let repo = setup();
+    let base = repo.head();
+    let patch_dir = tempfile::tempdir().expect("tempdir");
+    let patch = patch_dir.path().join("p.yaml");
+    std::fs::write(&patch, PATCH).expect("patch");
+    let mut child = spawn(&repo, &patch, Mode::Commit, Some("after-cas"));
+    let _ = child.wait();
+    let ours = repo.head();
+    assert_ne!(ours, base, "the commit was published before the kill");
+    // Someone commits on top before anyone recovers.
+    repo.git(&["commit", "-q", "--allow-empty", "-m", "on top"]);
+    recover(&repo, "after a commit on top");
+    assert_eq!(repo.git(&["rev-parse", "HEAD^"]).trim(), ours);
+    assert_eq!(repo.read_str("b.txt"), "BETA\n", "rolled forward, not back");
+    assert_eq!(
+        repo.git(&["show", ":b.txt"]),
+        "BETA\n",
+        "index matches the commit"
+    );
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn a_run_in_another_worktree_leaves_this_worktrees_transaction_alone() {
+    let repo = setup();
+    let wt_parent = tempfile::tempdir().expect("tempdir");
+    let wt = wt_parent.path().join("wt");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "side",
+        wt.to_str().expect("utf8"),
+    ]);
+    let patch_dir = tempfile::tempdir().expect("tempdir");
+    let patch = patch_dir.path().join("p.yaml");
+    std::fs::write(&patch, PATCH).expect("patch");
+    // A crashed transaction in the main worktree …
+    let mut child = spawn(&repo, &patch, Mode::Worktree, Some("after-switch"));
+    let _ = child.wait();
+    let pins = repo.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/"]);
+    assert!(!pins.trim().is_empty());
+    // … and a run in the linked worktree, which must not judge (or delete) its pin.
+    let other = crate::harness::run_in(
+        &wt,
+        &[
+            "apply",
+            patch.to_str().expect("utf8"),
+            "--dry-run",
+            "--checks",
+            "none",
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    assert_eq!(other.code, 0, "{}", other.stdout);
+    assert_eq!(
+        repo.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/"]),
+        pins
+    );
+    // gc cannot take the objects recovery needs, and recovery still finishes the job.
+    repo.git(&["gc", "-q", "--prune=now"]);
+    recover(&repo, "after gc");
+    assert_eq!(repo.read_str("b.txt"), "BETA\n");
+}

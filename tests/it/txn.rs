@@ -492,41 +492,93 @@ fn commit_inside_a_hook_is_refused_because_git_is_committing() {
 }
 
 #[test]
-fn the_patchgate_worktree_holds_the_staged_files_and_is_reused() {
+fn staging_checks_nothing_out_and_leaves_no_worktree_registration() {
     let repo = TestRepo::new()
         .file("a.txt", "alpha\n")
         .file("b.txt", "beta\n")
         .commit();
-    repo.apply(PATCH, &["--commit"]).assert_code(0);
-    let wt = repo.path().join(".git/patchgate/worktree");
-    assert_eq!(
-        std::fs::read_to_string(wt.join("a.txt")).expect("staged a"),
-        "ALPHA\n"
+    repo.apply(PATCH, &["--commit", "--checks", "none"])
+        .assert_code(0);
+    // O(edited files): nothing was materialised for a run without package checkers.
+    assert!(!repo.path().join(".git/patchgate/mirror").exists());
+    assert!(!repo.path().join(".git/patchgate/worktree").exists());
+    assert_eq!(repo.git(&["worktree", "list"]).lines().count(), 1);
+}
+
+#[test]
+fn branch_mode_from_a_linked_worktree_refuses_the_main_worktrees_branch() {
+    let repo = TestRepo::new()
+        .file("a.txt", "alpha\n")
+        .file("b.txt", "beta\n")
+        .commit();
+    let wt_parent = tempfile::tempdir().expect("tempdir");
+    let wt = wt_parent.path().join("wt");
+    repo.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "side",
+        wt.to_str().expect("utf8"),
+    ]);
+    let patch = tempfile::NamedTempFile::new().expect("patch");
+    std::fs::write(patch.path(), PATCH).expect("write");
+    let run = crate::harness::run_in(
+        &wt,
+        &[
+            "apply",
+            patch.path().to_str().expect("utf8"),
+            "--branch",
+            "main",
+            "--format",
+            "json",
+        ],
+        None,
     );
-    assert_eq!(
-        std::fs::read_to_string(wt.join("b.txt")).expect("staged b"),
-        "BETA\n"
-    );
-    // A second patch touching only a.txt rewrites only a.txt there.
-    let b_before = std::fs::metadata(wt.join("b.txt"))
-        .expect("b")
-        .modified()
-        .expect("mtime");
-    std::thread::sleep(std::time::Duration::from_millis(20));
+    run.assert_code(4);
+    assert_eq!(run.json()["error"]["kind"], "branch_checked_out");
+    assert_eq!(repo.git(&["status", "--porcelain"]), "");
+}
+
+#[test]
+fn a_file_replaced_by_a_directory_in_the_working_tree_can_get_a_new_file_inside() {
+    let repo = TestRepo::new().file("foo", "x\n").commit();
+    std::fs::remove_file(repo.path().join("foo")).expect("rm");
+    std::fs::create_dir(repo.path().join("foo")).expect("mkdir");
     repo.apply(
-        "- {file_path: a.txt, old_string: ALPHA, new_string: A2}\n",
-        &[],
+        "- {file_path: foo/bar.txt, create: true, new_string: \"hello\\n\"}\n",
+        &["--checks", "none"],
     )
     .assert_code(0);
-    assert_eq!(
-        std::fs::read_to_string(wt.join("a.txt")).expect("staged a"),
-        "A2\n"
+    assert_eq!(repo.read_str("foo/bar.txt"), "hello\n");
+}
+
+#[test]
+fn move_to_with_a_replacement_on_a_symlink_is_refused() {
+    let repo = TestRepo::new().file("real.txt", "hello world\n").commit();
+    std::os::unix::fs::symlink("real.txt", repo.path().join("alias.txt")).expect("link");
+    repo.git(&["add", "alias.txt"]);
+    repo.git(&["commit", "-qm", "link"]);
+    let snapshot = repo.snapshot();
+    let run = repo.apply(
+        "- {file_path: alias.txt, move_to: moved.txt, old_string: hello, new_string: bye}\n",
+        &["--checks", "none"],
     );
-    let b_after = std::fs::metadata(wt.join("b.txt"))
-        .expect("b")
-        .modified()
-        .expect("mtime");
-    assert_eq!(b_before, b_after, "b.txt was not rewritten");
-    // It is patchgate's own directory, not a registered git worktree.
-    assert_eq!(repo.git(&["worktree", "list"]).lines().count(), 1);
+    run.assert_code(3);
+    assert!(
+        run.json()["edits"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("symlink"))
+    );
+    assert_eq!(repo.snapshot(), snapshot);
+}
+
+#[test]
+fn an_edit_that_differs_only_in_line_endings_is_invalid() {
+    let repo = TestRepo::new().file("f.txt", "v1\r\n").commit();
+    let run = repo.run_stdin(
+        &["apply", "-", "--format", "json", "--checks", "none"],
+        br#"[{"file_path":"f.txt","old_string":"v1\r\n","new_string":"v1\n"}]"#,
+    );
+    run.assert_code(3);
 }

@@ -1,0 +1,335 @@
+#!/usr/bin/env bash
+# patchgate transaction benchmark: staging + commit of a 5-file patch on generated git repositories
+# of 500 and 50,000 files, side by side with the `git worktree add` route on the same repositories.
+#
+#   bench/txn.sh
+#
+# What is timed (hyperfine, one process per run, no shell unless written):
+#   patchgate            patchgate apply p5.yaml --commit --checks none --format json
+#                        (run as `env -u PATCHGATE_FSYNC patchgate …`: durability on, the default)
+#   patchgate fsync=0    the same with PATCHGATE_FSYNC=0 (durability off)
+#   patchgate --dry-run  the same with --dry-run instead of --commit: plan + report, nothing staged
+#   worktree route       sh -c 'git worktree add -q --detach WT HEAD && cp -R patched/. WT/ &&
+#                               git -C WT commit -qam msg'
+#   git update-index     git update-index --add --remove -- <the 5 paths>, on the repository with
+#                        the 5 patched files copied in: the one git command patchgate runs after the
+#                        commit; it rewrites the whole index
+# Not timed (hyperfine --prepare, before every run):
+#   patchgate / --dry-run / update-index: git reset -q --hard <base>, rm -f .git/patchgate/applied
+#     (the re-run record: without it a re-run is a no-op), rm -rf .git/patchgate/worktree (its mirror
+#     of the patched files), rm -rf the loose objects (the base commit is packed, so every loose
+#     object is one a previous run wrote: each run writes its objects as for a patch never seen),
+#     then sync (update-index: + the 5 patched files copied in).
+#   worktree route: the previous worktree moved out of the way and `git worktree prune` (the
+#     equivalent of `git worktree remove --force`, whose file deletion is deferred to the exit trap:
+#     on this machine's ext4 (mounted with `discard`), creating 50,000 files right after deleting
+#     50,000 files is several times slower, and that would be charged to the timed `worktree add`),
+#     loose objects removed, sync. WT_REMOVE_RUNS>0 (default 3) also times the route with
+#     `git worktree remove --force` of the previous worktree right before each run, at 50,000 files.
+#
+# Environment knobs: RUNS (default 10 per command), WARMUP (default 1), WT_RUNS (default 10: runs of
+# the worktree route), WT_REMOVE_RUNS (default 3), STRACE_RUNS (default 5),
+# BENCH_OUT=DIR keeps the raw hyperfine JSON and the tables in DIR.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RUNS=${RUNS:-10}
+WARMUP=${WARMUP:-1}
+WT_RUNS=${WT_RUNS:-10}
+WT_REMOVE_RUNS=${WT_REMOVE_RUNS:-3}
+STRACE_RUNS=${STRACE_RUNS:-5}
+SIZES=(500 50000)
+
+log() { printf '\n== %s\n' "$*"; }
+
+# ---------------------------------------------------------------- tools (installed only when missing)
+SUDO=""
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+APT_UPDATED=0
+apt_install() {
+    if [ "$APT_UPDATED" -eq 0 ]; then
+        $SUDO apt-get update -qq
+        APT_UPDATED=1
+    fi
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+if ! command -v hyperfine >/dev/null 2>&1 || [ ! -x /usr/bin/time ]; then apt_install hyperfine time; fi
+command -v strace >/dev/null 2>&1 || apt_install strace || echo "note: no strace; the breakdown by process is skipped"
+for tool in hyperfine python3 git cargo; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool not found" >&2; exit 1; }
+done
+
+# ---------------------------------------------------------------- build
+log "cargo build --release"
+(cd "$ROOT" && cargo build --release --quiet)
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+OUT=${BENCH_OUT:-$WORK/out}
+mkdir -p "$OUT" "$WORK/bin" "$WORK/trash"
+# A private copy, so a concurrent rebuild of target/ cannot swap the binary mid-run.
+cp "$ROOT/target/release/patchgate" "$WORK/bin/patchgate"
+PG="$WORK/bin/patchgate"
+
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
+unset PATCHGATE_FSYNC
+
+# ---------------------------------------------------------------- machine
+log "machine"
+{
+    echo "date:        $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+    echo "nproc:       $(nproc)"
+    echo "cpu:         $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+    echo "memory:      $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+    echo "kernel:      $(uname -sr)"
+    dev=$(df "$WORK" | awk 'NR==2 {print $1}')
+    echo "temp dir fs: $(df -T "$WORK" | awk 'NR==2 {print $2}') on $dev, mount options $(awk -v d="$dev" '$1 == d {print $4; exit}' /proc/mounts) ($WORK)"
+    echo "load avg:    $(cut -d' ' -f1-3 /proc/loadavg) (at start)"
+    echo "patchgate:   $("$PG" --version 2>/dev/null || echo '?') at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (+ uncommitted src changes)')"
+    echo "git:         $(git --version) ($(command -v git))"
+    echo "hyperfine:   $(hyperfine --version)"
+} | tee "$OUT/machine.txt"
+
+# ---------------------------------------------------------------- repositories
+# DIR N: N Python-like files of ~15 lines, 100 per directory (pkgNNNN/mod_NN.py); the 5 files the
+# patch edits (spread over the directories: first, 1/4, 1/2, 3/4, last), their patched copies in
+# DIR.patched/, and the patch DIR.p5.yaml.
+gen_repo() {
+    python3 - "$1" "$2" <<'EOF'
+import os, sys
+out, n = sys.argv[1], int(sys.argv[2])
+def text(i):
+    return (f'"""Module {i}: generated for the patchgate benchmark."""\n\nimport os\n\n\n'
+            f'def compute_{i}(value, limit=None):\n    if limit is None:\n        limit = {i % 97 + 2}\n'
+            f'    total = 0\n    for item in range(value):\n        total += item % limit\n'
+            f'    return total + 1\n\n\ndef name_{i}():\n    return os.path.join("pkg", "mod_{i}")\n')
+for i in range(n):
+    d = os.path.join(out, f"pkg{i // 100:04d}")
+    if i % 100 == 0:
+        os.makedirs(d)
+    with open(os.path.join(d, f"mod_{i % 100:02d}.py"), "w") as f:
+        f.write(text(i))
+dirs = n // 100
+picked = sorted({0, dirs // 4, dirs // 2, 3 * dirs // 4, dirs - 1})
+assert len(picked) == 5
+lines = ['message: "bench: 5 files"', "edits:"]
+for d in picked:
+    rel = f"pkg{d:04d}/mod_07.py"
+    lines.append(f'  - {{file_path: {rel}, old_string: "return total + 1", new_string: "return total + 2"}}')
+    os.makedirs(os.path.join(out + ".patched", f"pkg{d:04d}"))
+    with open(os.path.join(out + ".patched", rel), "w") as f:
+        f.write(text(d * 100 + 7).replace("return total + 1", "return total + 2"))
+with open(out + ".p5.yaml", "w") as f:
+    f.write("\n".join(lines) + "\n")
+with open(out + ".paths", "w") as f:
+    f.write(" ".join(f"pkg{d:04d}/mod_07.py" for d in picked) + "\n")
+EOF
+    (
+        cd "$1"
+        git init -q -b main
+        git config core.logAllRefUpdates false  # no reflogs: the loose objects of a run can be removed
+        git add -A
+        git commit -q -m init
+        git repack -adq  # the base commit is in one pack; every loose object is a run's
+    )
+}
+
+for n in "${SIZES[@]}"; do
+    log "generating the $n-file repository"
+    s=$(date +%s%N)
+    gen_repo "$WORK/r$n" "$n"
+    echo "generated and committed in $(( ($(date +%s%N) - s) / 1000000 )) ms;" \
+        "index $(stat -c %s "$WORK/r$n/.git/index") bytes; the patch edits $(cat "$WORK/r$n.paths")"
+done
+
+# Prepare scripts (not timed). $1 = repository.
+cat >"$WORK/prep_pg.sh" <<'EOF'
+#!/bin/sh
+set -e
+cd "$1"
+git reset -q --hard "$(cat .git/bench-base)"
+rm -f .git/patchgate/applied .git/ORIG_HEAD
+rm -rf .git/patchgate/worktree .git/patchgate/worktree.manifest .git/objects/[0-9a-f][0-9a-f]
+sync
+EOF
+cat >"$WORK/prep_ui.sh" <<'EOF'
+#!/bin/sh
+set -e
+cd "$1"
+git reset -q --hard "$(cat .git/bench-base)"
+rm -f .git/ORIG_HEAD
+rm -rf .git/objects/[0-9a-f][0-9a-f]
+cp -R "$1.patched/." "$1/"
+sync
+EOF
+# $1 = repository, $2 = worktree path, $3 = trash dir, $4 = "remove" to delete the old worktree now
+cat >"$WORK/prep_wt.sh" <<'EOF'
+#!/bin/sh
+set -e
+if [ -d "$2" ]; then
+    if [ "${4:-}" = remove ]; then
+        git -C "$1" worktree remove --force "$2"
+    else
+        mv "$2" "$3/wt.$(date +%s%N)"
+    fi
+fi
+git -C "$1" worktree prune
+rm -rf "$1"/.git/objects/[0-9a-f][0-9a-f]
+sync
+EOF
+chmod +x "$WORK"/prep_*.sh
+for n in "${SIZES[@]}"; do git -C "$WORK/r$n" rev-parse HEAD >"$WORK/r$n/.git/bench-base"; done
+
+log "checking once that both routes commit the same tree"
+for n in "${SIZES[@]}"; do
+    R="$WORK/r$n"
+    "$WORK/prep_pg.sh" "$R"
+    (cd "$R" && "$PG" apply "$R.p5.yaml" --commit --checks none --format json >"$WORK/check.json")
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["status"]=="committed", r["status"]' "$WORK/check.json"
+    [ -z "$(git -C "$R" status --porcelain)" ] || { echo "error: tree not clean after patchgate" >&2; exit 1; }
+    pg_tree=$(git -C "$R" rev-parse HEAD^{tree})
+    git -C "$R" worktree add -q --detach "$WORK/wt_check" "$(cat "$R/.git/bench-base")"
+    cp -R "$R.patched/." "$WORK/wt_check/"
+    git -C "$WORK/wt_check" commit -qam msg
+    wt_tree=$(git -C "$WORK/wt_check" rev-parse HEAD^{tree})
+    git -C "$R" worktree remove --force "$WORK/wt_check"
+    [ "$pg_tree" = "$wt_tree" ] || { echo "error: trees differ ($pg_tree vs $wt_tree)" >&2; exit 1; }
+    echo "$n files: committed tree $pg_tree from both routes; working tree and index clean"
+    "$WORK/prep_pg.sh" "$R"
+done
+
+# ---------------------------------------------------------------- timing
+PG_ARGS="apply %P --commit --checks none --format json"
+for n in "${SIZES[@]}"; do
+    R="$WORK/r$n"
+    P="$R.p5.yaml"
+    WT="$WORK/wt$n"
+    log "$n files: timing (hyperfine, $RUNS runs per command, worktree route $WT_RUNS, $WARMUP warm-up)"
+    cd "$R"
+    hyperfine -N --style none --warmup "$WARMUP" --runs "$RUNS" --export-json "$OUT/txn.$n.json" \
+        --prepare "$WORK/prep_pg.sh $R" -n "patchgate" "env -u PATCHGATE_FSYNC $PG ${PG_ARGS//%P/$P}" \
+        --prepare "$WORK/prep_pg.sh $R" -n "patchgate fsync=0" "env PATCHGATE_FSYNC=0 $PG ${PG_ARGS//%P/$P}" \
+        --prepare "$WORK/prep_pg.sh $R" -n "patchgate --dry-run" "env -u PATCHGATE_FSYNC $PG apply $P --dry-run --checks none --format json" \
+        --prepare "$WORK/prep_ui.sh $R" -n "git update-index" "git update-index --add --remove -- $(cat "$R.paths")" \
+        >"$OUT/txn.$n.log" 2>&1 || { cat "$OUT/txn.$n.log"; exit 1; }
+    cat >"$WORK/wt_cmd.sh" <<EOF
+#!/bin/sh
+git -C "$R" worktree add -q --detach "$WT" HEAD && cp -R "$R.patched/." "$WT/" && git -C "$WT" commit -qam msg
+EOF
+    chmod +x "$WORK/wt_cmd.sh"
+    hyperfine -N --style none --warmup "$WARMUP" --runs "$WT_RUNS" --export-json "$OUT/wt.$n.json" \
+        --prepare "$WORK/prep_wt.sh $R $WT $WORK/trash" -n "worktree route" "sh $WORK/wt_cmd.sh" \
+        >"$OUT/wt.$n.log" 2>&1 || { cat "$OUT/wt.$n.log"; exit 1; }
+    "$WORK/prep_wt.sh" "$R" "$WT" "$WORK/trash"
+    rm -rf "$WORK/trash"/*  # give the file system the rest of the deletions now, not during later runs
+    sync
+    if [ "$n" = 50000 ] && [ "$WT_REMOVE_RUNS" -gt 0 ]; then
+        hyperfine -N --style none --warmup 0 --runs "$WT_REMOVE_RUNS" --export-json "$OUT/wtrm.$n.json" \
+            --prepare "$WORK/prep_wt.sh $R $WT $WORK/trash remove" -n "worktree route (remove before)" "sh $WORK/wt_cmd.sh" \
+            >"$OUT/wtrm.$n.log" 2>&1 || { cat "$OUT/wtrm.$n.log"; exit 1; }
+        "$WORK/prep_wt.sh" "$R" "$WT" "$WORK/trash" remove
+    fi
+    "$WORK/prep_pg.sh" "$R"
+    cd "$WORK"
+done
+
+# ---------------------------------------------------------------- where the time goes (strace)
+# One patchgate run traced (strace -f -ttt, execve/exit only: little overhead): wall time of the
+# whole run vs of its one child, `git update-index`.
+if command -v strace >/dev/null 2>&1; then
+    log "where the time goes: patchgate's own work vs its git update-index child (strace -f, $STRACE_RUNS runs each)"
+    for n in "${SIZES[@]}"; do
+        R="$WORK/r$n"
+        for i in $(seq "$STRACE_RUNS"); do
+            "$WORK/prep_pg.sh" "$R"
+            (cd "$R" && strace -f -ttt -qq -e trace=execve -o "$OUT/strace.$n.$i.txt" \
+                "$PG" apply "$R.p5.yaml" --commit --checks none --format json >/dev/null)
+        done
+        "$WORK/prep_pg.sh" "$R"
+    done
+fi
+
+# ---------------------------------------------------------------- results
+log "results"
+python3 - "$OUT" "$STRACE_RUNS" "${SIZES[@]}" <<'EOF' | tee "$OUT/summary.txt"
+import glob, json, os, re, statistics, sys
+
+out, strace_runs, sizes = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+med = {}   # (size, name) -> median ms
+rows = []
+for n in sizes:
+    for f in (f"txn.{n}.json", f"wt.{n}.json", f"wtrm.{n}.json"):
+        p = os.path.join(out, f)
+        if not os.path.exists(p):
+            continue
+        for r in json.load(open(p))["results"]:
+            t = [x * 1000 for x in r["times"]]
+            name = r["command"]
+            med[(n, name)] = statistics.median(t)
+            rows.append((n, name, len(t), statistics.median(t), min(t), max(t)))
+
+print(f"{'files':>6}  {'command':<31} {'runs':>4} {'median ms':>10} {'min ms':>9} {'max ms':>9}")
+print("-" * 76)
+for n, name, k, m, lo, hi in rows:
+    print(f"{int(n):>6}  {name:<31} {k:>4} {m:>10.1f} {lo:>9.1f} {hi:>9.1f}")
+
+small, big = sizes[0], sizes[-1]
+def g(n, name):
+    return med.get((n, name), float("nan"))
+met = lambda ok: "met" if ok else "NOT met"
+print()
+print("ratios (of medians):")
+for name in ("patchgate", "patchgate fsync=0"):
+    r = g(big, name) / g(small, name)
+    print(f"  {name:<18} {int(big)} files / {int(small)} files = {r:.2f}x   (target <= 1.5x: {met(r <= 1.5)})")
+for name in ("patchgate", "patchgate fsync=0"):
+    for wt in ("worktree route", "worktree route (remove before)"):
+        if (big, wt) in med:
+            r = g(big, name) / g(big, wt)
+            print(f"  {name:<18} / {wt:<31} at {int(big)} files = {100 * r:.2f}%   (target < 5%: {met(r < 0.05)})")
+for n in sizes:
+    print(f"  fsync cost at {int(n):>5} files: {g(n, 'patchgate') - g(n, 'patchgate fsync=0'):6.1f} ms"
+          f" (patchgate minus patchgate fsync=0)")
+
+print()
+print("growth from 500 to 50,000 files (difference of medians):")
+for name in ("patchgate", "patchgate fsync=0", "patchgate --dry-run", "git update-index"):
+    print(f"  {name:<20} {g(big, name) - g(small, name):+7.1f} ms   ({g(small, name):.1f} -> {g(big, name):.1f})")
+
+# strace: whole run vs the git update-index child, per run.
+def spans(path):
+    start = end = None
+    child = {}
+    for line in open(path):
+        m = re.match(r"(\d+)\s+(\d+\.\d+)\s+(.*)", line)
+        if not m:
+            continue
+        pid, t, rest = int(m.group(1)), float(m.group(2)), m.group(3)
+        if start is None:
+            start, main = t, pid
+        if rest.startswith("execve(") and "update-index" in rest and rest.rstrip().endswith("= 0"):
+            child.setdefault(pid, [t, None])
+        if rest.startswith("+++ exited"):
+            if pid == main:
+                end = t
+            elif pid in child:
+                child[pid][1] = t
+    ui = sum(b - a for a, b in child.values() if b is not None)
+    return (end - start) * 1000, ui * 1000
+print()
+for n in sizes:
+    files = sorted(glob.glob(os.path.join(out, f"strace.{n}.*.txt")))
+    if not files:
+        continue
+    sp = [spans(f) for f in files]
+    tot = statistics.median(s[0] for s in sp)
+    ui = statistics.median(s[1] for s in sp)
+    own = statistics.median(s[0] - s[1] for s in sp)
+    print(f"strace -f, {int(n)} files ({len(sp)} runs, medians): whole run {tot:.1f} ms = "
+          f"patchgate's own work {own:.1f} ms + git update-index child {ui:.1f} ms ({100 * ui / tot:.0f}%)")
+EOF
+echo
+echo "index sizes: $(for n in "${SIZES[@]}"; do printf '%s files %s bytes; ' "$n" "$(stat -c %s "$WORK/r$n/.git/index")"; done)"
+echo "load avg at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
+if [ -n "${BENCH_OUT:-}" ]; then echo "raw results kept in $BENCH_OUT"; fi
