@@ -40,7 +40,7 @@ WT_REMOVE_RUNS=${WT_REMOVE_RUNS:-3}
 STRACE_RUNS=${STRACE_RUNS:-5}
 SIZES=(500 50000)
 
-log() { printf '\n== %s\n' "$*"; }
+log() { printf '\n== [%3d s] %s\n' "$SECONDS" "$*"; }
 
 # ---------------------------------------------------------------- tools (installed only when missing)
 SUDO=""
@@ -243,7 +243,7 @@ if command -v strace >/dev/null 2>&1; then
         R="$WORK/r$n"
         for i in $(seq "$STRACE_RUNS"); do
             "$WORK/prep_pg.sh" "$R"
-            (cd "$R" && strace -f -ttt -qq -e trace=execve -o "$OUT/strace.$n.$i.txt" \
+            (cd "$R" && strace -f -ttt -q -e trace=execve -o "$OUT/strace.$n.$i.txt" \
                 "$PG" apply "$R.p5.yaml" --commit --checks none --format json >/dev/null)
         done
         "$WORK/prep_pg.sh" "$R"
@@ -308,8 +308,8 @@ def spans(path):
         pid, t, rest = int(m.group(1)), float(m.group(2)), m.group(3)
         if start is None:
             start, main = t, pid
-        if rest.startswith("execve(") and "update-index" in rest and rest.rstrip().endswith("= 0"):
-            child.setdefault(pid, [t, None])
+        if rest.startswith("execve(") and "update-index" in rest:
+            child.setdefault(pid, [t, None])  # first attempt of the PATH search: just after the fork
         if rest.startswith("+++ exited"):
             if pid == main:
                 end = t
@@ -331,5 +331,5 @@ for n in sizes:
 EOF
 echo
 echo "index sizes: $(for n in "${SIZES[@]}"; do printf '%s files %s bytes; ' "$n" "$(stat -c %s "$WORK/r$n/.git/index")"; done)"
-echo "load avg at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/machine.txt"
+echo "load avg at end: $(cut -d' ' -f1-3 /proc/loadavg); total $SECONDS s before clean-up" | tee -a "$OUT/machine.txt"
 if [ -n "${BENCH_OUT:-}" ]; then echo "raw results kept in $BENCH_OUT"; fi

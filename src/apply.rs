@@ -168,6 +168,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     }
     if let Some(check_opts) = &opts.checks {
         let config = checks::config::Config::load(&repo.roots.root)?;
+        config.check_names(check_opts.only.as_deref())?;
         let files = check_files(&repo, &plan);
         let ctx = checks::run::Ctx {
             repo_root: &repo.roots.root,

@@ -153,6 +153,27 @@ impl Config {
         Ok(config)
     }
 
+    /// `--checks LIST` names only checkers that exist: a typo must not turn the gate off.
+    pub fn check_names(&self, only: Option<&[String]>) -> Result<(), Error> {
+        let Some(only) = only else { return Ok(()) };
+        for name in only {
+            if !BUILTINS.contains(&name.as_str()) && !self.checkers.contains_key(name) {
+                let mut known: Vec<&str> = BUILTINS.to_vec();
+                known.extend(
+                    self.checkers
+                        .keys()
+                        .map(String::as_str)
+                        .filter(|k| !BUILTINS.contains(k)),
+                );
+                return Err(Error::Usage {
+                    message: format!("--checks names an unknown checker `{name}`"),
+                    help: format!("known checkers: {} (or `auto`, `none`)", known.join(", ")),
+                });
+            }
+        }
+        Ok(())
+    }
+
     pub fn disabled(&self, checker: &str) -> bool {
         self.checkers.get(checker).is_some_and(|c| c.disabled)
     }

@@ -73,6 +73,10 @@ pub struct Options {
     pub only: Option<Vec<String>>,
     /// Show a progress bar on stderr (when it is a terminal) once checks take longer than a moment.
     pub progress: bool,
+    /// Other files of the state under check whose content differs from the working tree, laid over
+    /// the package mirrors too (`check --staged`: the index's version of files with unstaged
+    /// changes, and untracked files as absent), so nothing unstaged leaks into the verdict.
+    pub context: Vec<(String, Option<Arc<Vec<u8>>>)>,
 }
 
 impl Default for Options {
@@ -85,6 +89,7 @@ impl Default for Options {
             jobs: 0,
             only: None,
             progress: false,
+            context: Vec::new(),
         }
     }
 }

@@ -636,16 +636,24 @@ fn package_batch(ctx: &Ctx, checker: &'static str, project: &Project, items: &[I
         Err(m) => return fail_all(Ran::Missing(m)),
     };
     let run_with = |before: bool| {
-        let overlays: Vec<Overlay> = items
+        let context = ctx
+            .opts
+            .context
             .iter()
-            .map(|i| Overlay {
+            .filter(|(rel, _)| !items.iter().any(|i| &i.rel == rel))
+            .map(|(rel, content)| Overlay {
+                rel,
+                content: content.as_deref().map(|b| b.as_slice()),
+            });
+        let overlays: Vec<Overlay> = context
+            .chain(items.iter().map(|i| Overlay {
                 rel: &i.rel,
                 content: if before {
                     i.before.as_ref().map(|b| b.as_bytes())
                 } else {
                     Some(i.text.as_bytes())
                 },
-            })
+            }))
             .collect();
         if checker == "clippy" {
             package::clippy(

@@ -148,11 +148,46 @@ fn changed_in_worktree(repo: &Repo) -> Result<Vec<String>, Error> {
         .collect())
 }
 
+/// For `--staged`: every file whose working-tree content is not what the index holds (unstaged
+/// changes: the index's version; untracked files: absent), so package checkers see the index.
+fn staged_context(repo: &Repo, cwd: &Path) -> Result<Vec<(String, Option<Arc<Vec<u8>>>)>, Error> {
+    let index = match std::env::var_os("GIT_INDEX_FILE").filter(|v| !v.is_empty()) {
+        Some(p) => {
+            let p = PathBuf::from(p);
+            git2::Index::open(&if p.is_absolute() { p } else { cwd.join(p) }).map_err(Error::git)?
+        }
+        None => repo.git.index().map_err(Error::git)?,
+    };
+    let mut opts = git2::DiffOptions::new();
+    opts.include_untracked(true).recurse_untracked_dirs(true);
+    let diff = repo
+        .git
+        .diff_index_to_workdir(Some(&index), Some(&mut opts))
+        .map_err(Error::git)?;
+    let mut out = Vec::new();
+    for d in diff.deltas() {
+        let Some(rel) = d
+            .new_file()
+            .path()
+            .or(d.old_file().path())
+            .and_then(|p| p.to_str())
+        else {
+            continue;
+        };
+        let content = index
+            .get_path(Path::new(rel), 0)
+            .and_then(|e| repo.git.find_blob(e.id).ok())
+            .map(|b| Arc::new(b.content().to_vec()));
+        out.push((rel.to_string(), content));
+    }
+    Ok(out)
+}
+
 pub fn run_check(
     dir: &Path,
     paths: &[PathBuf],
     staged: bool,
-    opts: checks::Options,
+    mut opts: checks::Options,
     format: OutputFormat,
 ) -> i32 {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
@@ -164,7 +199,11 @@ pub fn run_check(
     let result = (|| -> Result<Report, Error> {
         let repo = Repo::discover(dir)?;
         let files = collect(&repo, paths, staged, &cwd)?;
+        if staged {
+            opts.context = staged_context(&repo, &cwd)?;
+        }
         let config = checks::config::Config::load(&repo.roots.root)?;
+        config.check_names(opts.only.as_deref())?;
         let ctx = checks::run::Ctx {
             repo_root: &repo.roots.root,
             git_dir: &repo.git_dir,

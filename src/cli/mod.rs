@@ -159,6 +159,7 @@ impl CheckArgs {
             jobs: self.jobs,
             only,
             progress: true,
+            context: Vec::new(),
         }))
     }
 }

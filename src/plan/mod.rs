@@ -222,11 +222,11 @@ struct Planner<'a> {
     order: Vec<String>,
     slots: HashMap<String, Slot>,
     originals: HashMap<String, Disk>,
+    resolved: std::cell::RefCell<HashMap<String, Result<paths::Resolved, String>>>,
 }
 
 /// Plans a patch against the working tree under `roots`.
 pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts: Options) -> Plan {
-    let patch_digest = patch_digest(patch, roots, source);
     let mut p = Planner {
         roots,
         source,
@@ -235,7 +235,9 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
         order: Vec::new(),
         slots: HashMap::new(),
         originals: HashMap::new(),
+        resolved: std::cell::RefCell::new(HashMap::new()),
     };
+    let patch_digest = patch_digest(patch, &p);
     if let Some(d) = &patch_digest
         && let Some(plan) = p.whole_patch_applied(patch, d)
     {
@@ -263,14 +265,11 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
 }
 
 /// The digest of the whole patch (every edit, in order), or `None` when an edit is invalid.
-fn patch_digest(patch: &Patch, roots: &Roots, source: &Source) -> Option<String> {
+fn patch_digest(patch: &Patch, planner: &Planner) -> Option<String> {
     let mut parts = Vec::with_capacity(patch.edits.len());
     for e in &patch.edits {
         let op = e.op.as_ref().ok()?;
-        let rel = match source {
-            Source::WorkTree => roots.resolve(&e.file_path).ok()?.rel,
-            Source::Tree { .. } => roots.resolve_lexical(&e.file_path).ok()?.rel,
-        };
+        let rel = planner.resolve(&e.file_path).ok()?.rel;
         parts.push(record::digest(&rel, op));
     }
     Some(record::combine(&parts))
@@ -475,12 +474,21 @@ impl Planner<'_> {
         (out, Some(digest))
     }
 
+    /// Resolves a patch path, once per distinct spelling: a batch names the same file many times,
+    /// and resolving walks the file system (symlink checks) component by component.
     fn resolve(&self, given: &str) -> Result<paths::Resolved, String> {
-        match self.source {
+        if let Some(r) = self.resolved.borrow().get(given) {
+            return r.clone();
+        }
+        let r = match self.source {
             Source::WorkTree => self.roots.resolve(given),
             // A tree has no symlinks to follow on the way: a link entry is refused where it is used.
             Source::Tree { .. } => self.roots.resolve_lexical(given),
-        }
+        };
+        self.resolved
+            .borrow_mut()
+            .insert(given.to_string(), r.clone());
+        r
     }
 
     /// Loads a path's slot from disk on first use.

@@ -3,7 +3,6 @@
 pub mod hints;
 pub mod parse;
 pub mod run;
-mod shim;
 
 use serde::Serialize;
 

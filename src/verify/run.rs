@@ -32,8 +32,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::Failure;
+use super::hints;
 use super::parse;
-use super::shim as hints;
 use crate::checks::config::{Config, StepCommands};
 use crate::checks::detect::{Lang, Project};
 use crate::checks::mirror::Mirror;

@@ -16,11 +16,13 @@
 //! exit code still tells that it failed), except for [`pytest_junit`], whose input is a file
 //! that must be a JUnit report, so garbage there is an `Err` with the reason.
 
-mod go;
+mod go_build;
+mod go_test;
 mod libtest;
 mod python;
 
-pub use self::go::{go_build_text, go_test_json};
+pub use self::go_build::go_build_text;
+pub use self::go_test::go_test_json;
 pub use self::libtest::libtest;
 pub use self::python::{pytest_junit, python_compile};
 

@@ -8,7 +8,8 @@
 //! - the name is rebuilt as pytest's node id, `tests/test_calc.py::TestGroup::test_in_class`,
 //!   which `pytest` accepts to rerun it: `classname` is the node id with `/` turned into `.`
 //!   and `.py` dropped, so the module part is the `file` attribute when present, else the
-//!   components before the first one named `Test…` (pytest's default `python_classes`);
+//!   components before the first capitalised one (`TestGroup`, a `unittest.TestCase`
+//!   subclass; modules are lowercase by convention);
 //! - a collection error is `classname=""` and `name="tests.test_imports"` with
 //!   `message="collection failure"`: the name becomes `tests/test_imports.py` and the message
 //!   the traceback's last `E   ` line (`ModuleNotFoundError: No module named 'requestz'`);
@@ -76,6 +77,7 @@ pub fn pytest_junit(xml: &str) -> Result<Vec<Failure>, String> {
     let mut root = false;
     let mut case: Option<Case> = None;
     let mut open: Option<Open> = None;
+    let mut depth = 0usize;
     loop {
         let event = reader.read_event().map_err(|e| {
             format!(
@@ -83,6 +85,11 @@ pub fn pytest_junit(xml: &str) -> Result<Vec<Failure>, String> {
                 reader.error_position()
             )
         })?;
+        match &event {
+            Event::Start(_) => depth += 1,
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
         match event {
             Event::Eof => break,
             Event::Start(e) | Event::Empty(e) if !root => {
@@ -155,6 +162,9 @@ pub fn pytest_junit(xml: &str) -> Result<Vec<Failure>, String> {
     }
     if !root {
         return Err("pytest junit: no XML element in the report".to_string());
+    }
+    if depth > 0 {
+        return Err("pytest junit: truncated report (unclosed elements)".to_string());
     }
     Ok(failures)
 }
@@ -240,7 +250,7 @@ fn node_id(case: &Case) -> String {
         .unwrap_or_else(|| {
             parts
                 .iter()
-                .position(|p| p.starts_with("Test"))
+                .position(|p| p.starts_with(|c: char| c.is_uppercase()))
                 .unwrap_or(parts.len())
         });
     let module = match &case.file {
@@ -436,6 +446,8 @@ mod tests {
         assert!(err.contains("root element is <html>"), "{err}");
         let full = include_str!("../testdata/pytest-junit.xml");
         let err = pytest_junit(&full[..full.len() / 2]).unwrap_err();
+        assert!(err.contains("truncated"), "{err}");
+        let err = pytest_junit("<testsuite><testcase></testsuite>").unwrap_err();
         assert!(err.contains("bad XML"), "{err}");
         assert!(pytest_junit(include_str!("../testdata/tsc.txt")).is_err());
         let clean = r#"<?xml version="1.0"?><testsuites><testsuite tests="1"><testcase classname="a" name="t"/></testsuite></testsuites>"#;

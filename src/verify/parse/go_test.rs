@@ -1,37 +1,33 @@
-//! `go test -json ./...` and `go build ./...` (recorded with go 1.27.3, and go 1.19.8 for the
-//! older shapes).
+//! `go test -json ./...`: stdout, possibly followed by stderr (recorded with go 1.27.3, and
+//! go 1.19.8 for the older shapes).
 //!
-//! Quirks handled, `go test -json`:
+//! Quirks handled:
 //! - one JSON event per line, `{"Action", "Package", "Test", "Output", …}`; a failing test is
 //!   `"Action": "fail"` with `Test` set, its detail in the `output` events of the same test:
 //!   `    calc_test.go:10: Add(1, 1) = 3, want 2` (path relative to the package directory,
 //!   continuation lines indented deeper), between the `=== RUN` / `--- FAIL:` frame lines;
-//! - go ≥ 1.25 tags output with `OutputType`: `frame` for `=== RUN`/`--- FAIL`, `error` and
-//!   `error-continue` for `t.Error`/`t.Fatal`, none for `t.Log`: when tags are present the
-//!   message is the error lines only, otherwise every non-frame line;
+//!   the name is `package.TestName` (`example.com/demo/calc.TestAddTable/1+2`);
+//! - go 1.27 (not 1.19) tags output with `OutputType`: `frame` for `=== RUN`/`--- FAIL`,
+//!   `error` and `error-continue` for `t.Error`/`t.Fatal`, none for `t.Log`: when tags are
+//!   present the message is the error lines only, otherwise every non-frame line;
 //! - a parent test fails when a subtest does (`TestTable` after `TestTable/1+2`): a parent with
 //!   no message of its own is not reported;
 //! - a panicking test has `panic: runtime error: …` then a goroutine dump: the message stops at
 //!   the panic line and the location is the first stack frame in the test's package (an
 //!   absolute path, as the stack prints it);
 //! - a timeout (`-timeout 1s`) prints `panic: test timed out after 1s`, attributed to the
-//!   running test, and **that test gets no `fail` event**, only its package does; go ≥ 1.21
-//!   lists `running tests:` / `\t\tTestHang (1s)`. Each such test becomes a failure;
+//!   running test, and **that test gets no `fail` event**, only its package does; go 1.27
+//!   (not 1.19) lists `running tests:` / `\t\tTestHang (1s)` after the panic line. Each
+//!   such test is a failure located at its own stack frame;
 //! - build errors: go ≥ 1.24 reports them as `"Action": "build-output"` events keyed by
 //!   `ImportPath` (`example.com/demo/build [example.com/demo/build.test]`, or the missing
 //!   import for a setup failure such as `no required module provides package`) with a
 //!   `build-fail` event, and the package's `fail` event names it in `FailedBuild`; older go
 //!   writes them as plain text on stderr (`# pkg` then `build/build.go:6:2: …`) and
-//!   `FAIL\tpkg [build failed]` as a plain line on stdout. Both are parsed like `go build`;
+//!   `FAIL\tpkg [build failed]` as a plain line on stdout. Both are parsed by
+//!   [`go_build_text`];
 //! - a package that failed with none of the above (e.g. `os.Exit(1)` in `TestMain`) is one
 //!   failure named after the package.
-//!
-//! `go build ./...` (stderr): `# pkg` headers (absent for setup errors such as a missing
-//! go.sum entry), `build/build.go:7:15: message` with paths relative to the cwd (go 1.19
-//! prints some as `./x.go`; the `./` is dropped), tab-indented continuation lines (`\thave
-//! (int)`, `\twant (int, int)`, `\tgo get …`) appended to the message, `go: …` errors without a
-//! position, and `too many errors`, which is skipped. A compiler error has no code: its name is
-//! `""`.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
@@ -39,23 +35,20 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::Deserialize;
 
-use super::{Failure, message, plain_path};
+use super::go_build::go_build_text;
+use super::{Failure, message};
 
 fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("constant regex")
 }
 
-/// `path.go:line:col: message` (the column is optional).
-static POSITION: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r"^(?:vet: )?(?P<file>\S[^:]*\.go):(?P<line>\d+)(?::\d+)?: (?P<message>.*)$")
-});
 /// A test's own output line: `    calc_test.go:10: message`.
 static TEST_POSITION: LazyLock<Regex> =
     LazyLock::new(|| regex(r"^\s*(?P<file>[^\s:]+\.go):(?P<line>\d+): "));
 /// Frame lines of untagged output (go < 1.25).
 static FRAME: LazyLock<Regex> = LazyLock::new(|| {
     regex(
-        r"^\s*(?:=== (?:RUN|PAUSE|CONT|NAME)\s|--- (?:FAIL|PASS|SKIP): |(?:FAIL|PASS|ok)(?:\s|$))",
+        r"^(?:\s*(?:=== (?:RUN|PAUSE|CONT|NAME)\s|--- (?:FAIL|PASS|SKIP): )|(?:FAIL|PASS|ok)(?:\s|$))",
     )
 });
 static TIMEOUT: LazyLock<Regex> =
@@ -382,47 +375,6 @@ fn stack_frame(
     None
 }
 
-/// Parses `go build ./...` errors (stderr): one failure per compiler or `go:` error.
-pub fn go_build_text(output: &str) -> Vec<Failure> {
-    let mut failures: Vec<Failure> = Vec::new();
-    let mut continues = false;
-    for line in output.lines() {
-        let line = line.trim_end_matches('\r');
-        if line.starts_with('\t') || (line.starts_with("    ") && !line.trim().is_empty()) {
-            if continues && let Some(last) = failures.last_mut() {
-                last.message.push('\n');
-                last.message.push_str(line.trim());
-            }
-            continue;
-        }
-        continues = false;
-        if let Some(caps) = POSITION.captures(line) {
-            failures.push(Failure {
-                name: String::new(),
-                file: Some(plain_path(&caps["file"])),
-                line: caps["line"].parse().ok(),
-                message: caps["message"].to_string(),
-            });
-            continues = true;
-        } else if let Some(rest) = line.strip_prefix("go: ") {
-            if ["downloading ", "finding ", "extracting "]
-                .iter()
-                .any(|p| rest.starts_with(p))
-            {
-                continue;
-            }
-            failures.push(Failure {
-                name: String::new(),
-                file: None,
-                line: None,
-                message: line.to_string(),
-            });
-            continues = true;
-        }
-    }
-    failures
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -580,58 +532,9 @@ mod tests {
     }
 
     #[test]
-    fn go_build_text_with_headers_continuations_and_go_errors() {
-        let found = go_build_text(include_str!("../testdata/go-build.txt"));
-        assert_eq!(
-            summary(&found),
-            [
-                ("", Some("build/build.go"), Some(6)),
-                ("", Some("build/build.go"), Some(7)),
-                ("", Some("build/build.go"), Some(7)),
-                ("", Some("build/build.go"), Some(10)),
-            ]
-        );
-        assert_eq!(
-            found[3].message,
-            "too many arguments in call to Scale\nhave (number, number, number)\nwant (int, int)"
-        );
-        let found = go_build_text(include_str!("../testdata/go-build-imports.txt"));
-        assert_eq!(found.len(), 2);
-        assert_eq!(found[1].file.as_deref(), Some("std/std.go"));
-        let found = go_build_text(include_str!("../testdata/go-build-gosum.txt"));
-        assert_eq!(
-            summary(&found),
-            [
-                ("", Some("app/app.go"), Some(4)),
-                ("", Some("other/other.go"), Some(3)),
-                ("", Some("std/std.go"), Some(3)),
-            ]
-        );
-        assert_eq!(
-            found[1].message,
-            "github.com/google/uuid@v1.6.0: missing go.sum entry for go.mod file; to add it:\n\
-             go mod download github.com/google/uuid"
-        );
-        let found = go_build_text(
-            "go: downloading x v1\ngo: go.mod requires go >= 1.30 (running go 1.27.3; GOTOOLCHAIN=local)\n\
-             # p\n./a.go:3:2: undefined: Foo\ntoo many errors\n",
-        );
-        assert_eq!(
-            summary(&found),
-            [("", None, None), ("", Some("a.go"), Some(3))]
-        );
-        assert!(
-            found[0]
-                .message
-                .starts_with("go: go.mod requires go >= 1.30")
-        );
-    }
-
-    #[test]
     fn garbage_gives_nothing() {
         assert_eq!(go_test_json(""), []);
         assert_eq!(go_test_json("{not json\nhello\n"), []);
         assert_eq!(go_test_json(include_str!("../testdata/tsc.txt")), []);
-        assert_eq!(go_build_text("\tdangling\nok  example.com/x\n"), []);
     }
 }

@@ -1,0 +1,384 @@
+#!/usr/bin/env bash
+# patchgate checks benchmark: one patch editing 20 Python and 20 JavaScript files, every checker on,
+# side by side with running the same checkers by hand.
+#
+#   bench/checks.sh
+#
+# Projects (generated, one git repository): py/ (pyproject.toml, [tool.ruff.lint] select = E, F;
+# 20 files of 50-100 lines) and js/ (package.json, eslint.config.js with @eslint/js recommended,
+# prettier defaults; 20 files of 50-100 lines; js/node_modules -> the checkers installed by
+# scripts/install-checkers). The patch makes 2 edits in each of the 40 files. Two copies:
+#   clean  every file passes every checker, before and after the patch
+#   dirty  every file also has one pre-existing finding the patch does not touch (an unused import
+#          `sys` in Python, F401; an unused constant in JavaScript, no-unused-vars), so the gate
+#          needs the baseline (the checker on the original content) of all 40 files; it is cached in
+#          .git/patchgate/cache/baseline/
+#
+# What is timed (hyperfine; cwd = the repository root):
+#   (a) patchgate apply p.yaml --dry-run --format json          (dry run: the tree stays pristine,
+#       all checks still run; default -j = one job per core) and the same with -j 1;
+#       on dirty: "cold" = the cache removed before every run (--prepare 'rm -rf .git/patchgate/cache'),
+#                 "warm" = the cache left from the previous run
+#   (b) by hand, the four checkers once over the 40 files, one after the other, one shell:
+#       sh -c 'cd py && ruff format --check F…; ruff check F…; cd ../js && prettier --check F…; eslint F…'
+#       (hyperfine -i: on dirty, ruff check and eslint exit 1)
+#   (c) each of the four alone (sh -c 'cd py && ruff format --check F…', …); the slowest median is (c)
+# ruff keeps its own cache (py/.ruff_cache) between the hand runs, as it would for a user.
+#
+# Environment knobs: RUNS (default 10 per command), ROUNDS (default 2: the commands are run in turn,
+# RUNS/ROUNDS runs each per round, so a change of background load hits all of them alike),
+# BENCH_OUT=DIR keeps the raw hyperfine JSON and the tables in DIR.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RUNS=${RUNS:-10}
+ROUNDS=${ROUNDS:-2}
+PER_ROUND=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
+
+log() { printf '\n== [%3d s] %s\n' "$SECONDS" "$*"; }
+
+# ---------------------------------------------------------------- tools (installed only when missing)
+SUDO=""
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+APT_UPDATED=0
+apt_install() {
+    if [ "$APT_UPDATED" -eq 0 ]; then
+        $SUDO apt-get update -qq
+        APT_UPDATED=1
+    fi
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+if ! command -v hyperfine >/dev/null 2>&1 || [ ! -x /usr/bin/time ]; then apt_install hyperfine time; fi
+command -v strace >/dev/null 2>&1 || apt_install strace || echo "note: no strace; the process timeline is skipped"
+for tool in hyperfine python3 git cargo node; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool not found" >&2; exit 1; }
+done
+
+log "checkers (scripts/install-checkers)"
+TOOLS_PATH=$("$ROOT/scripts/install-checkers")
+export PATH="$TOOLS_PATH:$PATH"
+NODE_MODULES="$ROOT/.tools/node/node_modules"
+for tool in ruff prettier eslint; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool not found after install-checkers" >&2; exit 1; }
+done
+
+# ---------------------------------------------------------------- build
+log "cargo build --release"
+(cd "$ROOT" && cargo build --release --quiet)
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+OUT=${BENCH_OUT:-$WORK/out}
+mkdir -p "$OUT" "$WORK/bin"
+rm -f "$OUT"/*.round*.json
+# A private copy, so a concurrent rebuild of target/ cannot swap the binary mid-run.
+cp "$ROOT/target/release/patchgate" "$WORK/bin/patchgate"
+PG="$WORK/bin/patchgate"
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
+export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
+
+# ---------------------------------------------------------------- machine
+log "machine"
+{
+    echo "date:        $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+    echo "nproc:       $(nproc)"
+    echo "cpu:         $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+    echo "memory:      $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
+    echo "kernel:      $(uname -sr)"
+    dev=$(df "$WORK" | awk 'NR==2 {print $1}')
+    echo "temp dir fs: $(df -T "$WORK" | awk 'NR==2 {print $2}') on $dev, mount options $(awk -v d="$dev" '$1 == d {print $4; exit}' /proc/mounts) ($WORK)"
+    echo "load avg:    $(cut -d' ' -f1-3 /proc/loadavg) (at start)"
+    echo "patchgate:   $("$PG" --version 2>/dev/null || echo '?') at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (+ uncommitted src changes)')"
+    echo "checkers:    ruff $(ruff --version | cut -d' ' -f2), prettier $(prettier --version), eslint $(eslint --version | tr -d v), node $(node --version | tr -d v)"
+    echo "hyperfine:   $(hyperfine --version)"
+} | tee "$OUT/machine.txt"
+
+# ---------------------------------------------------------------- projects
+log "generating the projects (40 files, clean and dirty copies) and the patch"
+python3 - "$WORK" <<'EOF'
+import json, os, random, sys
+
+work = sys.argv[1]
+N = 20
+VERBS = ["load", "parse", "merge", "scan", "split", "count", "render", "check"]
+
+
+def py_file(i, dirty, rng):
+    out = [f'"""Module {i}: generated for the patchgate checks benchmark."""', "", "import os"]
+    if dirty:
+        out.append("import sys")
+    out += ["", f"LIMIT_{i} = {i + 10}", f'LABEL_{i} = "module {i}"', ""]
+    for k, verb in enumerate(rng.sample(VERBS, rng.randint(5, 7))):
+        n = rng.randint(2, 9)
+        out += [
+            "",
+            f"def {verb}_{i}_{k}(path, limit=None):",
+            f'    """{verb.capitalize()} the first lines of path."""',
+            "    if limit is None:",
+            f"        limit = LIMIT_{i}",
+            "    result = []",
+            '    with open(os.path.join("data", path)) as handle:',
+            "        for number, line in enumerate(handle):",
+            "            if number >= limit:",
+            "                break",
+            f"            if number % {n} == 0:",
+            "                result.append(line.rstrip())",
+            "    if not result:",
+            f'        raise ValueError("{verb} {i}.{k}: empty")',
+            "    return result",
+            "",
+        ]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def js_file(i, dirty, rng):
+    out = [f"// Module {i}: generated for the patchgate checks benchmark.", ""]
+    if dirty:
+        out += [f"const unusedValue{i} = {i};", ""]
+    out += [f"export const LIMIT_{i} = {i + 10};", f'export const LABEL_{i} = "module {i}";', ""]
+    for k, verb in enumerate(rng.sample(VERBS, rng.randint(5, 7))):
+        n = rng.randint(2, 9)
+        out += [
+            f"export function {verb}{i}x{k}(items, limit = LIMIT_{i}) {{",
+            "  const result = [];",
+            "  for (const [index, item] of items.entries()) {",
+            "    if (index >= limit) {",
+            "      break;",
+            "    }",
+            f"    if (index % {n} === 0) {{",
+            "      result.push(String(item).trim());",
+            "    }",
+            "  }",
+            "  if (result.length === 0) {",
+            f'    throw new Error("{verb} {i}.{k}: empty");',
+            "  }",
+            "  return result;",
+            "}",
+            "",
+        ]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+edits = []
+for variant in ("clean", "dirty"):
+    rng = random.Random(7)
+    repo = os.path.join(work, variant)
+    write(os.path.join(repo, ".gitignore"), "node_modules\n.ruff_cache\n")
+    write(os.path.join(repo, "py", "pyproject.toml"),
+          '[project]\nname = "bench-py"\nversion = "0.1.0"\n\n[tool.ruff.lint]\nselect = ["E", "F"]\n')
+    write(os.path.join(repo, "js", "package.json"),
+          json.dumps({"name": "bench-js", "version": "0.1.0", "private": True, "type": "module"}, indent=2) + "\n")
+    write(os.path.join(repo, "js", "eslint.config.js"),
+          'import js from "@eslint/js";\n\nexport default [js.configs.recommended];\n')
+    for i in range(N):
+        write(os.path.join(repo, "py", "pkg", f"mod_{i:02d}.py"), py_file(i, variant == "dirty", rng))
+        write(os.path.join(repo, "js", "src", f"mod_{i:02d}.js"), js_file(i, variant == "dirty", rng))
+        if variant == "clean":
+            edits += [
+                {"file_path": f"py/pkg/mod_{i:02d}.py", "edits": [
+                    {"old_string": f"LIMIT_{i} = {i + 10}\n", "new_string": f"LIMIT_{i} = {i + 11}\n"},
+                    {"old_string": f'LABEL_{i} = "module {i}"', "new_string": f'LABEL_{i} = "module {i} (edited)"'},
+                ]},
+                {"file_path": f"js/src/mod_{i:02d}.js", "edits": [
+                    {"old_string": f"LIMIT_{i} = {i + 10};", "new_string": f"LIMIT_{i} = {i + 11};"},
+                    {"old_string": f'LABEL_{i} = "module {i}";', "new_string": f'LABEL_{i} = "module {i} (edited)";'},
+                ]},
+            ]
+# JSON is valid YAML; patchgate reads either.
+with open(os.path.join(work, "p.yaml"), "w") as f:
+    json.dump({"message": "bench: 40 files", "edits": edits}, f, indent=1)
+with open(os.path.join(work, "py.files"), "w") as f:
+    f.write(" ".join(f"pkg/mod_{i:02d}.py" for i in range(N)) + "\n")
+with open(os.path.join(work, "js.files"), "w") as f:
+    f.write(" ".join(f"src/mod_{i:02d}.js" for i in range(N)) + "\n")
+EOF
+PYF=$(cat "$WORK/py.files")
+JSF=$(cat "$WORK/js.files")
+for v in clean dirty; do
+    R="$WORK/$v"
+    ln -s "$NODE_MODULES" "$R/js/node_modules"
+    # Normalise with the formatters once (not timed), so the files are formatter-clean.
+    (cd "$R/py" && ruff format -q $PYF)
+    (cd "$R/js" && prettier --log-level warn --write $JSF)
+    (cd "$R" && git init -q -b main && git add -A && git commit -q -m init)
+done
+
+# The checkers by hand, on a tree: exit status of each (0 = clean), and counts of findings.
+hand_status() { # DIR -> "format:N lint:N prettier:N eslint:N" (exit codes)
+    local s1 s2 s3 s4
+    (cd "$1/py" && ruff format --check -q $PYF >/dev/null 2>&1) && s1=0 || s1=$?
+    (cd "$1/py" && ruff check -q $PYF >/dev/null 2>&1) && s2=0 || s2=$?
+    (cd "$1/js" && prettier --check $JSF >/dev/null 2>&1) && s3=0 || s3=$?
+    (cd "$1/js" && eslint $JSF >/dev/null 2>&1) && s4=0 || s4=$?
+    echo "ruff-format:$s1 ruff:$s2 prettier:$s3 eslint:$s4"
+}
+count_findings() { # DIR -> "ruff N, eslint N"
+    local r e
+    r=$(cd "$1/py" && ruff check --output-format concise $PYF 2>/dev/null | grep -c ': [EF][0-9]' || true)
+    e=$(cd "$1/js" && eslint --format json $JSF 2>/dev/null | python3 -c 'import json,sys; print(sum(len(f["messages"]) for f in json.load(sys.stdin)))')
+    echo "ruff $r findings, eslint $e findings"
+}
+
+log "verifying the projects: before and after the patch, by hand and through patchgate"
+for v in clean dirty; do
+    R="$WORK/$v"
+    after="$WORK/after_$v"
+    cp -a "$R" "$after"
+    (cd "$after" && "$PG" apply "$WORK/p.yaml" --checks none --format json >/dev/null)
+    before_s=$(hand_status "$R"); after_s=$(hand_status "$after")
+    before_f=$(count_findings "$R"); after_f=$(count_findings "$after")
+    echo "$v before: $before_s; $before_f"
+    echo "$v after:  $after_s; $after_f"
+    [ "$(git -C "$after" diff --name-only | wc -l)" -eq 40 ] || { echo "error: the patch did not change 40 files" >&2; exit 1; }
+    if [ "$v" = clean ]; then
+        want="ruff-format:0 ruff:0 prettier:0 eslint:0"
+        [ "$before_s" = "$want" ] && [ "$after_s" = "$want" ] || { echo "error: clean project not clean" >&2; exit 1; }
+    else
+        want="ruff 20 findings, eslint 20 findings"
+        [ "$before_f" = "$want" ] && [ "$after_f" = "$want" ] || { echo "error: dirty project: expected one finding per file" >&2; exit 1; }
+        [ "${before_s% *}" = "ruff-format:0 ruff:1 prettier:0" ] || { echo "error: dirty project: formatters not clean" >&2; exit 1; }
+    fi
+    rm -rf "$after"
+    # Through patchgate (dry run, checks on): must pass the gate, with every checker having run.
+    rm -rf "$R/.git/patchgate/cache"
+    set +e
+    (cd "$R" && "$PG" apply "$WORK/p.yaml" --dry-run --format json >"$OUT/report.$v.json")
+    rc=$?
+    set -e
+    python3 - "$OUT/report.$v.json" "$rc" "$v" <<'EOF'
+import json, sys
+from collections import Counter
+r = json.load(open(sys.argv[1]))
+rc, v = int(sys.argv[2]), sys.argv[3]
+checks = r.get("checks") or {}
+reports = checks.get("reports") if isinstance(checks, dict) else checks
+reports = reports or []
+by = Counter((c["checker"], c["status"]) for c in reports)
+findings = sum(len(c.get("findings") or []) for c in reports)
+print(f"{v}: patchgate --dry-run exit {rc}, status {r['status']}; checker reports: "
+      + ", ".join(f"{k[0]} {k[1]} x{n}" for k, n in sorted(by.items()))
+      + f"; findings reported {findings} (all pre-existing: {all(not f.get('new') for c in reports for f in c.get('findings') or [])})")
+ok = rc == 0 and all(by[(c, "pass")] == 20 for c in ("ruff-format", "ruff", "prettier", "eslint"))
+if not ok:
+    sys.exit(f"error: {v}: expected exit 0 and 20 passing reports per checker")
+EOF
+done
+
+# ---------------------------------------------------------------- timing
+CMDS=()
+add() { CMDS+=(--prepare "$1" -n "$2" "$3"); }
+for v in clean dirty; do
+    R="$WORK/$v"
+    if [ "$v" = clean ]; then
+        add "true" "clean: patchgate" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json'"
+        add "true" "clean: patchgate -j 1" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json -j 1'"
+    else
+        add "rm -rf $R/.git/patchgate/cache" "dirty: patchgate, cold cache" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json'"
+        add "true" "dirty: patchgate, warm cache" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json'"
+        add "rm -rf $R/.git/patchgate/cache" "dirty: patchgate -j 1, cold cache" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json -j 1'"
+    fi
+    add "true" "$v: (b) all four by hand" "sh -c 'cd $R/py && ruff format --check -q $PYF; ruff check -q $PYF; cd ../js && prettier --check $JSF; eslint $JSF'"
+    add "true" "$v: (c) ruff format --check" "sh -c 'cd $R/py && exec ruff format --check -q $PYF'"
+    add "true" "$v: (c) ruff check" "sh -c 'cd $R/py && exec ruff check -q $PYF'"
+    add "true" "$v: (c) prettier --check" "sh -c 'cd $R/js && exec prettier --check $JSF'"
+    add "true" "$v: (c) eslint" "sh -c 'cd $R/js && exec eslint $JSF'"
+done
+log "timing: $(( ${#CMDS[@]} / 5 )) commands, $ROUNDS rounds of $PER_ROUND runs each (+1 warm-up per round)"
+for r in $(seq "$ROUNDS"); do
+    hyperfine -N -i --style none --warmup 1 --runs "$PER_ROUND" --export-json "$OUT/checks.round$r.json" \
+        "${CMDS[@]}" >"$OUT/checks.round$r.log" 2>&1 || { cat "$OUT/checks.round$r.log"; exit 1; }
+    echo "round $r/$ROUNDS done at $SECONDS s"
+done
+
+# ---------------------------------------------------------------- where the time goes
+# One run of each patchgate variant under strace (execve and exits only, seccomp-filtered: little
+# overhead): which processes it starts, when each starts and ends relative to patchgate's start.
+if command -v strace >/dev/null 2>&1; then
+    log "where the time goes: processes started by one patchgate run (strace -f -e trace=execve)"
+    trace() { # NAME DIR PREP ARGS...
+        local name=$1 dir=$2 prep=$3; shift 3
+        sh -c "$prep"
+        (cd "$dir" && strace -f --seccomp-bpf -ttt -q -e trace=execve -o "$OUT/strace.$name.txt" \
+            "$PG" apply "$WORK/p.yaml" --dry-run --format json "$@" >"$OUT/strace.$name.json" || true)
+    }
+    trace clean "$WORK/clean" true
+    trace clean-j1 "$WORK/clean" true -j 1
+    trace dirty-cold "$WORK/dirty" "rm -rf $WORK/dirty/.git/patchgate/cache"
+    trace dirty-warm "$WORK/dirty" true
+    python3 - "$OUT" <<'EOF' | tee "$OUT/timeline.txt"
+import os, re, sys
+out = sys.argv[1]
+for name in ("clean", "clean-j1", "dirty-cold", "dirty-warm"):
+    path = os.path.join(out, f"strace.{name}.txt")
+    start = None
+    procs = {}  # pid -> [kind, t_exec, t_exit]
+    for line in open(path):
+        m = re.match(r"(\d+)\s+(\d+\.\d+)\s+(.*)", line)
+        if not m:
+            continue
+        pid, t, rest = int(m.group(1)), float(m.group(2)), m.group(3)
+        if start is None:
+            start, main = t, pid
+        if rest.startswith("execve(") and rest.rstrip().endswith("= 0") and pid != main:
+            prog = os.path.basename(re.match(r'execve\("([^"]+)"', rest).group(1))
+            if prog == "node":
+                kind = "node (eslint bridge)" if '"eslint"' in rest else "node bridge"
+            else:
+                kind = prog
+            if prog == "ruff":
+                kind = "ruff format" if '"format"' in rest else "ruff check"
+            procs[pid] = [kind, t, None]
+        if rest.startswith("+++ exited"):
+            if pid == main:
+                end = t
+            elif pid in procs:
+                procs[pid][2] = t
+    total = (end - start) * 1000
+    print(f"-- {name}: whole run {total:.0f} ms (under strace)")
+    groups = {}
+    for kind, a, b in procs.values():
+        if b is None:
+            continue
+        groups.setdefault(kind, []).append(((a - start) * 1000, (b - start) * 1000))
+    for kind, spans in sorted(groups.items(), key=lambda kv: min(s for s, _ in kv[1])):
+        busy = sum(b - a for a, b in spans)
+        print(f"   {kind:<16} x{len(spans):<3} first start {min(a for a, _ in spans):6.0f} ms, "
+              f"last end {max(b for _, b in spans):6.0f} ms, summed wall {busy:6.0f} ms")
+EOF
+fi
+
+# ---------------------------------------------------------------- results
+log "results"
+python3 - "$OUT" <<'EOF' | tee "$OUT/summary.txt"
+import glob, json, os, statistics, sys
+out = sys.argv[1]
+times = {}
+for p in sorted(glob.glob(os.path.join(out, "checks.round*.json"))):
+    for r in json.load(open(p))["results"]:
+        times.setdefault(r["command"], []).extend(x * 1000 for x in r["times"])
+med = {k: statistics.median(v) for k, v in times.items()}
+w = max(len(k) for k in times)
+print(f"{'command':<{w}}  {'runs':>4}  {'median ms':>9}  {'min ms':>7}  {'max ms':>7}")
+print("-" * (w + 36))
+for k, v in times.items():
+    print(f"{k:<{w}}  {len(v):>4}  {med[k]:>9.0f}  {min(v):>7.0f}  {max(v):>7.0f}")
+met = lambda ok: "met" if ok else "NOT met"
+for v in ("clean", "dirty"):
+    b = med[f"{v}: (b) all four by hand"]
+    c_name, c = max(((k, m) for k, m in med.items() if k.startswith(f"{v}: (c)")), key=lambda km: km[1])
+    print()
+    print(f"{v}: (b) = {b:.0f} ms; (c) = slowest single checker = {c_name.split('(c) ')[1]}, {c:.0f} ms")
+    for k, m in med.items():
+        if k.startswith(f"{v}: patchgate"):
+            print(f"  {k:<36} {m:6.0f} ms  = {m / b:.2f}x (b) (target <= 0.6: {met(m / b <= 0.6)}),"
+                  f" {m / c:.2f}x (c) (target <= 1.3: {met(m / c <= 1.3)})")
+EOF
+echo
+echo "load avg at end: $(cut -d' ' -f1-3 /proc/loadavg); total $SECONDS s before clean-up" | tee -a "$OUT/machine.txt"
+if [ -n "${BENCH_OUT:-}" ]; then echo "raw results kept in $BENCH_OUT"; fi
