@@ -76,8 +76,11 @@ pub struct Options {
     /// Other files of the state under check whose content differs from the working tree, laid over
     /// the package mirrors too (`check --staged`: the index's version of files with unstaged
     /// changes, and untracked files as absent), so nothing unstaged leaks into the verdict.
-    pub context: Vec<(String, Option<Arc<Vec<u8>>>)>,
+    pub context: Vec<ContextFile>,
 }
+
+/// A file of the state under check (path, content; `None`: absent) that the working tree lacks.
+pub type ContextFile = (String, Option<Arc<Vec<u8>>>);
 
 impl Default for Options {
     fn default() -> Self {

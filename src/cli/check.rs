@@ -150,7 +150,7 @@ fn changed_in_worktree(repo: &Repo) -> Result<Vec<String>, Error> {
 
 /// For `--staged`: every file whose working-tree content is not what the index holds (unstaged
 /// changes: the index's version; untracked files: absent), so package checkers see the index.
-fn staged_context(repo: &Repo, cwd: &Path) -> Result<Vec<(String, Option<Arc<Vec<u8>>>)>, Error> {
+fn staged_context(repo: &Repo, cwd: &Path) -> Result<Vec<checks::ContextFile>, Error> {
     let index = match std::env::var_os("GIT_INDEX_FILE").filter(|v| !v.is_empty()) {
         Some(p) => {
             let p = PathBuf::from(p);

@@ -148,7 +148,7 @@ pub fn run(
     (reports, blocked)
 }
 
-fn overrides<'a>(config: &'a Config, lang: Lang) -> Option<&'a StepCommands> {
+fn overrides(config: &Config, lang: Lang) -> Option<&StepCommands> {
     match lang {
         Lang::Python => config.verify.python.as_ref(),
         Lang::Node => config.verify.node.as_ref(),

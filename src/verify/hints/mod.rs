@@ -7,9 +7,8 @@
 //! JSON output is read as the text it carries: the `rendered` diagnostic of each
 //! `cargo … --message-format=json` line (rustc's E0061 names the function only in its
 //! "function defined here" note), the `Output` of each `go test -json` event and the `message`
-//! of other JSON lines (`mypy -O json`). Hints are
-//! de-duplicated (one per name), ordered by the table (most useful first), at most
-//! [`MAX_HINTS`].
+//! of other JSON lines (`mypy -O json`). Hints are de-duplicated (one per name), ordered by the
+//! table (most useful first), at most [`MAX_HINTS`].
 
 mod sites;
 mod table;
@@ -69,7 +68,8 @@ fn collect(lang: Lang, failures: &[Failure], output: &str, root: Option<&Path>) 
         };
         for text in &texts {
             for caps in regex.captures_iter(&text.body) {
-                let Some((key, hint)) = render(template, &caps, text, failures, root) else {
+                let Some((key, hint)) = render(template, &caps, text, failures, root, &names)
+                else {
                     continue;
                 };
                 if names.insert(key) && !hints.contains(&hint) {
@@ -155,13 +155,15 @@ fn readable(output: &str) -> String {
     text
 }
 
-/// The hint of one match and its de-duplication key (the name it is about).
+/// The hint of one match and its de-duplication key (the name it is about), or `None` when the
+/// name already has a hint (before the call sites are scanned for it again).
 fn render(
     template: &str,
     caps: &Captures,
     text: &Text,
     failures: &[Failure],
     root: Option<&Path>,
+    done: &HashSet<String>,
 ) -> Option<(String, String)> {
     let group = |name: &str| caps.name(name).map(|m| m.as_str());
     // Where the call is, for a row that captures a position instead of a name (TS2554).
@@ -180,6 +182,11 @@ fn render(
             sites::callee_at(root, file, *line, *col)
         }),
     };
+    // An unresolved callee (no root to read it from) gets one hint, not one per call.
+    let key = name.clone().unwrap_or_else(|| template.to_string());
+    if done.contains(&key) {
+        return None;
+    }
     let callee = match (&name, &at) {
         (Some(name), _) => format!("`{name}`"),
         (None, Some((file, line, _))) => format!("the function called at {file}:{line}"),
@@ -212,8 +219,6 @@ fn render(
             _ => prefix,
         };
     }
-    // An unresolved callee (no root to read it from) gets one hint, not one per call.
-    let key = name.unwrap_or_else(|| template.to_string());
     Some((key, hint))
 }
 
