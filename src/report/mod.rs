@@ -199,13 +199,13 @@ impl Report {
         let mut r = Report::empty(Status::Applied, Exit::Success);
         r.patch = Some(patch.clone());
         r.edits = plan.outcomes.iter().map(edit_report).collect();
-        r.files = plan.files.iter().map(file_report).collect();
+        r.files = file_reports(plan);
         r
     }
 
     /// Rebuilds the file list from the plan (after `--fix` rewrote some contents).
     pub fn refresh_files(&mut self, plan: &Plan) {
-        self.files = plan.files.iter().map(file_report).collect();
+        self.files = file_reports(plan);
     }
 
     /// A batch that is not written: edits that verified say so, and no file is listed as changed.
@@ -269,6 +269,13 @@ fn edit_report(o: &EditOutcome) -> EditReport {
         patch_span: o.patch_span,
         snippet: o.snippet.clone(),
     }
+}
+
+/// The per-file diffs, computed in parallel: for a large batch they are the biggest part of
+/// building the report.
+fn file_reports(plan: &Plan) -> Vec<FileReport> {
+    use rayon::prelude::*;
+    plan.files.par_iter().map(file_report).collect()
 }
 
 fn file_report(f: &FileChange) -> FileReport {

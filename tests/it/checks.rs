@@ -932,8 +932,6 @@ fn check_staged_reports_on_the_index_and_changes_nothing() {
 /// DESIGN §3: with `--staged`, "unstaged edits never leak into a pre-commit verdict", and that
 /// includes the unstaged edits of the *other* files of the package clippy compiles.
 #[test]
-#[ignore = "known bug: the package mirror is synced from the working tree, not the index, under \
-            check --staged (fix needs src/cli/check.rs to tell the engine; see the report)"]
 fn check_staged_does_not_see_unstaged_edits_of_the_rest_of_the_package() {
     if !require_all(RUST.tools) {
         return;

@@ -77,7 +77,6 @@ struct Event {
 struct Test {
     /// Output lines with their `OutputType`.
     lines: Vec<(String, Option<String>)>,
-    failed: bool,
 }
 
 /// Parses `go test -json` output (stdout, possibly followed by stderr) into failures: build
@@ -132,7 +131,7 @@ pub fn go_test_json(output: &str) -> Vec<Failure> {
                 if !tests.contains_key(&key) {
                     test_order.push(key.clone());
                 }
-                tests.entry(key.clone()).or_default().failed = true;
+                tests.entry(key.clone()).or_default();
                 failed_order.push(key);
             }
             ("fail", None) => failed_packages.push((event.package, event.failed_build)),

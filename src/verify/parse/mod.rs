@@ -5,6 +5,7 @@
 //!
 //! - [`libtest`]: `cargo test` (libtest's text, stdout and stderr together);
 //! - [`go_test_json`]: `go test -json ./...`; [`go_build_text`]: `go build ./...` (stderr);
+//! - [`node_test`]: `node --test` (TAP or spec reporter) behind a Node project's `test` script;
 //! - [`pytest_junit`]: the report of `pytest --junitxml=PATH`;
 //! - [`python_compile`]: `python -m compileall -q .` (stdout);
 //! - [`compiler`]: findings of the checkers' parsers (`cargo build --message-format=json` →
@@ -19,11 +20,13 @@
 mod go_build;
 mod go_test;
 mod libtest;
+mod node_test;
 mod python;
 
 pub use self::go_build::go_build_text;
 pub use self::go_test::go_test_json;
 pub use self::libtest::libtest;
+pub use self::node_test::node_test;
 pub use self::python::{pytest_junit, python_compile};
 
 use super::Failure;
@@ -201,6 +204,7 @@ mod tests {
             for cut in cuts {
                 let input = &text[..cut];
                 let _ = libtest(input);
+                let _ = node_test(input);
                 let _ = go_test_json(input);
                 let _ = go_build_text(input);
                 let _ = pytest_junit(input);
