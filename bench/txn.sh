@@ -4,37 +4,43 @@
 #
 #   bench/txn.sh
 #
-# What is timed (hyperfine, one process per run, no shell unless written):
-#   patchgate            patchgate apply p5.yaml --commit --checks none --format json
-#                        (run as `env -u PATCHGATE_FSYNC patchgate …`: durability on, the default)
-#   patchgate fsync=0    the same with PATCHGATE_FSYNC=0 (durability off)
-#   patchgate --dry-run  the same with --dry-run instead of --commit: plan + report, nothing staged
-#   worktree route       sh -c 'git worktree add -q --detach WT HEAD && cp -R patched/. WT/ &&
-#                               git -C WT commit -qam msg'
-#   git update-index     git update-index --add --remove -- <the 5 paths>, on the repository with
-#                        the 5 patched files copied in: the one git command patchgate runs after the
-#                        commit; it rewrites the whole index
+# What is timed (hyperfine -N: one process per run, no shell unless written; R = the repository):
+#   patchgate              patchgate apply p5.yaml -C R --commit --checks none --format json
+#                          (as `env -u PATCHGATE_FSYNC patchgate …`: durability on, the default)
+#   patchgate fsync=0      the same with PATCHGATE_FSYNC=0 (durability off)
+#   patchgate no-commit    the same without --commit: stage + journal + write-back, no commit and
+#                          no index update (breakdown)
+#   patchgate --dry-run    the same with --dry-run: plan + report only (breakdown)
+#   git update-index       git -C R update-index --add --remove -- <the 5 paths>, with the 5 patched
+#                          files copied in: the one git command patchgate runs after a commit; it
+#                          rewrites the whole index (breakdown)
+#   git update-index, index.skipHash=true   the same without the SHA-1 of the index (breakdown)
+#   worktree route         sh WT_CMD = git -C R worktree add -q --detach WT HEAD &&
+#                                      cp -R patched/. WT/ && git -C WT commit -qam msg
 # Not timed (hyperfine --prepare, before every run):
-#   patchgate / --dry-run / update-index: git reset -q --hard <base>, rm -f .git/patchgate/applied
-#     (the re-run record: without it a re-run is a no-op), rm -rf .git/patchgate/worktree (its mirror
-#     of the patched files), rm -rf the loose objects (the base commit is packed, so every loose
-#     object is one a previous run wrote: each run writes its objects as for a patch never seen),
-#     then sync (update-index: + the 5 patched files copied in).
+#   patchgate, update-index: git reset -q --hard <base>, rm -f .git/patchgate/applied (the re-run
+#     record: without it a re-run is a no-op), rm -rf .git/patchgate/worktree (patchgate's mirror of
+#     the patched files, if any) and the loose objects (the base commit is packed, so every loose
+#     object is one a previous run wrote: each run writes its objects as for a patch never seen
+#     before), sync (update-index: then the 5 patched files copied in).
 #   worktree route: the previous worktree moved out of the way and `git worktree prune` (the
-#     equivalent of `git worktree remove --force`, whose file deletion is deferred to the exit trap:
-#     on this machine's ext4 (mounted with `discard`), creating 50,000 files right after deleting
-#     50,000 files is several times slower, and that would be charged to the timed `worktree add`),
-#     loose objects removed, sync. WT_REMOVE_RUNS>0 (default 3) also times the route with
-#     `git worktree remove --force` of the previous worktree right before each run, at 50,000 files.
+#     equivalent of `git worktree remove --force`, with the deletion of its files deferred: on this
+#     machine's ext4 (mounted with `discard`), creating 50,000 files right after deleting 50,000
+#     files is several times slower, and that would be charged to the timed `worktree add`), loose
+#     objects removed, sync. With WT_REMOVE_RUNS>0 (default 3), the route is also timed at 50,000
+#     files with `git worktree remove --force` of the previous worktree right before each run.
+# The patchgate and update-index commands of both sizes are run in ROUNDS rounds (RUNS/ROUNDS runs
+# each per round, after one warm-up), so a change of background load hits all of them alike.
 #
-# Environment knobs: RUNS (default 10 per command), WARMUP (default 1), WT_RUNS (default 10: runs of
-# the worktree route), WT_REMOVE_RUNS (default 3), STRACE_RUNS (default 5),
+# Environment knobs: RUNS (default 15 per command), ROUNDS (default 5), WT_RUNS (default 10: the
+# worktree route), WT_REMOVE_RUNS (default 3), STRACE_RUNS (default 5),
 # BENCH_OUT=DIR keeps the raw hyperfine JSON and the tables in DIR.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RUNS=${RUNS:-10}
-WARMUP=${WARMUP:-1}
+RUNS=${RUNS:-15}
+ROUNDS=${ROUNDS:-5}
+PER_ROUND=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
 WT_RUNS=${WT_RUNS:-10}
 WT_REMOVE_RUNS=${WT_REMOVE_RUNS:-3}
 STRACE_RUNS=${STRACE_RUNS:-5}
@@ -200,42 +206,54 @@ for n in "${SIZES[@]}"; do
 done
 
 # ---------------------------------------------------------------- timing
-PG_ARGS="apply %P --commit --checks none --format json"
+log "timing patchgate and git update-index: $ROUNDS rounds of $PER_ROUND runs per command (+1 warm-up per round)"
+CMDS=()
 for n in "${SIZES[@]}"; do
     R="$WORK/r$n"
     P="$R.p5.yaml"
+    PATHS=$(cat "$R.paths")
+    CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate" "env -u PATCHGATE_FSYNC $PG apply $P -C $R --commit --checks none --format json")
+    CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate fsync=0" "env PATCHGATE_FSYNC=0 $PG apply $P -C $R --commit --checks none --format json")
+    CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate no-commit" "env -u PATCHGATE_FSYNC $PG apply $P -C $R --checks none --format json")
+    CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate --dry-run" "env -u PATCHGATE_FSYNC $PG apply $P -C $R --dry-run --checks none --format json")
+    CMDS+=(--prepare "$WORK/prep_ui.sh $R" -n "$n git update-index" "git -C $R update-index --add --remove -- $PATHS")
+    CMDS+=(--prepare "$WORK/prep_ui.sh $R" -n "$n git update-index, index.skipHash=true" "git -C $R -c index.skipHash=true update-index --add --remove -- $PATHS")
+done
+for r in $(seq "$ROUNDS"); do
+    hyperfine -N --style none --warmup 1 --runs "$PER_ROUND" --export-json "$OUT/txn.round$r.json" \
+        "${CMDS[@]}" >"$OUT/txn.round$r.log" 2>&1 || { cat "$OUT/txn.round$r.log"; exit 1; }
+    echo "round $r/$ROUNDS done at $SECONDS s"
+done
+for n in "${SIZES[@]}"; do "$WORK/prep_pg.sh" "$WORK/r$n"; done
+
+for n in "${SIZES[@]}"; do
+    R="$WORK/r$n"
     WT="$WORK/wt$n"
-    log "$n files: timing (hyperfine, $RUNS runs per command, worktree route $WT_RUNS, $WARMUP warm-up)"
-    cd "$R"
-    hyperfine -N --style none --warmup "$WARMUP" --runs "$RUNS" --export-json "$OUT/txn.$n.json" \
-        --prepare "$WORK/prep_pg.sh $R" -n "patchgate" "env -u PATCHGATE_FSYNC $PG ${PG_ARGS//%P/$P}" \
-        --prepare "$WORK/prep_pg.sh $R" -n "patchgate fsync=0" "env PATCHGATE_FSYNC=0 $PG ${PG_ARGS//%P/$P}" \
-        --prepare "$WORK/prep_pg.sh $R" -n "patchgate --dry-run" "env -u PATCHGATE_FSYNC $PG apply $P --dry-run --checks none --format json" \
-        --prepare "$WORK/prep_ui.sh $R" -n "git update-index" "git update-index --add --remove -- $(cat "$R.paths")" \
-        >"$OUT/txn.$n.log" 2>&1 || { cat "$OUT/txn.$n.log"; exit 1; }
+    log "$n files: timing the worktree route ($WT_RUNS runs, 1 warm-up)"
     cat >"$WORK/wt_cmd.sh" <<EOF
 #!/bin/sh
 git -C "$R" worktree add -q --detach "$WT" HEAD && cp -R "$R.patched/." "$WT/" && git -C "$WT" commit -qam msg
 EOF
-    chmod +x "$WORK/wt_cmd.sh"
-    hyperfine -N --style none --warmup "$WARMUP" --runs "$WT_RUNS" --export-json "$OUT/wt.$n.json" \
-        --prepare "$WORK/prep_wt.sh $R $WT $WORK/trash" -n "worktree route" "sh $WORK/wt_cmd.sh" \
+    hyperfine -N --style none --warmup 1 --runs "$WT_RUNS" --export-json "$OUT/wt.$n.json" \
+        --prepare "$WORK/prep_wt.sh $R $WT $WORK/trash" -n "$n worktree route" "sh $WORK/wt_cmd.sh" \
         >"$OUT/wt.$n.log" 2>&1 || { cat "$OUT/wt.$n.log"; exit 1; }
     "$WORK/prep_wt.sh" "$R" "$WT" "$WORK/trash"
-    rm -rf "$WORK/trash"/*  # give the file system the rest of the deletions now, not during later runs
+    rm -rf "$WORK/trash"/*  # the deferred deletions, now rather than during a later timed run
     sync
     if [ "$n" = 50000 ] && [ "$WT_REMOVE_RUNS" -gt 0 ]; then
+        log "$n files: timing the worktree route with git worktree remove --force right before ($WT_REMOVE_RUNS runs)"
+        sh "$WORK/wt_cmd.sh"  # a worktree to remove before the first timed run
         hyperfine -N --style none --warmup 0 --runs "$WT_REMOVE_RUNS" --export-json "$OUT/wtrm.$n.json" \
-            --prepare "$WORK/prep_wt.sh $R $WT $WORK/trash remove" -n "worktree route (remove before)" "sh $WORK/wt_cmd.sh" \
+            --prepare "$WORK/prep_wt.sh $R $WT $WORK/trash remove" -n "$n worktree route, remove before" "sh $WORK/wt_cmd.sh" \
             >"$OUT/wtrm.$n.log" 2>&1 || { cat "$OUT/wtrm.$n.log"; exit 1; }
         "$WORK/prep_wt.sh" "$R" "$WT" "$WORK/trash" remove
     fi
     "$WORK/prep_pg.sh" "$R"
-    cd "$WORK"
 done
+cd "$WORK"
 
 # ---------------------------------------------------------------- where the time goes (strace)
-# One patchgate run traced (strace -f -ttt, execve/exit only: little overhead): wall time of the
+# One patchgate run traced (strace -f --seccomp-bpf -ttt, execve and exits only: little overhead): wall time of the
 # whole run vs of its one child, `git update-index`.
 if command -v strace >/dev/null 2>&1; then
     log "where the time goes: patchgate's own work vs its git update-index child (strace -f, $STRACE_RUNS runs each)"
@@ -243,7 +261,7 @@ if command -v strace >/dev/null 2>&1; then
         R="$WORK/r$n"
         for i in $(seq "$STRACE_RUNS"); do
             "$WORK/prep_pg.sh" "$R"
-            (cd "$R" && strace -f -ttt -q -e trace=execve -o "$OUT/strace.$n.$i.txt" \
+            (cd "$R" && strace -f --seccomp-bpf -ttt -q -e trace=execve -o "$OUT/strace.$n.$i.txt" \
                 "$PG" apply "$R.p5.yaml" --commit --checks none --format json >/dev/null)
         done
         "$WORK/prep_pg.sh" "$R"

@@ -1,8 +1,9 @@
 //! `patchgate demo`: the bundled example, end to end, with no setup.
 //!
 //! Copies the example repository (embedded in the binary) into a scratch directory, commits it,
-//! then shows the three things patchgate is for: a patch whose miss is explained with the real text
-//! (nothing written), a multi-file patch applied all at once, and the same patch re-run as a no-op.
+//! then shows what patchgate is for: a patch whose miss is explained with the real text (nothing
+//! written), a multi-file patch applied all at once, the same patch re-run as a no-op, and a patch
+//! that the project's own linter refuses.
 
 use std::path::Path;
 
@@ -23,9 +24,14 @@ const FILES: &[(&str, &str)] = &[
         "CHANGELOG.md",
         include_str!("../../examples/demo/repo/CHANGELOG.md"),
     ),
+    (
+        "pyproject.toml",
+        include_str!("../../examples/demo/repo/pyproject.toml"),
+    ),
 ];
 const PATCH: &str = include_str!("../../examples/demo/patch.yaml");
 const MISS: &str = include_str!("../../examples/demo/miss.yaml");
+const LINT: &str = include_str!("../../examples/demo/lint.yaml");
 
 pub fn run() -> i32 {
     match run_inner() {
@@ -79,11 +85,17 @@ fn run_inner() -> Result<i32, Box<dyn std::error::Error>> {
         PATCH,
         "patch.yaml",
     )?;
+    // Exit 1 where ruff is installed (the gate refuses the new finding), 0 where it is missing.
+    let lint = step(
+        "4. A patch that adds an unused import: the project's own ruff blames it, nothing is written",
+        LINT,
+        "lint.yaml",
+    )?;
     emit(&format!(
         "Inspect the result: git -C {} diff\n",
         dir.display()
     ));
-    Ok(if miss == 2 && applied == 0 && rerun == 0 {
+    Ok(if miss == 2 && applied == 0 && rerun == 0 && lint <= 1 {
         0
     } else {
         1

@@ -174,6 +174,7 @@ enum Parser {
     GoBuild,
     GoTest,
     GoVet,
+    NodeTest,
     Tsc,
     Pytest,
     Mypy,
@@ -314,6 +315,10 @@ fn verify_project(
         for (k, v) in &plan.env {
             cmd = cmd.env(k, v);
         }
+        if let Some(junit) = &plan.junit {
+            // A report left by an earlier run with the same pid must not be read as this one's.
+            let _ = std::fs::remove_file(junit);
+        }
         let mut report = VerifyReport {
             step,
             project: shown.clone(),
@@ -351,6 +356,15 @@ fn verify_project(
                     &o.stderr_str(),
                     plan.junit.as_deref(),
                 );
+                if plan.parser == Parser::GoTest {
+                    for f in &mut failures {
+                        if let Some(file) = f.file.as_deref().filter(|x| !x.contains('/'))
+                            && let Some(at) = go_test_file(&f.name, file, &project_dir)
+                        {
+                            f.file = Some(at);
+                        }
+                    }
+                }
                 if plan.parser == Parser::Pytest && !o.success() && missing_module(&text, "pytest")
                 {
                     report.status = Status::Missing;
@@ -389,6 +403,9 @@ fn verify_project(
                 report.failures = failures;
             }
         }
+        if let Some(junit) = &plan.junit {
+            let _ = std::fs::remove_file(junit);
+        }
         report.duration_ms = step_started.elapsed().as_millis() as u64;
         out.push(report);
     }
@@ -408,6 +425,32 @@ fn tail(text: &str, n: usize) -> String {
         .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('{'))
         .collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// `go test` prints a test's position relative to its package's directory (`calc_test.go:7`):
+/// the file relative to the module root (`calc/calc_test.go`), found from the failure's name
+/// (`example.com/demo/calc.TestAdd`) and the module path in `dir/go.mod`.
+fn go_test_file(name: &str, file: &str, dir: &Path) -> Option<String> {
+    let gomod = std::fs::read_to_string(dir.join("go.mod")).ok()?;
+    let module = gomod.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("module")?;
+        rest.starts_with([' ', '\t'])
+            .then(|| rest.trim().trim_matches('"').to_string())
+    })?;
+    name.match_indices('.').find_map(|(i, _)| {
+        let package = &name[..i];
+        let sub = if package == module {
+            ""
+        } else {
+            package.strip_prefix(&module)?.strip_prefix('/')?
+        };
+        let rel = if sub.is_empty() {
+            file.to_string()
+        } else {
+            format!("{sub}/{file}")
+        };
+        dir.join(&rel).is_file().then_some(rel)
+    })
 }
 
 /// A path as a tool printed it (absolute in the mirror, or relative to where it ran) → the
@@ -442,6 +485,7 @@ fn failures_of(parser: Parser, stdout: &str, stderr: &str, junit: Option<&Path>)
         }
         Parser::GoBuild => parse::go_build_text(&both),
         Parser::GoTest => parse::go_test_json(&both),
+        Parser::NodeTest => parse::node_test(&both),
         Parser::GoVet => cp::go::go_vet_text(stderr)
             .map(|f| parse::compiler(&f))
             .unwrap_or_default(),
@@ -554,10 +598,10 @@ fn plan_step(
                 (_, true) => Plan {
                     argv: os(&[pm, "run", step.name()]),
                     env: vec![("CI".into(), "true".into())],
-                    parser: if step == Step::Typecheck {
-                        Parser::Tsc
-                    } else {
-                        Parser::Generic
+                    parser: match step {
+                        Step::Typecheck => Parser::Tsc,
+                        Step::Test => Parser::NodeTest,
+                        Step::Build => Parser::Generic,
                     },
                     junit: None,
                 },

@@ -14,7 +14,7 @@
 //! Spec: only the `✖ failing tests:` summary at the end is read (the results above it repeat
 //! it, nested and without locations): per failure `test at x.test.js:8:1` (relative to the
 //! directory node ran in), `✖ name (1.2ms)`, then the error indented by 2 (`AssertionError
-//! [ERR_ASSERTION]: Expected values …`), up to its stack (`at …`) or its properties (`{`).
+//! [ERR_ASSERTION]: Expected values …`), up to its stack (`at …`).
 //!
 //! Other runners (jest, vitest, mocha) print neither: no failures, and the step's output tail
 //! stands for them.
@@ -33,7 +33,7 @@ static NOT_OK: LazyLock<Regex> = LazyLock::new(|| {
     regex(r"^(?P<indent> *)not ok \d+(?: - (?P<name>.*?))?(?P<directive> # (?i:todo|skip)\b.*)?$")
 });
 static LOCATION: LazyLock<Regex> =
-    LazyLock::new(|| regex(r"^(?P<file>.+):(?P<line>\d+)(?::\d+)?$"));
+    LazyLock::new(|| regex(r"^(?P<file>.+?):(?P<line>\d+)(?::\d+)?$"));
 static SPEC_AT: LazyLock<Regex> = LazyLock::new(|| regex(r"^test at (?P<location>.+)$"));
 static SPEC_FAILED: LazyLock<Regex> = LazyLock::new(|| {
     regex(r"^✖ (?P<name>.*?)(?: \([\d.]+m?s\))?(?P<directive> # (?i:todo|skip)\b.*)?$")
@@ -161,7 +161,7 @@ fn spec(lines: &[&str]) -> Vec<Failure> {
         let mut text = Vec::new();
         while i < lines.len() && (lines[i].starts_with("  ") || lines[i].trim().is_empty()) {
             let t = lines[i].trim_start();
-            if t.starts_with("at ") || t == "{" {
+            if t.starts_with("at ") {
                 break;
             }
             text.push(lines[i].get(2..).unwrap_or("").trim_end());
@@ -205,12 +205,23 @@ mod tests {
         assert_eq!(
             summary(&f),
             [
-                ("add adds", Some("/home/dev/demo/test/calc.test.js"), Some(8)),
-                ("inner fails", Some("/home/dev/demo/test/calc.test.js"), Some(17)),
+                (
+                    "add adds",
+                    Some("/home/dev/demo/test/calc.test.js"),
+                    Some(8)
+                ),
+                (
+                    "inner fails",
+                    Some("/home/dev/demo/test/calc.test.js"),
+                    Some(17)
+                ),
                 ("throws", Some("/home/dev/demo/test/calc.test.js"), Some(23)),
             ]
         );
-        assert_eq!(f[0].message, "Expected values to be strictly equal:\n\n-1 !== 5");
+        assert_eq!(
+            f[0].message,
+            "Expected values to be strictly equal:\n\n-1 !== 5"
+        );
         assert_eq!(
             f[1].message,
             "Expected values to be strictly deep-equal:\n+ actual - expected\n\n  {\n+   a: 1\n-   a: 2\n  }"
