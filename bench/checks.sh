@@ -297,14 +297,16 @@ for r in $(seq "$ROUNDS"); do
 done
 
 # ---------------------------------------------------------------- where the time goes
-# One run of each patchgate variant under strace (execve and exits only, seccomp-filtered: little
-# overhead): which processes it starts, when each starts and ends relative to patchgate's start.
+# One run of each patchgate variant under strace (execve, openat and exits; seccomp-filtered): which
+# processes it starts, and when each starts and ends relative to patchgate's start. A node process is
+# named by the package it loads (node_modules/prettier or node_modules/eslint). strace slows the run
+# down (node opens ~1,000 files), so the spans matter here, not the totals.
 if command -v strace >/dev/null 2>&1; then
-    log "where the time goes: processes started by one patchgate run (strace -f -e trace=execve)"
+    log "where the time goes: processes started by one patchgate run (strace -f -e trace=execve,openat)"
     trace() { # NAME DIR PREP ARGS...
         local name=$1 dir=$2 prep=$3; shift 3
         sh -c "$prep"
-        (cd "$dir" && strace -f --seccomp-bpf -ttt -q -e trace=execve -o "$OUT/strace.$name.txt" \
+        (cd "$dir" && strace -f --seccomp-bpf -ttt -q -e trace=execve,openat -o "$OUT/strace.$name.txt" \
             "$PG" apply "$WORK/p.yaml" --dry-run --format json "$@" >"$OUT/strace.$name.json" || true)
     }
     trace clean "$WORK/clean" true
@@ -315,41 +317,48 @@ if command -v strace >/dev/null 2>&1; then
 import os, re, sys
 out = sys.argv[1]
 for name in ("clean", "clean-j1", "dirty-cold", "dirty-warm"):
-    path = os.path.join(out, f"strace.{name}.txt")
-    start = None
-    procs = {}  # pid -> [kind, t_exec, t_exit]
-    for line in open(path):
+    start = end = None
+    procs = {}  # pid -> {"t0": first execve, "prog": last execve's program, "tool": node package, "t1": exit}
+    for line in open(os.path.join(out, f"strace.{name}.txt")):
         m = re.match(r"(\d+)\s+(\d+\.\d+)\s+(.*)", line)
         if not m:
             continue
         pid, t, rest = int(m.group(1)), float(m.group(2)), m.group(3)
         if start is None:
             start, main = t, pid
-        if rest.startswith("execve(") and rest.rstrip().endswith("= 0") and pid != main:
-            prog = os.path.basename(re.match(r'execve\("([^"]+)"', rest).group(1))
-            if prog == "node":
-                kind = "node (eslint bridge)" if '"eslint"' in rest else "node bridge"
-            else:
-                kind = prog
-            if prog == "ruff":
-                kind = "ruff format" if '"format"' in rest else "ruff check"
-            procs[pid] = [kind, t, None]
-        if rest.startswith("+++ exited"):
-            if pid == main:
+        if pid == main:
+            if rest.startswith("+++ exited"):
                 end = t
-            elif pid in procs:
-                procs[pid][2] = t
-    total = (end - start) * 1000
-    print(f"-- {name}: whole run {total:.0f} ms (under strace)")
-    groups = {}
-    for kind, a, b in procs.values():
-        if b is None:
             continue
-        groups.setdefault(kind, []).append(((a - start) * 1000, (b - start) * 1000))
-    for kind, spans in sorted(groups.items(), key=lambda kv: min(s for s, _ in kv[1])):
-        busy = sum(b - a for a, b in spans)
-        print(f"   {kind:<16} x{len(spans):<3} first start {min(a for a, _ in spans):6.0f} ms, "
-              f"last end {max(b for _, b in spans):6.0f} ms, summed wall {busy:6.0f} ms")
+        if rest.startswith("execve("):
+            p = procs.setdefault(pid, {"t0": t, "tool": None, "t1": None})
+            p["prog"] = os.path.basename(re.match(r'execve\("([^"]+)"', rest).group(1))
+            p["args"] = rest
+        elif rest.startswith("openat(") and pid in procs and procs[pid]["tool"] is None:
+            for tool in ("eslint", "prettier"):
+                if f"/node_modules/{tool}/" in rest:
+                    procs[pid]["tool"] = tool
+        elif rest.startswith("+++ exited") and pid in procs:
+            procs[pid]["t1"] = t
+    rows = {}
+    for p in procs.values():
+        if p["t1"] is None:
+            continue
+        if p["prog"] == "ruff":
+            kind = "ruff format" if '"format"' in p["args"] else "ruff check"
+        elif p["prog"] == "node":
+            kind = f"node ({p['tool'] or '?'})"
+        else:
+            kind = p["prog"]
+        rows.setdefault(kind, []).append(((p["t0"] - start) * 1000, (p["t1"] - start) * 1000))
+    print(f"-- {name}: whole run {(end - start) * 1000:.0f} ms under strace; processes started:")
+    for kind, spans in sorted(rows.items(), key=lambda kv: min(a for a, _ in kv[1])):
+        if kind.startswith("node"):
+            each = ", ".join(f"{a:.0f}-{b:.0f} ms" for a, b in sorted(spans))
+            print(f"   {kind:<17} x{len(spans):<3} {each}")
+        else:
+            print(f"   {kind:<17} x{len(spans):<3} first start {min(a for a, _ in spans):5.0f} ms, last end "
+                  f"{max(b for _, b in spans):5.0f} ms, summed wall {sum(b - a for a, b in spans):5.0f} ms")
 EOF
 fi
 

@@ -32,14 +32,14 @@
 # The patchgate and update-index commands of both sizes are run in ROUNDS rounds (RUNS/ROUNDS runs
 # each per round, after one warm-up), so a change of background load hits all of them alike.
 #
-# Environment knobs: RUNS (default 15 per command), ROUNDS (default 5), WT_RUNS (default 10: the
+# Environment knobs: RUNS (default 30 per command), ROUNDS (default 10), WT_RUNS (default 10: the
 # worktree route), WT_REMOVE_RUNS (default 3), STRACE_RUNS (default 5),
 # BENCH_OUT=DIR keeps the raw hyperfine JSON and the tables in DIR.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RUNS=${RUNS:-15}
-ROUNDS=${ROUNDS:-5}
+RUNS=${RUNS:-30}
+ROUNDS=${ROUNDS:-10}
 PER_ROUND=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
 WT_RUNS=${WT_RUNS:-10}
 WT_REMOVE_RUNS=${WT_REMOVE_RUNS:-3}
@@ -270,52 +270,60 @@ fi
 
 # ---------------------------------------------------------------- results
 log "results"
-python3 - "$OUT" "$STRACE_RUNS" "${SIZES[@]}" <<'EOF' | tee "$OUT/summary.txt"
+python3 - "$OUT" "${SIZES[@]}" <<'EOF' | tee "$OUT/summary.txt"
 import glob, json, os, re, statistics, sys
 
-out, strace_runs, sizes = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-med = {}   # (size, name) -> median ms
-rows = []
-for n in sizes:
-    for f in (f"txn.{n}.json", f"wt.{n}.json", f"wtrm.{n}.json"):
-        p = os.path.join(out, f)
-        if not os.path.exists(p):
-            continue
-        for r in json.load(open(p))["results"]:
-            t = [x * 1000 for x in r["times"]]
-            name = r["command"]
-            med[(n, name)] = statistics.median(t)
-            rows.append((n, name, len(t), statistics.median(t), min(t), max(t)))
-
-print(f"{'files':>6}  {'command':<31} {'runs':>4} {'median ms':>10} {'min ms':>9} {'max ms':>9}")
-print("-" * 76)
-for n, name, k, m, lo, hi in rows:
-    print(f"{int(n):>6}  {name:<31} {k:>4} {m:>10.1f} {lo:>9.1f} {hi:>9.1f}")
-
+out, sizes = sys.argv[1], [int(x) for x in sys.argv[2:]]
+times = {}  # (size, name) -> run times in ms, over all rounds
+for p in sorted(glob.glob(os.path.join(out, "txn.round*.json"))) + sorted(glob.glob(os.path.join(out, "wt*.json"))):
+    for r in json.load(open(p))["results"]:
+        n, name = r["command"].split(" ", 1)
+        times.setdefault((int(n), name), []).extend(x * 1000 for x in r["times"])
+med = {k: statistics.median(v) for k, v in times.items()}
+g = lambda n, name: med.get((n, name), float("nan"))
 small, big = sizes[0], sizes[-1]
-def g(n, name):
-    return med.get((n, name), float("nan"))
+names = list(dict.fromkeys(name for _, name in times))
+
+w = max(len(x) for x in names)
+head = f"{'command':<{w}}  " + "  ".join(f"{f'{n} files: median':>18} {'(min-max)':>17}" for n in sizes) + f"  {'ratio':>6}"
+print(head)
+print("-" * len(head))
+for name in names:
+    cells = []
+    for n in sizes:
+        t = times.get((n, name))
+        cells.append(f"{med[(n, name)]:>15.1f} ms {f'({min(t):.0f}-{max(t):.0f}, n={len(t)})':>17}" if t else f"{'-':>18} {'':>17}")
+    ratio = g(big, name) / g(small, name) if (small, name) in med and (big, name) in med else float("nan")
+    print(f"{name:<{w}}  " + "  ".join(cells) + (f"  {ratio:>5.2f}x" if ratio == ratio else ""))
+
 met = lambda ok: "met" if ok else "NOT met"
 print()
-print("ratios (of medians):")
+print("targets (ratios of medians):")
 for name in ("patchgate", "patchgate fsync=0"):
     r = g(big, name) / g(small, name)
-    print(f"  {name:<18} {int(big)} files / {int(small)} files = {r:.2f}x   (target <= 1.5x: {met(r <= 1.5)})")
+    print(f"  {name:<18} at {big} files / at {small} files = {r:.2f}x  (target <= 1.5x: {met(r <= 1.5)})")
 for name in ("patchgate", "patchgate fsync=0"):
-    for wt in ("worktree route", "worktree route (remove before)"):
+    for wt in ("worktree route", "worktree route, remove before"):
         if (big, wt) in med:
             r = g(big, name) / g(big, wt)
-            print(f"  {name:<18} / {wt:<31} at {int(big)} files = {100 * r:.2f}%   (target < 5%: {met(r < 0.05)})")
-for n in sizes:
-    print(f"  fsync cost at {int(n):>5} files: {g(n, 'patchgate') - g(n, 'patchgate fsync=0'):6.1f} ms"
-          f" (patchgate minus patchgate fsync=0)")
-
+            print(f"  {name:<18} / {wt:<30} at {big} files = {100 * r:5.2f}%  (target < 5%: {met(r < 0.05)})")
 print()
-print("growth from 500 to 50,000 files (difference of medians):")
-for name in ("patchgate", "patchgate fsync=0", "patchgate --dry-run", "git update-index"):
-    print(f"  {name:<20} {g(big, name) - g(small, name):+7.1f} ms   ({g(small, name):.1f} -> {g(big, name):.1f})")
+print("where patchgate's time goes (differences of medians):")
+for n in sizes:
+    pg, nf, nc, dry, ui, uis = (g(n, x) for x in ("patchgate", "patchgate fsync=0", "patchgate no-commit",
+                                                  "patchgate --dry-run", "git update-index",
+                                                  "git update-index, index.skipHash=true"))
+    print(f"  {n} files: total {pg:.1f} ms = plan+report (--dry-run) {dry:.1f}"
+          f" + stage/journal/write-back (no-commit - dry-run) {nc - dry:.1f}"
+          f" + commit and index update (patchgate - no-commit) {pg - nc:.1f};"
+          f" git update-index alone {ui:.1f} (of which SHA-1 of the index ~{ui - uis:.1f});"
+          f" fsync cost (patchgate - fsync=0) {pg - nf:.1f}")
+print(f"  growth {small} -> {big} files: patchgate {g(big, 'patchgate') - g(small, 'patchgate'):+.1f} ms,"
+      f" git update-index alone {g(big, 'git update-index') - g(small, 'git update-index'):+.1f} ms,"
+      f" --dry-run {g(big, 'patchgate --dry-run') - g(small, 'patchgate --dry-run'):+.1f} ms,"
+      f" no-commit {g(big, 'patchgate no-commit') - g(small, 'patchgate no-commit'):+.1f} ms")
 
-# strace: whole run vs the git update-index child, per run.
+# strace: whole run vs the git update-index child.
 def spans(path):
     start = end = None
     child = {}
@@ -335,7 +343,6 @@ def spans(path):
                 child[pid][1] = t
     ui = sum(b - a for a, b in child.values() if b is not None)
     return (end - start) * 1000, ui * 1000
-print()
 for n in sizes:
     files = sorted(glob.glob(os.path.join(out, f"strace.{n}.*.txt")))
     if not files:
@@ -344,8 +351,8 @@ for n in sizes:
     tot = statistics.median(s[0] for s in sp)
     ui = statistics.median(s[1] for s in sp)
     own = statistics.median(s[0] - s[1] for s in sp)
-    print(f"strace -f, {int(n)} files ({len(sp)} runs, medians): whole run {tot:.1f} ms = "
-          f"patchgate's own work {own:.1f} ms + git update-index child {ui:.1f} ms ({100 * ui / tot:.0f}%)")
+    print(f"  strace, {n} files ({len(sp)} runs, medians): whole run {tot:.1f} ms = patchgate's own"
+          f" work {own:.1f} ms + its git update-index child {ui:.1f} ms ({100 * ui / tot:.0f}%)")
 EOF
 echo
 echo "index sizes: $(for n in "${SIZES[@]}"; do printf '%s files %s bytes; ' "$n" "$(stat -c %s "$WORK/r$n/.git/index")"; done)"

@@ -2,7 +2,7 @@
 //! checkers that only work on a whole package (clippy, go vet): they see the user's working tree
 //! (uncommitted and untracked-but-not-ignored files included) with the patch laid over it.
 //!
-//! It lives at `<git dir>/patchgate/mirror/<project path>` (apart from the staged files, so the two
+//! It lives at `<git dir>/patchgate/node_modules/mirror/<project path>` (apart from the staged files, so the two
 //! never disagree about what a file holds) and is kept between runs: a manifest
 //! of (size, mtime) per file lets each run copy only what changed in the working tree since the
 //! last one, so a second check of the same project costs O(changed files), and the build caches
@@ -22,8 +22,14 @@ struct Manifest {
     files: BTreeMap<String, (u64, i128)>,
 }
 
+/// Under a directory named `node_modules` on purpose: JavaScript test runners started in the
+/// user's own tree (`node --test`, jest, vitest) skip `node_modules` but not `.git`, and would
+/// otherwise discover (and run) the mirror's copies of the project's tests.
 fn mirror_base(git_dir: &Path) -> PathBuf {
-    git_dir.join("patchgate").join("mirror")
+    git_dir
+        .join("patchgate")
+        .join("node_modules")
+        .join("mirror")
 }
 
 pub struct Mirror {

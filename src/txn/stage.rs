@@ -5,7 +5,7 @@
 //! the paths that changed, starting from the base commit's tree. Nothing is checked out.
 //!
 //! No checkout happens here: the checkers that need files on disk get them from patchgate's
-//! worktree of the project (`checks::mirror`, under `.git/patchgate/mirror/`), materialised only
+//! worktree of the project (`checks::mirror`, under `.git/patchgate/node_modules/mirror/`), materialised only
 //! when such a checker runs and kept between runs; the others read the patched content from
 //! memory. A `git worktree add` per run would be O(repository): 6–59 s for 100,000 files here
 //! (PRIOR-ART), and as long again to remove.

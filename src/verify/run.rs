@@ -356,6 +356,14 @@ fn verify_project(
                     &o.stderr_str(),
                     plan.junit.as_deref(),
                 );
+                if plan.parser == Parser::NodeTest {
+                    // A test file that did not load is named by its path in the mirror.
+                    for f in &mut failures {
+                        if Path::new(&f.name).is_absolute() {
+                            f.name = repo_path(&f.name, &project_dir, &mirror.root, &mirror_rel);
+                        }
+                    }
+                }
                 if plan.parser == Parser::GoTest {
                     for f in &mut failures {
                         if let Some(file) = f.file.as_deref().filter(|x| !x.contains('/'))

@@ -10,3 +10,4 @@ mod golangci;
 mod harness;
 mod hostile;
 mod txn;
+mod verify;

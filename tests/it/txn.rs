@@ -500,7 +500,7 @@ fn staging_checks_nothing_out_and_leaves_no_worktree_registration() {
     repo.apply(PATCH, &["--commit", "--checks", "none"])
         .assert_code(0);
     // O(edited files): nothing was materialised for a run without package checkers.
-    assert!(!repo.path().join(".git/patchgate/mirror").exists());
+    assert!(!repo.path().join(".git/patchgate/node_modules").exists());
     assert!(!repo.path().join(".git/patchgate/worktree").exists());
     assert_eq!(repo.git(&["worktree", "list"]).lines().count(), 1);
 }

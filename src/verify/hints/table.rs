@@ -143,6 +143,12 @@ pub(super) static TABLE: &[(Lang, &str, &str)] = &[
         r"has no exported member (?:named )?'(?P<name>[^']+)'",
         NOT_EXPORTED,
     ),
+    // The same at run time: an ES module import of a name the module no longer exports.
+    (
+        Lang::Node,
+        r"does not provide an export named '(?P<name>[^']+)'",
+        NOT_EXPORTED,
+    ),
     (
         Lang::Python,
         r"ImportError: cannot import name '(?P<name>\w+)'",
@@ -276,6 +282,10 @@ mod tests {
             (include_str!("../testdata/tsc.txt"), &["scal"]),
             (include_str!("../testdata/tsc-more.txt"), &["total"]),
         ],
+        &[(
+            include_str!("../testdata/node-test-load-tap.txt"),
+            &["addNumbers"],
+        )],
         &[(include_str!("../testdata/pytest-more.xml"), &["scal"])],
         &[(
             include_str!("../testdata/mypy-more.json"),

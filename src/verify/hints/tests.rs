@@ -287,6 +287,16 @@ fn unused_names_in_typescript() {
 }
 
 #[test]
+fn node_test_file_that_imports_a_renamed_export() {
+    let out = include_str!("../testdata/node-test-load-tap.txt");
+    let failures = crate::verify::parse::node_test(out);
+    let expected =
+        ["`addNumbers` is not exported there: check the spelling, or rename it everywhere"];
+    assert_eq!(hints(Lang::Node, &failures, ""), expected);
+    assert_eq!(hints(Lang::Node, &[], out), expected);
+}
+
+#[test]
 fn readable_output_unwraps_cargo_and_go_json() {
     let text = readable(include_str!("../testdata/cargo-build.json"));
     assert!(text.starts_with("error[E0432]: unresolved import `std::collections::HashMapp`\n"));

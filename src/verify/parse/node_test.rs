@@ -9,7 +9,11 @@
 //!   `error: 'one line'` (YAML single quotes: `''` is a quote);
 //! - a suite whose subtests failed is `not ok` too, with `failureType: 'subtestsFailed'`: it
 //!   is not reported (its subtests are);
-//! - `# TODO` / `# SKIP` after the name: not a failure; `\#` in a name is an escaped `#`.
+//! - `# TODO` / `# SKIP` after the name: not a failure; `\#` in a name is an escaped `#`;
+//! - a test file that does not load (a syntax error, a missing export) is one `not ok` named
+//!   by the file's absolute path, `error: 'test failed'`, with `exitCode:`; what went wrong is
+//!   in the `# ` comment lines before it (node's stderr): those, without the stack, are the
+//!   message.
 //!
 //! Spec: only the `✖ failing tests:` summary at the end is read (the results above it repeat
 //! it, nested and without locations): per failure `test at x.test.js:8:1` (relative to the
@@ -51,10 +55,23 @@ pub fn node_test(output: &str) -> Vec<Failure> {
 
 fn tap(lines: &[&str]) -> Vec<Failure> {
     let mut failures = Vec::new();
+    // `# ` comments since the last result (stderr of a test file's process).
+    let mut comments: Vec<&str> = Vec::new();
     for (i, line) in lines.iter().enumerate() {
         let Some(caps) = NOT_OK.captures(line) else {
+            let t = line.trim_start();
+            if t.starts_with("ok ") {
+                comments.clear();
+            } else if let Some(c) = t.strip_prefix("# ").or((t == "#").then_some(""))
+                && !c.starts_with("Subtest: ")
+                && !c.trim_start().starts_with("at ")
+                && !c.starts_with("Node.js v")
+            {
+                comments.push(c);
+            }
             continue;
         };
+        let diagnostics = std::mem::take(&mut comments);
         if caps.name("directive").is_some() {
             continue;
         }
@@ -118,6 +135,9 @@ fn tap(lines: &[&str]) -> Vec<Failure> {
         if suite {
             continue;
         }
+        if failure.message == "test failed" && !diagnostics.is_empty() {
+            failure.message = message(diagnostics);
+        }
         if failure.message.is_empty() {
             failure.message = "failed".into();
         }
@@ -174,7 +194,10 @@ fn spec(lines: &[&str]) -> Vec<Failure> {
         if c.name("directive").is_some() {
             continue;
         }
-        let text = message(text);
+        let mut text = message(text);
+        if !text.contains('\n') {
+            text = unquote(&text);
+        }
         failures.push(Failure {
             name: c["name"].to_string(),
             file: location.as_ref().map(|(f, _)| f.clone()),
@@ -249,6 +272,25 @@ mod tests {
     }
 
     #[test]
+    fn tap_file_that_does_not_load() {
+        let f = node_test(include_str!("../testdata/node-test-load-tap.txt"));
+        assert_eq!(
+            summary(&f),
+            [(
+                "/home/dev/demo/test/math.test.js",
+                Some("/home/dev/demo/test/math.test.js"),
+                Some(1)
+            )]
+        );
+        assert_eq!(
+            f[0].message,
+            "file:///home/dev/demo/src/total.js:1\nimport { addNumbers } from \"./math.js\";\n         \
+             ^^^^^^^^^^\nSyntaxError: The requested module './math.js' does not provide an export \
+             named 'addNumbers'"
+        );
+    }
+
+    #[test]
     fn small_cases() {
         assert!(node_test("ok 1 - fine\n1..1\n").is_empty());
         assert!(node_test("not ok 1 - later # SKIP no db\n").is_empty());
@@ -257,6 +299,10 @@ mod tests {
         assert_eq!(f[0].message, "failed");
         let f = node_test("not ok 2 - q\n  ---\n  error: 'it''s broken'\n  ...\n");
         assert_eq!(f[0].message, "it's broken");
+        let f =
+            node_test("✖ failing tests:\n\ntest at t.js:1:1\n✖ /a/t.js (9ms)\n  'test failed'\n");
+        assert_eq!(summary(&f), [("/a/t.js", Some("t.js"), Some(1))]);
+        assert_eq!(f[0].message, "test failed");
         // jest's output: nothing recognised.
         assert!(node_test("FAIL src/a.test.js\n  ● adds\n    expect(received)\n").is_empty());
     }
