@@ -70,12 +70,7 @@ pub fn go_build_text(output: &str) -> Vec<Failure> {
 mod tests {
     use super::*;
 
-    fn summary(failures: &[Failure]) -> Vec<(&str, Option<&str>, Option<usize>)> {
-        failures
-            .iter()
-            .map(|f| (f.name.as_str(), f.file.as_deref(), f.line))
-            .collect()
-    }
+    use super::super::test_support::summary;
 
     #[test]
     fn go_build_text_with_headers_continuations_and_go_errors() {

@@ -378,12 +378,7 @@ fn stack_frame(
 mod tests {
     use super::*;
 
-    fn summary(failures: &[Failure]) -> Vec<(&str, Option<&str>, Option<usize>)> {
-        failures
-            .iter()
-            .map(|f| (f.name.as_str(), f.file.as_deref(), f.line))
-            .collect()
-    }
+    use super::super::test_support::summary;
 
     #[test]
     fn failing_tests_subtests_and_a_build_failure() {

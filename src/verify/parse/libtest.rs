@@ -260,12 +260,7 @@ fn from_name(name: &str) -> Failure {
 mod tests {
     use super::*;
 
-    fn summary(failures: &[Failure]) -> Vec<(&str, Option<&str>, Option<usize>)> {
-        failures
-            .iter()
-            .map(|f| (f.name.as_str(), f.file.as_deref(), f.line))
-            .collect()
-    }
+    use super::super::test_support::summary;
 
     #[test]
     fn unit_integration_and_doc_test_failures() {

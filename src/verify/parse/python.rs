@@ -315,12 +315,7 @@ pub fn python_compile(output: &str) -> Vec<Failure> {
 mod tests {
     use super::*;
 
-    fn summary(failures: &[Failure]) -> Vec<(&str, Option<&str>, Option<usize>)> {
-        failures
-            .iter()
-            .map(|f| (f.name.as_str(), f.file.as_deref(), f.line))
-            .collect()
-    }
+    use super::super::test_support::summary;
 
     #[test]
     fn junit_xunit2_failures_and_a_fixture_error() {
