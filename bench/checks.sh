@@ -23,16 +23,22 @@
 #       sh -c 'cd py && ruff format --check F…; ruff check F…; cd ../js && prettier --check F…; eslint F…'
 #       (hyperfine -i: on dirty, ruff check and eslint exit 1)
 #   (c) each of the four alone (sh -c 'cd py && ruff format --check F…', …); the slowest median is (c)
+#   what-ifs, for the breakdown (clean copy): patchgate --checks eslint (one node bridge alone);
+#       --checks prettier,eslint (both bridges, no ruff processes); and
+#       sh -c 'patchgate … --checks ruff-format,prettier & patchgate … --checks ruff,eslint & wait'
+#       (formatters and linters concurrently: an estimate of a run without the format -> lint barrier)
+#   then one run of each patchgate variant under strace: the processes it starts, and when.
 # ruff keeps its own cache (py/.ruff_cache) between the hand runs, as it would for a user.
 #
-# Environment knobs: RUNS (default 10 per command), ROUNDS (default 2: the commands are run in turn,
-# RUNS/ROUNDS runs each per round, so a change of background load hits all of them alike),
+# Environment knobs: RUNS (default 10 per command), ROUNDS (default 10: every command runs RUNS/ROUNDS
+# times per round, the commands in turn, so a change of background load hits all of them alike; one
+# warm-up run per command in the first round only),
 # BENCH_OUT=DIR keeps the raw hyperfine JSON and the tables in DIR.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RUNS=${RUNS:-10}
-ROUNDS=${ROUNDS:-2}
+ROUNDS=${ROUNDS:-10}
 PER_ROUND=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
 
 log() { printf '\n== [%3d s] %s\n' "$SECONDS" "$*"; }
@@ -270,6 +276,15 @@ if not ok:
 EOF
 done
 
+# The what-if runs (below) must do what they say: exit 0, and only the named checkers ran.
+for only in eslint prettier,eslint ruff-format,prettier ruff,eslint; do
+    (cd "$WORK/clean" && "$PG" apply "$WORK/p.yaml" --dry-run --format json --checks "$only" >"$WORK/only.json") \
+        || { echo "error: patchgate --checks $only failed" >&2; exit 1; }
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); got=sorted({c["checker"] for c in r["checks"] if c["status"]=="pass"}); want=sorted(sys.argv[2].split(",")); assert got==want and len(r["checks"])==20*len(want), (got, want)' \
+        "$WORK/only.json" "$only"
+done
+echo "what-if runs checked: --checks eslint | prettier,eslint | ruff-format,prettier | ruff,eslint each pass, with only those checkers"
+
 # ---------------------------------------------------------------- timing
 CMDS=()
 add() { CMDS+=(--prepare "$1" -n "$2" "$3"); }
@@ -278,6 +293,12 @@ for v in clean dirty; do
     if [ "$v" = clean ]; then
         add "true" "clean: patchgate" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json'"
         add "true" "clean: patchgate -j 1" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json -j 1'"
+        # What-ifs (breakdown): one node bridge alone; both bridges without the 40 ruff processes;
+        # formatters and linters in two concurrent patchgate processes (dry runs take no lock), an
+        # estimate of a run without the format -> lint barrier.
+        add "true" "clean: what-if: patchgate --checks eslint" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json --checks eslint'"
+        add "true" "clean: what-if: patchgate --checks prettier,eslint" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json --checks prettier,eslint'"
+        add "true" "clean: what-if: formatters || linters" "sh -c 'cd $R && $PG apply $WORK/p.yaml --dry-run --format json --checks ruff-format,prettier >/dev/null & cd $R && $PG apply $WORK/p.yaml --dry-run --format json --checks ruff,eslint >/dev/null & wait'"
     else
         add "rm -rf $R/.git/patchgate/cache" "dirty: patchgate, cold cache" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json'"
         add "true" "dirty: patchgate, warm cache" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json'"
@@ -289,9 +310,10 @@ for v in clean dirty; do
     add "true" "$v: (c) prettier --check" "sh -c 'cd $R/js && exec prettier --check $JSF'"
     add "true" "$v: (c) eslint" "sh -c 'cd $R/js && exec eslint $JSF'"
 done
-log "timing: $(( ${#CMDS[@]} / 5 )) commands, $ROUNDS rounds of $PER_ROUND runs each (+1 warm-up per round)"
+log "timing: $(( ${#CMDS[@]} / 5 )) commands, $ROUNDS rounds of $PER_ROUND run(s) each (+1 warm-up in the first round)"
 for r in $(seq "$ROUNDS"); do
-    hyperfine -N -i --style none --warmup 1 --runs "$PER_ROUND" --export-json "$OUT/checks.round$r.json" \
+    w=0; [ "$r" -eq 1 ] && w=1
+    hyperfine -N -i --style none --warmup "$w" --runs "$PER_ROUND" --export-json "$OUT/checks.round$r.json" \
         "${CMDS[@]}" >"$OUT/checks.round$r.log" 2>&1 || { cat "$OUT/checks.round$r.log"; exit 1; }
     echo "round $r/$ROUNDS done at $SECONDS s"
 done
@@ -387,6 +409,9 @@ for v in ("clean", "dirty"):
         if k.startswith(f"{v}: patchgate"):
             print(f"  {k:<36} {m:6.0f} ms  = {m / b:.2f}x (b) (target <= 0.6: {met(m / b <= 0.6)}),"
                   f" {m / c:.2f}x (c) (target <= 1.3: {met(m / c <= 1.3)})")
+    for k, m in med.items():
+        if k.startswith(f"{v}: what-if"):
+            print(f"  {k[len(v) + 2:]:<50} {m:6.0f} ms  = {m / b:.2f}x (b), {m / c:.2f}x (c)  (not patchgate as shipped)")
 EOF
 echo
 echo "load avg at end: $(cut -d' ' -f1-3 /proc/loadavg); total $SECONDS s before clean-up" | tee -a "$OUT/machine.txt"

@@ -1,8 +1,8 @@
 //! Scheduling the checks: which checker runs on which files, in parallel, and what each verdict
 //! is under the gate.
 //!
-//! Two phases: formatters first (with `--fix` their output becomes the content), then linters on
-//! that content. Within a phase every job runs on a rayon pool: a per-file tool is one job per file;
+//! With `--fix`, two phases: formatters first (their output becomes the content), then linters on
+//! that content; without it, formatters and linters run together. Within a phase every job runs on a rayon pool: a per-file tool is one job per file;
 //! a tool that takes many files (the node bridge, clippy, go vet, a custom command) is one job per
 //! project batch, never one per file.
 //!
@@ -13,8 +13,6 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use rayon::prelude::*;
 
 use super::config::{Config, Custom, Kind};
 use super::detect::{self, Lang, Project};
@@ -124,36 +122,56 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
         .num_threads(ctx.opts.jobs)
         .build();
     let bar = progress_bar(ctx.opts.progress);
-    let run_jobs = |jobs: Vec<Job>| -> Vec<JobResult> {
+    let run_jobs = |mut jobs: Vec<Job>| -> Vec<JobResult> {
         bar.inc_length(jobs.len() as u64);
-        let one = |j: Job| {
-            let r = run_job(ctx, j);
-            bar.inc(1);
-            r
+        // The long jobs (a node start, a cargo or go build) first, in FIFO order, so every worker
+        // starts on one of them and the quick per-file tools fill in around them.
+        jobs.sort_by_key(|j| matches!(j, Job::PerFile { .. }));
+        let results = std::sync::Mutex::new(Vec::with_capacity(jobs.len()));
+        let run_all = || {
+            rayon::scope_fifo(|s| {
+                for j in jobs {
+                    let results = &results;
+                    let bar = &bar;
+                    s.spawn_fifo(move |_| {
+                        let r = run_job(ctx, j);
+                        bar.inc(1);
+                        results.lock().unwrap_or_else(|p| p.into_inner()).push(r);
+                    });
+                }
+            })
         };
         match &pool {
-            Ok(p) => p.install(|| jobs.into_par_iter().map(one).collect()),
-            Err(_) => jobs.into_iter().map(one).collect(),
+            Ok(p) => p.install(run_all),
+            Err(_) => run_all(),
         }
+        results.into_inner().unwrap_or_else(|p| p.into_inner())
     };
 
-    // Phase 1: formatters.
-    let format_results = run_jobs(jobs_for(ctx, &items, Kind::Format));
     let mut fixed: BTreeMap<String, String> = BTreeMap::new();
-    for r in format_results {
-        reports.extend(r.reports);
-        fixed.extend(r.fixed);
-    }
     if ctx.opts.fix {
+        // Phase 1: formatters; their output is the content the linters must see.
+        for r in run_jobs(jobs_for(ctx, &items, Kind::Format)) {
+            reports.extend(r.reports);
+            fixed.extend(r.fixed);
+        }
         for (item, _) in &mut items {
             if let Some(t) = fixed.get(&item.rel) {
                 item.text = Arc::new(t.clone());
             }
         }
-    }
-    // Phase 2: linters, on the (possibly formatted) content.
-    for r in run_jobs(jobs_for(ctx, &items, Kind::Lint)) {
-        reports.extend(r.reports);
+        // Phase 2: linters, on the formatted content.
+        for r in run_jobs(jobs_for(ctx, &items, Kind::Lint)) {
+            reports.extend(r.reports);
+        }
+    } else {
+        // Without --fix nothing depends on the formatters: one pool for all, so prettier and
+        // eslint (a node start each) run side by side instead of one after the other.
+        let mut jobs = jobs_for(ctx, &items, Kind::Format);
+        jobs.extend(jobs_for(ctx, &items, Kind::Lint));
+        for r in run_jobs(jobs) {
+            reports.extend(r.reports);
+        }
     }
     bar.finish_and_clear();
     reports.sort_by(|a, b| {
