@@ -26,7 +26,7 @@
 #   worktree route: the previous worktree moved out of the way and `git worktree prune` (the
 #     equivalent of `git worktree remove --force`, with the deletion of its files deferred: on this
 #     machine's ext4 (mounted with `discard`), creating 50,000 files right after deleting 50,000
-#     files is several times slower, and that would be charged to the timed `worktree add`), loose
+#     files is many times slower, and that would be charged to the timed `worktree add`), loose
 #     objects removed, sync. With WT_REMOVE_RUNS>0 (default 3), the route is also timed at 50,000
 #     files with `git worktree remove --force` of the previous worktree right before each run.
 # The patchgate and update-index commands of both sizes are run in ROUNDS rounds (RUNS/ROUNDS runs

@@ -25,6 +25,7 @@ pub mod mirror;
 pub mod node;
 pub mod package;
 pub mod parse;
+pub mod ruff_batch;
 pub mod run;
 pub mod tools;
 

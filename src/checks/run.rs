@@ -48,6 +48,13 @@ impl Item {
 }
 
 enum Job {
+    /// ruff over a project batch (falls back to `PerFile` runs if the batch fails as a whole).
+    Ruff {
+        checker: &'static str,
+        kind: Kind,
+        project: Project,
+        items: Vec<Item>,
+    },
     PerFile {
         checker: &'static str,
         kind: Kind,
@@ -126,7 +133,7 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
         bar.inc_length(jobs.len() as u64);
         // The long jobs (a node start, a cargo or go build) first, in FIFO order, so every worker
         // starts on one of them and the quick per-file tools fill in around them.
-        jobs.sort_by_key(|j| matches!(j, Job::PerFile { .. }));
+        jobs.sort_by_key(|j| matches!(j, Job::PerFile { .. } | Job::Ruff { .. }));
         let results = std::sync::Mutex::new(Vec::with_capacity(jobs.len()));
         let run_all = || {
             rayon::scope_fifo(|s| {
@@ -236,7 +243,10 @@ fn jobs_for(ctx: &Ctx, items: &[(Item, Option<Project>)], kind: Kind) -> Vec<Job
             continue;
         }
         match (project.lang, kind) {
-            (Lang::Node, _) | (Lang::Rust, Kind::Lint) | (Lang::Go, Kind::Lint) => {
+            (Lang::Node, _)
+            | (Lang::Python, _)
+            | (Lang::Rust, Kind::Lint)
+            | (Lang::Go, Kind::Lint) => {
                 batches
                     .entry((checker, project.rel_root.clone()))
                     .or_insert_with(|| (project.clone(), Vec::new()))
@@ -252,7 +262,14 @@ fn jobs_for(ctx: &Ctx, items: &[(Item, Option<Project>)], kind: Kind) -> Vec<Job
         }
     }
     for ((checker, _), (project, items)) in batches {
-        if project.lang == Lang::Node {
+        if project.lang == Lang::Python {
+            jobs.push(Job::Ruff {
+                checker,
+                kind,
+                project,
+                items,
+            });
+        } else if project.lang == Lang::Node {
             jobs.push(Job::Node {
                 checker,
                 kind,
@@ -337,6 +354,12 @@ fn non_result<T>(
 
 fn run_job(ctx: &Ctx, job: Job) -> JobResult {
     match job {
+        Job::Ruff {
+            checker,
+            kind,
+            project,
+            items,
+        } => ruff_batch(ctx, checker, kind, &project, &items),
         Job::PerFile {
             checker,
             kind,
@@ -482,6 +505,117 @@ fn per_file(
     JobResult {
         reports: vec![rep],
         fixed,
+    }
+}
+
+fn ruff_batch(
+    ctx: &Ctx,
+    checker: &'static str,
+    kind: Kind,
+    project: &Project,
+    items: &[Item],
+) -> JobResult {
+    let started = Instant::now();
+    let timeout = ctx.timeout(checker, kind);
+    let per_file_fallback = || {
+        let mut r = JobResult {
+            reports: Vec::new(),
+            fixed: Vec::new(),
+        };
+        for i in items {
+            let one = per_file(ctx, checker, kind, project, i);
+            r.reports.extend(one.reports);
+            r.fixed.extend(one.fixed);
+        }
+        r
+    };
+    let argv = match tools::program(ctx.config, checker, "ruff", &project.root, ctx.repo_root) {
+        Ok(a) => a,
+        Err(_) => return per_file_fallback(),
+    };
+    let texts: Vec<(&str, &str)> = items
+        .iter()
+        .map(|i| (i.rel.as_str(), i.text.as_str()))
+        .collect();
+    let lint = kind == Kind::Lint;
+    match super::ruff_batch::run(&argv, ctx.repo_root, &texts, lint, timeout) {
+        Ran::Done(super::ruff_batch::Out::Formatted(out)) => {
+            let mut fixed = Vec::new();
+            let reports = items
+                .iter()
+                .zip(out)
+                .map(|(i, (_, formatted))| {
+                    format_report(ctx, i, checker, formatted, started, &mut fixed)
+                })
+                .collect();
+            JobResult { reports, fixed }
+        }
+        Ran::Done(super::ruff_batch::Out::Findings(all)) => {
+            let mine = |rel: &str| -> Vec<RawFinding> {
+                all.iter().filter(|f| f.path == rel).cloned().collect()
+            };
+            // Baselines for the files with findings: cached ones, then one batch run for the rest.
+            let mut bases: BTreeMap<String, Vec<RawFinding>> = BTreeMap::new();
+            let mut to_run: Vec<(&str, &str)> = Vec::new();
+            for i in items.iter().filter(|i| !mine(&i.rel).is_empty()) {
+                if let Some(b) = &i.before {
+                    match baseline::get(ctx.git_dir, checker, &i.rel, b.as_bytes()) {
+                        Some(hit) => {
+                            bases.insert(i.rel.clone(), hit);
+                        }
+                        None => to_run.push((&i.rel, b)),
+                    }
+                }
+            }
+            if !to_run.is_empty()
+                && let Ran::Done(super::ruff_batch::Out::Findings(base_all)) =
+                    super::ruff_batch::run(&argv, ctx.repo_root, &to_run, true, timeout)
+            {
+                for (rel, b) in &to_run {
+                    let found: Vec<RawFinding> = base_all
+                        .iter()
+                        .filter(|f| f.path == *rel)
+                        .cloned()
+                        .collect();
+                    baseline::put(ctx.git_dir, checker, rel, b.as_bytes(), &found);
+                    bases.insert(rel.to_string(), found);
+                }
+            }
+            let reports = items
+                .iter()
+                .map(|i| {
+                    let base = if i.before.is_some() {
+                        bases.get(&i.rel).map(Vec::as_slice)
+                    } else {
+                        None
+                    };
+                    lint_report(i, checker, ctx.opts.gate, &mine(&i.rel), base, started)
+                })
+                .collect();
+            JobResult {
+                reports,
+                fixed: Vec::new(),
+            }
+        }
+        // A missing ruff or a timeout is the same verdict per file; anything else (a config this
+        // batch could not reproduce) falls back to one stdin run per file.
+        Ran::Missing(m) => JobResult {
+            reports: items
+                .iter()
+                .map(|i| {
+                    non_result::<()>(i, checker, kind, Ran::Missing(m.clone()), timeout, started)
+                })
+                .collect(),
+            fixed: Vec::new(),
+        },
+        Ran::Timeout => JobResult {
+            reports: items
+                .iter()
+                .map(|i| non_result::<()>(i, checker, kind, Ran::Timeout, timeout, started))
+                .collect(),
+            fixed: Vec::new(),
+        },
+        Ran::Skipped(_) | Ran::Error(_) => per_file_fallback(),
     }
 }
 
