@@ -2,8 +2,9 @@
 //! files, in parallel, blaming only what the patch introduced (DESIGN §3).
 //!
 //! How each checker sees the patched content without the user's working tree being touched:
-//! - per-file tools with a stdin mode (ruff, ruff format, rustfmt, gofmt) read it on stdin, with
-//!   the file's real path given for configuration discovery;
+//! - rustfmt and gofmt read it on stdin, one run per file, from the file's real place;
+//! - ruff runs once per project batch on a scratch copy that carries the configuration chain
+//!   (`ruff_batch`), falling back to one stdin run per file;
 //! - eslint and prettier run through a small node bridge (`node`), one process per project batch,
 //!   which lints/formats text "as if at" the real path through their own APIs;
 //! - whole-package tools (clippy, go vet) run in a `mirror` of the project inside patchgate's
