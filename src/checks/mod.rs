@@ -12,9 +12,10 @@
 //! - custom checkers (`.patchgate.toml`) run on the patched files materialized in a scratch
 //!   directory of patchgate's.
 //!
-//! Modules: `detect` (which checkers), `tools` (binaries and per-file tools), `package`
-//! (clippy, go vet), `custom`, `gate` (new vs old findings), `baseline` (cached original
-//! results), `run` (scheduling with rayon, timeouts, statuses).
+//! Modules: `detect` (which checkers), `config` (`.patchgate.toml`), `tools` (binaries and the
+//! stdin tools), `ruff_batch`, `node` (the eslint/prettier bridge), `package` (clippy, go vet) and
+//! `mirror`, `custom`, `parse` (each tool's output), `gate` (new vs old findings), `baseline`
+//! (cached original results), `run` (scheduling with rayon, timeouts, statuses).
 
 pub mod baseline;
 pub mod config;
