@@ -13,25 +13,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{BIN, Run, TestRepo, assert_subset};
+use crate::harness::{BIN, Run, TestRepo, assert_subset, on_path, tools_node_modules};
 
 // ---------------------------------------------------------------------------------------------
 // Tools
 
 /// The node packages `scripts/install-checkers` installs (symlinked into Node fixtures as their
 /// project-local `node_modules`).
-fn tools_node_modules() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/node/node_modules")
-}
-
-fn on_path(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join(name))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
-}
 
 /// Whether `tool` (a program, `clippy`, or a node package of the pinned tools) is available. When
 /// it is not: in CI the test fails; locally it prints a loud `SKIPPED: <why>` and the test returns.

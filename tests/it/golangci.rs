@@ -2,17 +2,17 @@
 //! registry package is an unusable 2020 binary), so its parser is proven on recorded output
 //! (`src/checks/parse/go.rs`), and this test runs only where a real golangci-lint is on PATH.
 
-use crate::harness::TestRepo;
+use crate::harness::{TestRepo, on_path};
 
 #[test]
 fn golangci_lint_findings_where_it_is_installed() {
-    let Some(_) = which("golangci-lint") else {
+    let Some(_) = on_path("golangci-lint") else {
         eprintln!(
             "SKIPPED: golangci-lint is not installed (it cannot be installed here; its parser is tested on recorded output)"
         );
         return;
     };
-    if which("go").is_none() {
+    if on_path("go").is_none() {
         eprintln!("SKIPPED: go is not installed");
         return;
     }
@@ -32,10 +32,4 @@ fn golangci_lint_findings_where_it_is_installed() {
     let check = &json["checks"][0];
     assert_eq!(check["checker"], "go-lint");
     assert_eq!(check["findings"][0]["line"], 6);
-}
-
-fn which(name: &str) -> Option<std::path::PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
 }

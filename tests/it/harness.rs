@@ -361,3 +361,18 @@ impl TestRepo {
         self.git(&["rev-parse", "HEAD"]).trim().to_string()
     }
 }
+
+/// An executable on PATH.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// The node packages `scripts/install-checkers` pins (eslint, prettier, typescript).
+pub fn tools_node_modules() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/node/node_modules")
+}

@@ -16,28 +16,15 @@
 
 use std::ffi::OsString;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::harness::{BIN, Run, TestRepo};
+use crate::harness::{BIN, Run, TestRepo, on_path, tools_node_modules};
 
 // ---------------------------------------------------------------------------------------------
 // Tools
-
-fn tools_node_modules() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/node/node_modules")
-}
-
-fn on_path(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join(name))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
-}
 
 /// Whether the toolchain of `lang` (`rust`, `go`, `node`, `python`) is available. When it is
 /// not: in CI the test fails; locally it prints a loud `SKIPPED: <why>` and the test returns.
