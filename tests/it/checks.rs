@@ -18,9 +18,6 @@ use crate::harness::{BIN, Run, TestRepo, assert_subset, on_path, tools_node_modu
 // ---------------------------------------------------------------------------------------------
 // Tools
 
-/// The node packages `scripts/install-checkers` installs (symlinked into Node fixtures as their
-/// project-local `node_modules`).
-
 /// Whether `tool` (a program, `clippy`, or a node package of the pinned tools) is available. When
 /// it is not: in CI the test fails; locally it prints a loud `SKIPPED: <why>` and the test returns.
 fn require(tool: &str) -> bool {
