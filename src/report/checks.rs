@@ -69,20 +69,32 @@ pub fn human(checks: &[CheckReport], paint: &dyn Fn(bool, &str) -> String) -> St
             }
         }
     }
+    // Not run: one line per checker and reason, not one per file.
+    let mut not_run: Vec<(&str, Status, Option<&str>, Vec<&str>)> = Vec::new();
     for r in checks
         .iter()
         .filter(|r| matches!(r.status, Status::Missing | Status::Error | Status::Timeout))
     {
+        let key = (r.checker.as_str(), r.status, r.note.as_deref());
+        match not_run
+            .iter_mut()
+            .find(|(c, st, n, _)| (*c, *st, *n) == key)
+        {
+            Some(entry) => entry.3.push(&r.path),
+            None => not_run.push((key.0, key.1, key.2, vec![&r.path])),
+        }
+    }
+    for (checker, status, note, paths) in not_run {
+        let on = if paths.len() == 1 {
+            paths[0].to_string()
+        } else {
+            format!("{} files", paths.len())
+        };
         let _ = writeln!(
             out,
-            "  ! {} — {}: {}{}",
-            r.path,
-            r.checker,
-            status_word(r.status),
-            r.note
-                .as_deref()
-                .map(|n| format!(" ({n})"))
-                .unwrap_or_default()
+            "  ! {checker}: {} on {on}{}",
+            status_word(status),
+            note.map(|n| format!(" ({n})")).unwrap_or_default()
         );
     }
     let passed: Vec<_> = checks.iter().filter(|r| r.status == Status::Pass).collect();
