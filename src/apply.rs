@@ -166,8 +166,13 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         };
         return Ok(report);
     }
+    // Read once: checks and verify share it, and a bad file is reported before either runs.
+    let config = if opts.checks.is_some() || opts.verify.is_some() {
+        checks::config::Config::load(&repo.roots.root)?
+    } else {
+        checks::config::Config::default()
+    };
     if let Some(check_opts) = &opts.checks {
-        let config = checks::config::Config::load(&repo.roots.root)?;
         config.check_names(check_opts.only.as_deref())?;
         let files = check_files(&repo, &plan);
         let ctx = checks::run::Ctx {
@@ -192,7 +197,6 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     if let Some(vopts) = &opts.verify
         && !vopts.steps.is_empty()
     {
-        let config = checks::config::Config::load(&repo.roots.root)?;
         let projects = projects_of(&repo, &plan);
         let overlays: Vec<crate::verify::run::Overlay> = plan
             .changes

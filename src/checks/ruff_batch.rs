@@ -131,3 +131,78 @@ pub fn run(
         Ran::Done(Out::Formatted(formatted))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ruff itself; in CI its absence fails the test, locally it is skipped loudly.
+    fn ruff() -> Option<Vec<OsString>> {
+        match super::super::tools::which("ruff") {
+            Some(p) => Some(vec![p.into_os_string()]),
+            None if std::env::var("CI").as_deref() == Ok("true") => panic!("ruff is not on PATH"),
+            None => {
+                eprintln!("SKIPPED: ruff is not on PATH (scripts/test installs it)");
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn the_batch_sees_each_files_own_configuration_and_excludes() {
+        let Some(argv) = ruff() else { return };
+        let repo = tempfile::tempdir().expect("tempdir");
+        let root = repo.path();
+        std::fs::write(
+            root.join("pyproject.toml"),
+            "[tool.ruff]\nextend-exclude = [\"gen\"]\n[tool.ruff.lint]\nselect = [\"F\"]\n",
+        )
+        .expect("write");
+        std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+        std::fs::write(
+            root.join("sub/ruff.toml"),
+            "line-length = 20\n[lint]\nselect = [\"E501\"]\n",
+        )
+        .expect("write");
+        let unused = "import os\n";
+        let long = "x = 'a long line that is longer than twenty'\nimport os\n";
+        let files = [("a.py", unused), ("sub/b.py", long), ("gen/c.py", unused)];
+        let found = match run(&argv, root, &files, true, Duration::from_secs(30)) {
+            Ran::Done(Out::Findings(f)) => f,
+            _ => panic!("the batch run failed"),
+        };
+        let got: Vec<(&str, &str, usize)> = found
+            .iter()
+            .map(|f| (f.path.as_str(), f.rule.as_str(), f.line))
+            .collect();
+        assert_eq!(got, vec![("a.py", "F401", 1), ("sub/b.py", "E501", 1)]);
+        // Nothing of the repository was touched: the copies live elsewhere.
+        assert!(!root.join("a.py").exists());
+    }
+
+    #[test]
+    fn the_batch_formats_with_each_files_configuration() {
+        let Some(argv) = ruff() else { return };
+        let repo = tempfile::tempdir().expect("tempdir");
+        let root = repo.path();
+        std::fs::write(root.join("pyproject.toml"), "[project]\nname = \"x\"\n").expect("write");
+        std::fs::create_dir_all(root.join("sub")).expect("mkdir");
+        std::fs::write(
+            root.join("sub/ruff.toml"),
+            "[format]\nquote-style = \"single\"\n",
+        )
+        .expect("write");
+        let files = [("a.py", "x = 'q'\n"), ("sub/b.py", "x = \"q\"\n")];
+        let out = match run(&argv, root, &files, false, Duration::from_secs(30)) {
+            Ran::Done(Out::Formatted(f)) => f,
+            _ => panic!("the batch run failed"),
+        };
+        assert_eq!(
+            out,
+            vec![
+                ("a.py".to_string(), "x = \"q\"\n".to_string()),
+                ("sub/b.py".to_string(), "x = 'q'\n".to_string())
+            ]
+        );
+    }
+}

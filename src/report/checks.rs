@@ -283,3 +283,41 @@ pub fn verify_markdown(steps: &[crate::verify::run::VerifyReport]) -> String {
     out.push('\n');
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::Kind;
+
+    fn missing(path: &str, checker: &str) -> CheckReport {
+        CheckReport {
+            path: path.into(),
+            checker: checker.into(),
+            kind: Kind::Lint,
+            status: Status::Missing,
+            findings: Vec::new(),
+            diff: None,
+            duration_ms: 0,
+            note: Some("ruff not found on PATH".into()),
+        }
+    }
+
+    #[test]
+    fn checkers_that_did_not_run_get_one_line_each() {
+        let reports = [
+            missing("a.py", "ruff"),
+            missing("b.py", "ruff"),
+            missing("c.py", "ruff-format"),
+        ];
+        let text = human(&reports, &|_, l| l.to_string());
+        assert!(
+            text.contains("  ! ruff: missing on 2 files (ruff not found on PATH)\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  ! ruff-format: missing on c.py (ruff not found on PATH)\n"),
+            "{text}"
+        );
+        assert_eq!(text.matches("! ").count(), 2, "{text}");
+    }
+}

@@ -36,3 +36,29 @@ fn schema_is_json() {
             .is_some_and(|a| a.len() == 6)
     );
 }
+
+#[test]
+fn an_unknown_checker_name_is_refused_not_ignored() {
+    let repo = TestRepo::new().file("a.txt", "alpha\n").commit();
+    let snapshot = repo.snapshot();
+    let r = repo.apply(
+        "- {file_path: a.txt, old_string: alpha, new_string: A}\n",
+        &["--checks", "rufff"],
+    );
+    r.assert_code(3);
+    let help = r.json()["error"]["help"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        help.contains("ruff-format") && help.contains("eslint"),
+        "{help}"
+    );
+    assert_eq!(
+        repo.snapshot(),
+        snapshot,
+        "a typo must not turn the gate off and apply"
+    );
+    let r = repo.run(&["check", "--checks", "rufff", "--format", "json"]);
+    assert_eq!(r.code, 3, "{}", r.stdout);
+}

@@ -197,3 +197,32 @@ fn undoing_a_failed_switch_never_overwrites_a_newer_save() {
     assert_eq!(repo.read_str("b.txt"), "user save b\n");
     assert_eq!(repo.leftovers(), Vec::<String>::new());
 }
+
+#[test]
+fn a_cleanup_failure_after_the_switch_is_a_warning_not_an_error() {
+    let repo = repo();
+    let (mut child, resume, _scratch) = start_paused(&repo, "before-cleanup");
+    let stderr = wait_paused(&mut child);
+    // The patch has landed; now the pin ref cannot be deleted (its lock is taken).
+    let pin = repo.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/"]);
+    let lock = repo
+        .path()
+        .join(".git")
+        .join(format!("{}.lock", pin.trim()));
+    std::fs::write(&lock, "").expect("lock");
+    std::fs::write(&resume, "").expect("resume");
+    let out = child.wait_with_output().expect("wait");
+    let mut rest = String::new();
+    use std::io::Read;
+    let mut stderr = stderr;
+    let _ = stderr.read_to_string(&mut rest);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(out.status.code(), Some(0), "{json}");
+    assert_eq!(json["status"], "applied");
+    assert!(rest.contains("warning"), "{rest}");
+    assert_eq!(repo.read_str("a.txt"), "A1\n");
+    // The next recovery finishes the cleanup.
+    std::fs::remove_file(&lock).expect("unlock");
+    repo.run(&["recover"]).assert_code(0);
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+}

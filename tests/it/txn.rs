@@ -407,8 +407,10 @@ fn works_from_a_subdirectory_and_in_a_linked_worktree() {
     );
 }
 
-#[test]
-fn inside_a_real_pre_commit_hook() {
+/// A repository whose pre-commit hook runs `patchgate apply <fix.yaml> <args>` (report in
+/// `.git/hook-report.json`) followed by `after`, then a `git commit` of a staged change to a.txt.
+/// Returns the repository, whether the commit succeeded (with git's output), and the report.
+fn commit_with_hook(args: &str, after: &str) -> (TestRepo, (bool, String), serde_json::Value) {
     let repo = TestRepo::new()
         .file("a.txt", "alpha\n")
         .file("b.txt", "beta\n")
@@ -424,7 +426,7 @@ fn inside_a_real_pre_commit_hook() {
     std::fs::write(
         &hook,
         format!(
-            "#!/bin/sh\nset -e\n\"{}\" apply \"{}\" --format json > .git/hook-report.json\ngit add b.txt\n",
+            "#!/bin/sh\n\"{}\" apply \"{}\" {args} --format json > .git/hook-report.json\n{after}\n",
             crate::harness::BIN,
             patch.display()
         ),
@@ -434,12 +436,18 @@ fn inside_a_real_pre_commit_hook() {
     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     repo.write("a.txt", "alpha changed\n");
     repo.git(&["add", "a.txt"]);
-    let (ok, out) = git_try(repo.path(), &["commit", "-q", "-m", "with hook"]);
-    assert!(ok, "git commit failed: {out}");
-    let report: serde_json::Value = serde_json::from_str(
+    let commit = git_try(repo.path(), &["commit", "-q", "-m", "with hook"]);
+    let report = serde_json::from_str(
         &std::fs::read_to_string(repo.path().join(".git/hook-report.json")).expect("report"),
     )
     .expect("json");
+    (repo, commit, report)
+}
+
+#[test]
+fn inside_a_real_pre_commit_hook() {
+    let (repo, (ok, out), report) = commit_with_hook("", "git add b.txt");
+    assert!(ok, "git commit failed: {out}");
     assert_eq!(report["status"], "applied", "{report}");
     assert_eq!(repo.git(&["show", "HEAD:b.txt"]), "BETA\n");
     assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "alpha changed\n");
@@ -455,37 +463,8 @@ fn inside_a_real_pre_commit_hook() {
 
 #[test]
 fn commit_inside_a_hook_is_refused_because_git_is_committing() {
-    let repo = TestRepo::new()
-        .file("a.txt", "alpha\n")
-        .file("b.txt", "beta\n")
-        .commit();
-    let patch = repo.path().join(".git/fix.yaml");
-    std::fs::write(
-        &patch,
-        "- {file_path: b.txt, old_string: beta, new_string: BETA}\n",
-    )
-    .expect("patch");
-    let hook = repo.path().join(".git/hooks/pre-commit");
-    std::fs::create_dir_all(hook.parent().expect("dir")).expect("hooks dir");
-    std::fs::write(
-        &hook,
-        format!(
-            "#!/bin/sh\n\"{}\" apply \"{}\" --commit --format json > .git/hook-report.json\nexit 0\n",
-            crate::harness::BIN,
-            patch.display()
-        ),
-    )
-    .expect("hook");
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    repo.write("a.txt", "alpha changed\n");
-    repo.git(&["add", "a.txt"]);
-    let (ok, out) = git_try(repo.path(), &["commit", "-q", "-m", "with hook"]);
+    let (repo, (ok, out), report) = commit_with_hook("--commit", "exit 0");
     assert!(ok, "{out}");
-    let report: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(repo.path().join(".git/hook-report.json")).expect("report"),
-    )
-    .expect("json");
     assert_eq!(report["error"]["kind"], "inside_git_command", "{report}");
     assert_eq!(repo.read_str("b.txt"), "beta\n");
     assert_eq!(repo.git(&["status", "--porcelain"]), "");
