@@ -122,6 +122,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         }
         _ => plan::Source::WorkTree,
     };
+    crate::timing::mark("repository opened");
     let mut plan = plan::plan(
         patch,
         &repo.roots,
@@ -131,7 +132,9 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             lenient: opts.lenient,
         },
     );
+    crate::timing::mark("planned");
     let mut report = Report::from_plan(&plan, &patch.source);
+    crate::timing::mark("report built");
     for r in &recovered {
         report.notes.push(format!(
             "note: finished an interrupted transaction ({}): {}",
@@ -274,6 +277,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             committer: c,
         }),
     )?;
+    crate::timing::mark("staged");
     fault::point("staged");
 
     let mut record_entries = plan.digests.clone();
@@ -302,6 +306,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     let journal_err =
         |e: std::io::Error| Error::io("write the journal in", journal::dir(&repo.git_dir), e);
     j.save(&repo.git_dir).map_err(journal_err)?;
+    crate::timing::mark("journaled");
     fault::point("journaled");
 
     let result = switch(
@@ -313,6 +318,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         old_tip,
         staged.commit,
     );
+    crate::timing::mark("switched");
     let mut finished = true;
     match result {
         Ok(None) => {}
@@ -342,6 +348,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             repo.git_dir.join("patchgate").display()
         ));
     }
+    crate::timing::mark("recorded");
     fault::point("before-cleanup");
     if finished {
         // The patch has landed: a failed cleanup is a warning (the next run finishes it), never
@@ -354,6 +361,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             ));
         }
     }
+    crate::timing::mark("cleaned up");
     report.status = if mode == Mode::Worktree {
         Status::Applied
     } else {

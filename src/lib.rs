@@ -16,6 +16,7 @@ pub mod plan;
 pub mod repo;
 pub mod report;
 pub mod runner;
+pub mod timing;
 pub mod txn;
 pub mod verify;
 

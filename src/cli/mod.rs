@@ -314,6 +314,7 @@ fn wants_json(args: &[std::ffi::OsString]) -> bool {
 fn run_apply(a: ApplyArgs) -> i32 {
     let dir = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let result = read_patch(a.patch.as_deref(), &dir).and_then(|patch| {
+        crate::timing::mark("patch parsed");
         let checks = a.check.options(a.fix)?;
         let verify = match &a.verify {
             Some(list) => Some(crate::verify::run::Options {
@@ -353,7 +354,9 @@ pub(crate) fn print_report(report: &Report, format: OutputFormat) -> i32 {
         OutputFormat::Markdown => render_markdown(report),
         OutputFormat::Human => render_human(report, color_stdout()),
     };
+    crate::timing::mark("report rendered");
     emit(&text);
+    crate::timing::mark("report written");
     report.exit.code()
 }
 

@@ -76,6 +76,14 @@ impl TextDoc {
             let column = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
             DecodeError::NotUtf8 { line, column }
         })?;
+        // The common case, a file without a single CR, is a copy and a SIMD count.
+        if memchr::memchr(b'\r', raw.as_bytes()).is_none() {
+            return Ok(TextDoc {
+                bom,
+                text: raw.to_string(),
+                crlf: vec![false; memchr_count(raw.as_bytes())],
+            });
+        }
         let mut text = String::with_capacity(raw.len());
         let mut crlf = Vec::new();
         let mut rest = raw;
@@ -103,6 +111,9 @@ impl TextDoc {
     /// The original text of `range` (a range of [`TextDoc::text`]), with its own line endings.
     pub fn encode_range(&self, range: Range<usize>) -> String {
         let slice = &self.text[range.clone()];
+        if !self.crlf.contains(&true) {
+            return slice.to_string();
+        }
         let mut nl = self.newlines_before(range.start);
         let mut out = String::with_capacity(slice.len() + 8);
         let mut rest = slice;
@@ -239,7 +250,7 @@ impl TextDoc {
 }
 
 fn memchr_count(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|b| **b == b'\n').count()
+    memchr::memchr_iter(b'\n', bytes).count()
 }
 
 #[cfg(test)]

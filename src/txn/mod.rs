@@ -18,6 +18,7 @@ pub mod commit;
 pub mod fault;
 pub mod journal;
 pub mod lock;
+pub mod objects;
 pub mod recover;
 pub mod stage;
 mod writeback;

@@ -1,8 +1,10 @@
 //! Staging: the post-patch state recorded as git objects.
 //!
 //! Cost is O(edited files), never O(repository): one blob per changed path (and one for its old
-//! content, so a crash can always be undone), then `TreeUpdateBuilder` rewrites only the trees on
-//! the paths that changed, starting from the base commit's tree. Nothing is checked out.
+//! content, so a crash can always be undone; written in parallel by [`super::objects`], only
+//! where missing), then `TreeUpdateBuilder` rewrites only the trees on the paths that changed,
+//! starting from the base commit's tree. Nothing is checked out. The blobs are synced; the few
+//! trees and commits libgit2 writes are not (a power loss may lose them, never a crash).
 //!
 //! No checkout happens here: the checkers that need files on disk get them from patchgate's
 //! worktree of the project (`checks::mirror`, under `.git/patchgate/node_modules/mirror/`), materialised only
@@ -15,7 +17,7 @@
 //! commit of the old contents), so `git gc` cannot collect them while the transaction lives; the ref is deleted when
 //! it ends.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use git2::{FileMode, Oid, Repository, Signature};
 
@@ -45,48 +47,28 @@ fn pin_signature() -> Result<Signature<'static>, Error> {
     Signature::new("patchgate", "patchgate@localhost", &git2::Time::new(0, 0)).map_err(Error::git)
 }
 
-/// A blob for `bytes`, written only if the object database lacks it: a file's old content is
-/// usually already there (it is what HEAD or the index holds), and hashing costs far less than
-/// compressing and writing a loose object that libgit2 would then throw away.
-fn blob(
-    repo: &Repository,
-    odb: &git2::Odb,
-    bytes: &[u8],
-    written: &mut Vec<Oid>,
-) -> Result<Oid, Error> {
-    if let Ok(oid) = Oid::hash_object(git2::ObjectType::Blob, bytes)
-        && odb.exists(oid)
-    {
-        return Ok(oid);
+/// The bytes a path's blob holds: a file's content or a link's target.
+fn blob_bytes(disk: &Disk) -> Option<&[u8]> {
+    match disk {
+        Disk::File { bytes, .. } => Some(bytes),
+        Disk::Symlink { target } => Some(target.as_os_str().as_encoded_bytes()),
+        Disk::Missing | Disk::Dir | Disk::Other => None,
     }
-    let oid = repo.blob(bytes).map_err(Error::git)?;
-    written.push(oid);
-    Ok(oid)
 }
 
-fn state_of(
-    repo: &Repository,
-    odb: &git2::Odb,
-    disk: &Disk,
-    written: &mut Vec<Oid>,
-) -> Result<State, Error> {
-    Ok(match disk {
-        Disk::Missing => State::Missing,
-        Disk::File { bytes, mode } => {
-            let oid = blob(repo, odb, bytes, written)?;
-            State::File {
-                oid: oid.to_string(),
-                mode: *mode,
-            }
-        }
-        Disk::Symlink { target } => {
-            let oid = blob(repo, odb, target.as_os_str().as_encoded_bytes(), written)?;
-            State::Symlink {
-                oid: oid.to_string(),
-            }
-        }
-        Disk::Dir | Disk::Other => State::Other,
-    })
+/// The journal's state for `disk`, whose blob (if any) is `oid`.
+fn state_of(disk: &Disk, oid: Option<Oid>) -> State {
+    match (disk, oid) {
+        (Disk::File { mode, .. }, Some(oid)) => State::File {
+            oid: oid.to_string(),
+            mode: *mode,
+        },
+        (Disk::Symlink { .. }, Some(oid)) => State::Symlink {
+            oid: oid.to_string(),
+        },
+        (Disk::Missing, _) => State::Missing,
+        _ => State::Other,
+    }
 }
 
 fn file_mode(state: &State) -> Option<(Oid, FileMode)> {
@@ -166,14 +148,30 @@ pub fn stage(
     base: Option<&git2::Commit>,
     commit: Option<CommitSpec>,
 ) -> Result<Staged, Error> {
-    let mut written = Vec::new();
     let odb = repo.odb().map_err(Error::git)?;
+    // Old contents too, so a crash can always be undone; they are usually HEAD's already, and
+    // only the missing ones are written.
+    let contents: Vec<&[u8]> = changes
+        .iter()
+        .flat_map(|c| [blob_bytes(&c.before), blob_bytes(&c.after)])
+        .flatten()
+        .collect();
+    let (ids, _written) = super::objects::write_blobs(
+        &odb,
+        &repo.commondir().join("objects"),
+        &contents,
+        super::fsync_enabled(),
+    )?;
+    let mut ids = ids.into_iter();
+    let mut next_id = |d: &Disk| blob_bytes(d).and_then(|_| ids.next());
     let mut files = Vec::with_capacity(changes.len());
     for c in changes {
+        let old = state_of(&c.before, next_id(&c.before));
+        let new = state_of(&c.after, next_id(&c.after));
         files.push(FileEntry {
             path: c.rel.clone(),
-            old: state_of(repo, &odb, &c.before, &mut written)?,
-            new: state_of(repo, &odb, &c.after, &mut written)?,
+            old,
+            new,
         });
     }
     let base_tree = match base {
@@ -238,43 +236,12 @@ pub fn stage(
     let pin_ref = format!("{}/{id}", pin_prefix(git_dir));
     repo.reference(&pin_ref, pin, false, "patchgate: pin transaction")
         .map_err(Error::git)?;
-    if super::fsync_enabled() {
-        sync_loose_objects(repo, &written);
-    }
     Ok(Staged {
         pin_ref,
         tree,
         commit: new_commit,
         files,
     })
-}
-
-/// Loose objects are not fsynced by libgit2; a crash of the machine (not just the process) could
-/// otherwise lose content the journal points to.
-fn sync_loose_objects(repo: &Repository, oids: &[Oid]) {
-    use rayon::prelude::*;
-    let objects = repo.commondir().join("objects");
-    let mut files: Vec<PathBuf> = oids
-        .iter()
-        .map(|oid| {
-            let hex = oid.to_string();
-            objects.join(&hex[..2]).join(&hex[2..])
-        })
-        .collect();
-    files.sort();
-    files.dedup();
-    // In parallel: the file system can commit concurrent syncs together.
-    files.par_iter().for_each(|p| {
-        if let Ok(f) = std::fs::File::open(p) {
-            let _ = f.sync_all();
-        }
-    });
-    let dirs: std::collections::BTreeSet<&Path> = files.iter().filter_map(|p| p.parent()).collect();
-    dirs.par_iter().for_each(|d| {
-        if let Ok(f) = std::fs::File::open(d) {
-            let _ = f.sync_all();
-        }
-    });
 }
 
 /// Deletes a transaction's pin ref (missing is fine: it is what we want).
