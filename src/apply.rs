@@ -473,6 +473,7 @@ fn switch(
                 },
             )?;
             j.phase = Phase::Switching;
+            crate::timing::mark("commit: files written");
             fault::point("before-cas");
             if let Err(e) =
                 commit::compare_and_swap(&repo.git, refname, new_commit, old_tip, &msg("commit"))
@@ -501,6 +502,7 @@ fn switch(
             fault::point("after-cas");
             j.set_phase(Phase::Committed, &git_dir)
                 .map_err(|e| Error::io("write the journal in", &git_dir, e))?;
+            crate::timing::mark("commit: ref moved");
             let workdir = repo.require_workdir()?;
             let paths: Vec<String> = plan.changes.iter().map(|c| c.rel.clone()).collect();
             if let Err(e) = commit::update_index(&git_dir, workdir, &paths) {
