@@ -561,3 +561,30 @@ fn an_edit_that_differs_only_in_line_endings_is_invalid() {
     );
     run.assert_code(3);
 }
+
+#[test]
+fn a_sha256_repository_is_refused_with_a_clear_message_and_nothing_changes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (ok, out) = crate::harness::git_try(dir.path(), &["init", "-q", "--object-format=sha256"]);
+    assert!(ok, "git init --object-format=sha256: {out}");
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").expect("write");
+    let run = crate::harness::run_in(
+        dir.path(),
+        &["apply", "-", "--format", "json"],
+        Some(b"- {file_path: a.txt, old_string: alpha, new_string: A}\n"),
+    );
+    run.assert_code(4);
+    let help = run.json()["error"]["help"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(help.contains("SHA-1"), "help: {help}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).expect("read"),
+        "alpha\n"
+    );
+    assert!(
+        !dir.path().join(".git/patchgate").exists(),
+        "nothing written into .git"
+    );
+}
