@@ -117,7 +117,7 @@ fn write_pack(objects_dir: &Path, objects: &[(Oid, &[u8])], sync: bool) -> Resul
     }
     let pack_sum = Sha1::digest(&pack);
     pack.extend_from_slice(&pack_sum);
-    index.sort_by(|a, b| a.0.cmp(&b.0));
+    index.sort_by_key(|e| e.0);
     let mut idx = Vec::with_capacity(8 + 1024 + index.len() * 28 + 40);
     idx.extend_from_slice(b"\xfftOc");
     idx.extend_from_slice(&2u32.to_be_bytes());
