@@ -86,6 +86,41 @@ pub fn write_blobs(
     Ok((ids, missing.into_iter().map(|(id, _)| id).collect()))
 }
 
+/// Temp-file prefixes: `tmp_` as git's own (so `git prune` collects them too), and ours, so that
+/// [`sweep_temp`] never touches a file git is writing.
+const TEMP_OBJECT: &str = "tmp_patchgate_obj_";
+const TEMP_PACK: &str = "tmp_patchgate_pack_";
+
+/// Removes temp files a killed patchgate left in the object database. Only old ones: another
+/// worktree of the repository (another mutex, the same objects) may be writing right now.
+pub fn sweep_temp(objects_dir: &Path, older_than: std::time::Duration) {
+    let Ok(fanout) = std::fs::read_dir(objects_dir) else {
+        return;
+    };
+    let now = std::time::SystemTime::now();
+    for dir in fanout.flatten() {
+        let Ok(entries) = std::fs::read_dir(dir.path()) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            if !(name.starts_with(TEMP_OBJECT) || name.starts_with(TEMP_PACK)) {
+                continue;
+            }
+            let old = e
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| now.duration_since(t).ok())
+                .is_some_and(|age| age >= older_than);
+            if old {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
 /// From this many new objects on, a batch is written as a pack (git's `transfer.unpackLimit` is
 /// 100; staging writes fewer, larger batches, and a pack saves most where there are many files).
 const PACK_AT: usize = 64;
@@ -148,7 +183,7 @@ fn write_pack(objects_dir: &Path, objects: &[(Oid, &[u8])], sync: bool) -> Resul
     for (ext, bytes) in [("pack", &pack), ("idx", &idx)] {
         let path = dir.join(format!("pack-{name}.{ext}"));
         let mut tmp = tempfile::Builder::new()
-            .prefix("tmp_pack_")
+            .prefix(TEMP_PACK)
             .tempfile_in(&dir)
             .map_err(|e| Error::io("create a temp file in", &dir, e))?;
         tmp.write_all(bytes)
@@ -217,7 +252,7 @@ fn write_loose(
     let path = &path;
     let io = |what: &'static str| move |e| Error::io(what, path, e);
     let mut tmp = tempfile::Builder::new()
-        .prefix("tmp_obj_")
+        .prefix(TEMP_OBJECT)
         .tempfile_in(&dir)
         .map_err(|e| Error::io("create a temp file in", &dir, e))?;
     {
@@ -327,6 +362,28 @@ mod tests {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+
+    #[test]
+    fn sweep_removes_only_old_patchgate_temp_files() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fan = dir.path().join("ab");
+        std::fs::create_dir_all(dir.path().join("pack")).expect("pack");
+        std::fs::create_dir_all(&fan).expect("fan-out");
+        let ours = fan.join(format!("{TEMP_OBJECT}x1"));
+        let pack = dir.path().join("pack").join(format!("{TEMP_PACK}x2"));
+        let gits = fan.join("tmp_obj_x3");
+        for p in [&ours, &pack, &gits] {
+            std::fs::write(p, "partial").expect("write");
+        }
+        sweep_temp(dir.path(), std::time::Duration::from_secs(3600));
+        assert!(
+            ours.exists() && pack.exists(),
+            "a fresh temp file may be in use"
+        );
+        sweep_temp(dir.path(), std::time::Duration::ZERO);
+        assert!(!ours.exists() && !pack.exists(), "old ones go");
+        assert!(gits.exists(), "git's own temp files are git's business");
     }
 
     #[test]

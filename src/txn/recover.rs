@@ -323,6 +323,10 @@ fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
             }
         }
     }
+    super::objects::sweep_temp(
+        &repo.commondir().join("objects"),
+        std::time::Duration::from_secs(3600),
+    );
     for d in [git_dir.join("patchgate"), super::journal::dir(git_dir)] {
         let Ok(entries) = std::fs::read_dir(&d) else {
             continue;
