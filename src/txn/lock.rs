@@ -164,7 +164,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let held = acquire(dir.path()).expect("first");
         // A foreign live holder: a child process that keeps the locked description.
-        let mut holder = keep_lock_in_child(&held, "0.5");
+        let mut holder = keep_lock_in_child(&held, "2");
         std::fs::write(
             dir.path().join("patchgate/mutex"),
             format!("{}\n", holder.id()),
@@ -207,7 +207,7 @@ mod tests {
     fn a_lock_kept_by_a_dead_holders_orphan_is_waited_for() {
         let dir = tempfile::tempdir().expect("tempdir");
         let held = acquire(dir.path()).expect("first");
-        let mut sleeper = keep_lock_in_child(&held, "0.3");
+        let mut sleeper = keep_lock_in_child(&held, "1");
         // A pid that existed and is gone: a reaped child's.
         let mut dead = std::process::Command::new("true").spawn().expect("true");
         let dead_pid = dead.id();
