@@ -54,15 +54,28 @@ fn run_inner() -> Result<i32, Box<dyn std::error::Error>> {
         dir.display()
     ));
 
-    let step = |title: &str, yaml: &str, name: &str| -> Result<i32, Box<dyn std::error::Error>> {
-        emit(&format!("━━ {title}\n$ patchgate apply {name}\n\n"));
+    let step = |title: &str,
+                yaml: &str,
+                name: &str,
+                require_tools: bool|
+     -> Result<i32, Box<dyn std::error::Error>> {
+        let flag = if require_tools {
+            " --require-tools"
+        } else {
+            ""
+        };
+        emit(&format!("━━ {title}\n$ patchgate apply {name}{flag}\n\n"));
         let patch = crate::patch::parse(yaml, name)?;
         let report = apply(
             &patch,
             &ApplyOptions {
                 dir: dir.clone(),
-                // The project's own checkers, where installed (a missing one is reported, not fatal).
-                checks: Some(Default::default()),
+                // The project's own checkers, where installed (a missing one is reported, and
+                // blocks only with --require-tools).
+                checks: Some(crate::checks::Options {
+                    require_tools,
+                    ..Default::default()
+                }),
                 ..Default::default()
             },
         )?;
@@ -74,28 +87,40 @@ fn run_inner() -> Result<i32, Box<dyn std::error::Error>> {
         "1. A patch with stale old_strings: nothing is written, each miss is explained",
         MISS,
         "miss.yaml",
+        false,
     )?;
     let applied = step(
         "2. A multi-file rename, applied all or nothing",
         PATCH,
         "patch.yaml",
+        false,
     )?;
     let rerun = step(
         "3. The same patch again: already applied, exit 0",
         PATCH,
         "patch.yaml",
+        false,
     )?;
-    // Exit 1 where ruff is installed (the gate refuses the new finding), 0 where it is missing.
+    // Where ruff is installed, its new finding blocks; where it is not (a fresh machine before
+    // `scripts/test`), the demo says so and asks for the checker: a missing one blocks too, so
+    // the step shows what it promises either way.
+    let has_ruff = crate::checks::tools::which("ruff").is_some();
     let lint = step(
-        "4. A patch that adds an unused import: the project's own ruff blames it, nothing is written",
+        if has_ruff {
+            "4. A patch that adds an unused import: the project's own ruff blames it, nothing is written"
+        } else {
+            "4. A patch that adds an unused import: ruff is not installed here (scripts/test installs \
+             it into .tools/), and --require-tools makes a missing checker block: nothing is written"
+        },
         LINT,
         "lint.yaml",
+        !has_ruff,
     )?;
     emit(&format!(
         "Inspect the result: git -C {} diff\n",
         dir.display()
     ));
-    Ok(if miss == 2 && applied == 0 && rerun == 0 && lint <= 1 {
+    Ok(if miss == 2 && applied == 0 && rerun == 0 && lint == 1 {
         0
     } else {
         1

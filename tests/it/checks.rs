@@ -1028,3 +1028,80 @@ fn the_baseline_is_cached_and_reused() {
             .contains("F401")
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// The README's first command
+
+/// `patchgate demo` in the environment of the run, and the scratch repository it left.
+fn run_demo(path: &std::ffi::OsStr) -> (crate::harness::Run, tempfile::TempDir) {
+    let home = tempfile::tempdir().expect("tmp");
+    let out = Command::new(crate::harness::BIN)
+        .arg("demo")
+        .env("PATH", path)
+        .env("NO_COLOR", "1")
+        // The scratch copy goes under a directory this test removes.
+        .env("TMPDIR", home.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("demo runs");
+    let run = crate::harness::Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    (run, home)
+}
+
+/// The demo's scratch repository, from the line that names it.
+fn demo_repo(run: &crate::harness::Run) -> std::path::PathBuf {
+    let line = run
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Scratch copy of the example repository: "))
+        .unwrap_or_else(|| panic!("no scratch path in:\n{}", run.stdout));
+    std::path::PathBuf::from(line)
+}
+
+/// Step 4 promises "nothing is written", with or without ruff: where ruff is installed its new
+/// finding blocks; on a fresh machine without it, `--require-tools` makes the missing checker block.
+#[test]
+fn demo_keeps_its_promises_with_and_without_ruff() {
+    // Without ruff: a PATH holding git alone.
+    let bin = tempfile::tempdir().expect("tmp");
+    let git = on_path("git").expect("git on PATH");
+    std::os::unix::fs::symlink(&git, bin.path().join("git")).expect("link git");
+    let (run, _scratch) = run_demo(bin.path().as_os_str());
+    run.assert_code(0);
+    let repo = demo_repo(&run);
+    assert!(
+        run.stdout.contains("ruff is not installed here") && run.stdout.contains("--require-tools"),
+        "{}",
+        run.stdout
+    );
+    let main = std::fs::read_to_string(repo.join("app/main.py")).expect("main.py");
+    assert!(
+        !main.contains("import os"),
+        "step 4 wrote its unused import:\n{main}"
+    );
+    assert!(
+        std::fs::read_to_string(repo.join("tests/test_config.py")).is_ok(),
+        "step 2 applied"
+    );
+
+    if !require("ruff") {
+        return;
+    }
+    let (run, _scratch) = run_demo(&std::env::var_os("PATH").unwrap_or_default());
+    run.assert_code(0);
+    let repo = demo_repo(&run);
+    assert!(
+        run.stdout.contains("the project's own ruff blames it") && run.stdout.contains("F401"),
+        "{}",
+        run.stdout
+    );
+    let main = std::fs::read_to_string(repo.join("app/main.py")).expect("main.py");
+    assert!(
+        !main.contains("import os"),
+        "step 4 wrote its unused import:\n{main}"
+    );
+}
