@@ -148,6 +148,11 @@ impl Config {
                 return Err(config_error(&format!(
                     "[checkers.{name}] is a built-in checker: it takes `command`, `timeout` and `disabled` only"
                 )));
+            } else if c.command.as_ref().is_some_and(|v| v.is_empty()) {
+                return Err(config_error(&format!(
+                    "[checkers.{name}] has an empty `command`: give the program and its arguments \
+                     (e.g. [\"uv\", \"run\", \"{name}\"]), or remove the key"
+                )));
             }
         }
         Ok(config)
@@ -347,6 +352,8 @@ mod tests {
             "[checkers.x]\nglobs = [\"*\"]\n",
             "[checkers.x]\ncommand = [\"a\"]\nglobs = [\"*\"]\noutput = \"regex\"\npattern = \"(?P<line>\\\\d+)\"\n",
             "[checkers.ruff]\nglobs = [\"*\"]\n",
+            // An empty command would leave no program to run.
+            "[checkers.ruff]\ncommand = []\n",
         ] {
             std::fs::write(dir.path().join(".patchgate.toml"), bad).expect("write");
             assert!(Config::load(dir.path()).is_err(), "{bad}");

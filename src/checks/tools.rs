@@ -46,7 +46,8 @@ pub fn program(
     project_root: &Path,
     repo_root: &Path,
 ) -> Result<Vec<OsString>, String> {
-    if let Some(cmd) = config.command_override(checker) {
+    // `Config::load` refuses an empty command; a library caller's hand-made config gets PATH.
+    if let Some(cmd) = config.command_override(checker).filter(|c| !c.is_empty()) {
         let prog = &cmd[0];
         let exists = if prog.contains('/') {
             let p = Path::new(prog);

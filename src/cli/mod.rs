@@ -142,7 +142,12 @@ impl CheckArgs {
             ),
         };
         let timeout = match self.timeout {
-            Some(t) if t.is_finite() && t > 0.0 => Some(std::time::Duration::from_secs_f64(t)),
+            Some(t)
+                if t > 0.0
+                    && let Ok(d) = std::time::Duration::try_from_secs_f64(t) =>
+            {
+                Some(d)
+            }
             Some(t) => {
                 return Err(Error::Usage {
                     message: format!("--timeout {t} is not a positive number of seconds"),

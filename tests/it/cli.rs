@@ -62,3 +62,49 @@ fn an_unknown_checker_name_is_refused_not_ignored() {
     let r = repo.run(&["check", "--checks", "rufff", "--format", "json"]);
     assert_eq!(r.code, 3, "{}", r.stdout);
 }
+
+/// Numbers the parser accepts but a duration cannot hold are usage errors, not a crash.
+#[test]
+fn an_unrepresentable_timeout_is_a_usage_error() {
+    let repo = TestRepo::new().file("a.txt", "alpha\n").commit();
+    for t in ["1e300", "inf", "NaN", "0", "-1"] {
+        let arg = format!("--timeout={t}");
+        let r = repo.apply(
+            "- {file_path: a.txt, old_string: alpha, new_string: A}\n",
+            &[&arg],
+        );
+        r.assert_code(3);
+        assert!(
+            r.json()["error"]["message"]
+                .as_str()
+                .unwrap_or("")
+                .contains("--timeout"),
+            "{t}: {}",
+            r.stdout
+        );
+        assert_eq!(repo.read_str("a.txt"), "alpha\n");
+    }
+}
+
+/// A built-in checker's `command = []` in .patchgate.toml is a configuration error with the file
+/// named, not a crash.
+#[test]
+fn an_empty_checker_command_is_a_configuration_error() {
+    let repo = TestRepo::new()
+        .file("a.py", "x = 1\n")
+        .file("pyproject.toml", "[project]\nname = \"p\"\n")
+        .file(".patchgate.toml", "[checkers.ruff]\ncommand = []\n")
+        .commit();
+    let r = repo.apply(
+        "- {file_path: a.py, old_string: x = 1, new_string: x = 2}\n",
+        &[],
+    );
+    r.assert_code(3);
+    assert!(r.stdout.contains("empty `command`"), "{}", r.stdout);
+    assert_eq!(repo.read_str("a.py"), "x = 1\n");
+    for args in [&["check", "a.py", "--format", "json"][..], &["detect"][..]] {
+        let r = repo.run(args);
+        assert_ne!(r.code, 101, "{args:?} panicked: {}", r.stderr);
+        assert!(!r.stderr.contains("panicked"), "{args:?}: {}", r.stderr);
+    }
+}
