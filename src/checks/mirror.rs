@@ -7,7 +7,14 @@
 //! of (size, mtime) per file lets each run copy only what changed in the working tree since the
 //! last one, so a second check of the same project costs O(changed files), and the build caches
 //! that live next to it (a Cargo target directory) stay warm. Files the patch touches are written
-//! from memory and dropped from the manifest, so the next run restores them from the working tree.
+//! from memory over the copies.
+//!
+//! Invariant: a mirror file is trusted only if both the working tree's file and the mirror's copy
+//! still have the stamps recorded when it was copied. All projects share one mirror tree (a
+//! nested project's files are also its parent's), but each keeps its own manifest, so a patch laid
+//! over a file by one project's run must be noticed by every other project's next sync: checking
+//! the copy itself does that without any cross-manifest bookkeeping, and a crash between an
+//! overlay and a manifest write cannot leave a patched file passing for the working tree's.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,8 +26,14 @@ use crate::runner::Cmd;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Manifest {
-    files: BTreeMap<String, (u64, i128)>,
+    /// Repository path → (working-tree file's stamp, the copy's stamp) when it was copied.
+    files: BTreeMap<String, (Stamp, CopyStamp)>,
 }
+
+/// Size and mtime (ns) of a working-tree file.
+type Stamp = (u64, i128);
+/// Inode, size and mtime (ns) of a mirror copy: an overlay rewrites the file (a new inode).
+type CopyStamp = (u64, u64, i128);
 
 /// Under a directory named `node_modules` on purpose: JavaScript test runners started in the
 /// user's own tree (`node --test`, jest, vitest) skip `node_modules` but not `.git`, and would
@@ -39,12 +52,18 @@ pub struct Mirror {
     manifest: Manifest,
 }
 
-fn stamp(md: &std::fs::Metadata) -> (u64, i128) {
+fn stamp(md: &std::fs::Metadata) -> Stamp {
     use std::os::unix::fs::MetadataExt;
     (
         md.len(),
         md.mtime() as i128 * 1_000_000_000 + md.mtime_nsec() as i128,
     )
+}
+
+fn copy_stamp(md: &std::fs::Metadata) -> CopyStamp {
+    use std::os::unix::fs::MetadataExt;
+    let (len, mtime) = stamp(md);
+    (md.ino(), len, mtime)
 }
 
 impl Mirror {
@@ -106,17 +125,21 @@ impl Mirror {
                 continue;
             }
             let s = stamp(&md);
-            if manifest.files.get(rel) == Some(&s) {
+            let dst = base.join(rel);
+            let fresh = manifest.files.get(rel).is_some_and(|(src, copy)| {
+                *src == s && std::fs::symlink_metadata(&dst).is_ok_and(|d| copy_stamp(&d) == *copy)
+            });
+            if fresh {
                 continue;
             }
-            let dst = base.join(rel);
             if let Some(parent) = dst.parent() {
                 std::fs::create_dir_all(parent)
                     .map_err(|e| format!("{}: {e}", parent.display()))?;
             }
             let _ = std::fs::remove_file(&dst);
             std::fs::copy(&src, &dst).map_err(|e| format!("copy {rel}: {e}"))?;
-            manifest.files.insert(rel.clone(), s);
+            let copied = std::fs::symlink_metadata(&dst).map_err(|e| format!("copy {rel}: {e}"))?;
+            manifest.files.insert(rel.clone(), (s, copy_stamp(&copied)));
         }
         let gone: Vec<String> = manifest
             .files
@@ -145,14 +168,10 @@ impl Mirror {
         std::fs::write(&self.manifest_path, text).map_err(|e| e.to_string())
     }
 
-    /// Writes `content` (or removes the file, for `None`) at a repository path inside the mirror,
-    /// and forgets its stamp so the next sync restores the working tree's version.
-    pub fn overlay(
-        &mut self,
-        git_dir: &Path,
-        rel: &str,
-        content: Option<&[u8]>,
-    ) -> Result<(), String> {
+    /// Writes `content` (or removes the file, for `None`) at a repository path inside the mirror.
+    /// The next sync of any project that holds the path sees a copy whose stamp it did not record,
+    /// and restores the working tree's version.
+    pub fn overlay(&self, git_dir: &Path, rel: &str, content: Option<&[u8]>) -> Result<(), String> {
         let dst = mirror_base(git_dir).join(rel);
         match content {
             Some(bytes) => {
@@ -166,7 +185,50 @@ impl Mirror {
                 let _ = std::fs::remove_file(&dst);
             }
         }
-        self.manifest.files.remove(rel);
-        self.save()
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let ok = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "git {args:?}");
+    }
+
+    /// A nested project's file patched in its own mirror run must not pass for the working
+    /// tree's in the enclosing project's next run (each keeps its own manifest).
+    #[test]
+    fn a_file_overlaid_by_one_project_is_restored_for_another() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        std::fs::create_dir_all(root.join("sub")).expect("sub");
+        std::fs::write(root.join("a.py"), "x = 1\n").expect("a");
+        std::fs::write(root.join("sub/m.py"), "y = 1\n").expect("m");
+        let git_dir = root.join(".git");
+        let mirrored = mirror_base(&git_dir).join("sub/m.py");
+
+        // Run 1: the enclosing project is mirrored (and records sub/m.py as copied).
+        Mirror::sync(root, &git_dir, "").expect("sync root");
+        // Run 2: the nested project lays a patch over sub/m.py (a rejected patch, say).
+        let sub = Mirror::sync(root, &git_dir, "sub").expect("sync sub");
+        sub.overlay(&git_dir, "sub/m.py", Some(b"y = (\n"))
+            .expect("overlay");
+        assert_eq!(std::fs::read(&mirrored).expect("read"), b"y = (\n");
+        // Run 3: the enclosing project again. The working tree still says `y = 1`.
+        Mirror::sync(root, &git_dir, "").expect("sync root again");
+        assert_eq!(std::fs::read(&mirrored).expect("read"), b"y = 1\n");
+        // And the nested project's own next run too.
+        sub.overlay(&git_dir, "sub/m.py", None)
+            .expect("overlay a deletion");
+        Mirror::sync(root, &git_dir, "sub").expect("sync sub again");
+        assert_eq!(std::fs::read(&mirrored).expect("read"), b"y = 1\n");
     }
 }

@@ -131,7 +131,7 @@ pub fn clippy(
         Err(r) => return r,
     };
     let name = name.as_str();
-    let mut mirror = match Mirror::sync(repo_root, git_dir, &ws_rel) {
+    let mirror = match Mirror::sync(repo_root, git_dir, &ws_rel) {
         Ok(m) => m,
         Err(e) => return Ran::Error(e),
     };
@@ -188,7 +188,7 @@ pub fn go_lint(
     timeout: Duration,
 ) -> Ran<Vec<RawFinding>> {
     let _serial = GO.lock().unwrap_or_else(|p| p.into_inner());
-    let mut mirror = match Mirror::sync(repo_root, git_dir, &project.rel_root) {
+    let mirror = match Mirror::sync(repo_root, git_dir, &project.rel_root) {
         Ok(m) => m,
         Err(e) => return Ran::Error(e),
     };

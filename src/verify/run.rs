@@ -243,7 +243,7 @@ fn verify_project(
         Lang::Go => Some(GO.lock().unwrap_or_else(|p| p.into_inner())),
         _ => None,
     };
-    let mut mirror = match Mirror::sync(repo_root, git_dir, &mirror_rel) {
+    let mirror = match Mirror::sync(repo_root, git_dir, &mirror_rel) {
         Ok(m) => m,
         Err(e) => return fail_all(Status::Error, e),
     };
