@@ -422,6 +422,16 @@ fn lint_report(
     let mut r = report(item, checker, Kind::Lint, Status::Pass, started);
     r.findings = gate::mark(raw, base, &item.map());
     r.status = verdict(gate_mode, &r.findings);
+    // The file had an original, findings need comparing with it, and there is no baseline: the
+    // checker failed or timed out on the original text. Nothing can be shown to predate the patch,
+    // so every finding counts as new (the safe side); say so, or the blame looks arbitrary.
+    if item.before.is_some() && base.is_none() && !raw.is_empty() {
+        r.note = Some(format!(
+            "{checker} could not check the file's original text (it failed or timed out on it), so \
+             no finding can be shown to predate the patch: all count as new; re-run, or raise its \
+             timeout in .patchgate.toml"
+        ));
+    }
     r
 }
 

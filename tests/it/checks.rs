@@ -1105,3 +1105,38 @@ fn demo_keeps_its_promises_with_and_without_ruff() {
         "step 4 wrote its unused import:\n{main}"
     );
 }
+
+/// A checker that fails on the original text leaves no baseline: its findings on the patched text
+/// all count as new (the safe side), and the report says why instead of blaming silently.
+#[test]
+fn a_baseline_the_checker_could_not_produce_is_explained() {
+    // Fails unless the patched line is present, i.e. on every original text.
+    let script = "grep -q 'a new one' \"$@\" || { echo 'cannot parse' >&2; exit 2; }; grep -Hn TODO \"$@\" || true";
+    let config = format!(
+        "[checkers.todo]\ncommand = {}\nglobs = [\"docs/**/*.txt\"]\noutput = \"regex\"\npattern = {}\n",
+        toml_list(&["sh", "-c", script, "todo", "{files}"]),
+        toml_str(r"^(?P<file>[^:]+):(?P<line>\d+):(?P<rule>TODO)(?P<message>.*)$"),
+    );
+    let (repo, run) = custom_checker_repo(&config);
+    run.assert_code(1);
+    let report = run.json();
+    let c = check(&report, "docs/notes.txt", "todo");
+    assert_subset(
+        &c["findings"],
+        &json!([
+            {"line": 1, "rule": "TODO", "new": true},
+            {"line": 3, "rule": "TODO", "new": true},
+        ]),
+        "findings",
+    );
+    assert!(
+        c["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("original text") && n.contains("all count as new")),
+        "{c:#}"
+    );
+    assert_eq!(
+        repo.read_str("docs/notes.txt"),
+        "TODO FIXME: an old one\nplain\n"
+    );
+}
