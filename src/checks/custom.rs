@@ -14,7 +14,7 @@ use super::config::{Custom, OutputFormat};
 use super::finding::RawFinding;
 use super::parse;
 use super::tools::{Ran, first_lines};
-use crate::runner::{Cmd, RunError};
+use crate::runner::Cmd;
 
 pub fn run(
     git_dir: &Path,
@@ -59,13 +59,9 @@ pub fn run(
         let cmd = Cmd::new(&argv[0], &dir)
             .args(argv[1..].iter())
             .timeout(timeout);
-        let out = match cmd.run() {
-            Ok(o) if o.timed_out => return Ran::Timeout,
+        let out = match super::tools::ran(cmd.run()) {
             Ok(o) => o,
-            Err(RunError::NotFound(p)) => {
-                return Ran::Missing(format!("{} not found on PATH", p.to_string_lossy()));
-            }
-            Err(e) => return Ran::Error(e.to_string()),
+            Err(why) => return why,
         };
         let stdout = out.stdout_str();
         let parsed = match custom.output {

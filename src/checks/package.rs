@@ -16,7 +16,7 @@ use super::finding::RawFinding;
 use super::mirror::Mirror;
 use super::parse;
 use super::tools::{Ran, first_lines, which};
-use crate::runner::{Cmd, RunError};
+use crate::runner::Cmd;
 
 /// Cargo runs share patchgate's target directory: one at a time.
 pub static CARGO: Mutex<()> = Mutex::new(());
@@ -45,15 +45,7 @@ fn join_rel(base: &str, rel: &str) -> String {
 }
 
 fn run_cmd(cmd: Cmd) -> Result<crate::runner::Output, Ran<Vec<RawFinding>>> {
-    match cmd.run() {
-        Ok(o) if o.timed_out => Err(Ran::Timeout),
-        Ok(o) => Ok(o),
-        Err(RunError::NotFound(p)) => Err(Ran::Missing(format!(
-            "{} not found on PATH",
-            p.to_string_lossy()
-        ))),
-        Err(e) => Err(Ran::Error(e.to_string())),
-    }
+    super::tools::ran(cmd.run())
 }
 
 /// The Cargo workspace root (repository-relative) and the package name of `project`, read from
@@ -73,17 +65,7 @@ pub fn cargo_package<T>(
             "--offline",
         ])
         .timeout(timeout);
-    let out = match meta.run() {
-        Ok(o) if o.timed_out => return Err(Ran::Timeout),
-        Ok(o) => o,
-        Err(RunError::NotFound(p)) => {
-            return Err(Ran::Missing(format!(
-                "{} not found on PATH",
-                p.to_string_lossy()
-            )));
-        }
-        Err(e) => return Err(Ran::Error(e.to_string())),
-    };
+    let out = super::tools::ran(meta.run())?;
     if !out.success() {
         return Err(Ran::Error(format!(
             "cargo metadata: {}",

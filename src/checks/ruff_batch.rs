@@ -19,7 +19,7 @@ use std::time::Duration;
 use super::finding::RawFinding;
 use super::parse;
 use super::tools::{Ran, first_lines};
-use crate::runner::{Cmd, RunError};
+use crate::runner::Cmd;
 
 const CONFIGS: &[&str] = &["pyproject.toml", "ruff.toml", ".ruff.toml"];
 
@@ -91,17 +91,14 @@ pub fn run(
         args.extend(["format", "--force-exclude", "--quiet", "--"].map(OsString::from));
     }
     args.extend(files.iter().map(|(rel, _)| OsString::from(*rel)));
-    let out = match Cmd::new(argv[0].clone(), &root)
-        .args(args)
-        .timeout(timeout)
-        .run()
-    {
-        Ok(o) if o.timed_out => return Ran::Timeout,
+    let out = match super::tools::ran(
+        Cmd::new(argv[0].clone(), &root)
+            .args(args)
+            .timeout(timeout)
+            .run(),
+    ) {
         Ok(o) => o,
-        Err(RunError::NotFound(p)) => {
-            return Ran::Missing(format!("{} not found on PATH", p.to_string_lossy()));
-        }
-        Err(e) => return Ran::Error(e.to_string()),
+        Err(why) => return why,
     };
     if !matches!(out.code, Some(0) | Some(1)) {
         return Ran::Error(first_lines(&out.stderr_str()));

@@ -83,12 +83,10 @@ pub fn program(
         .ok_or_else(|| format!("{binary} not found on PATH"))
 }
 
-fn run(argv: &[OsString], cwd: &Path, stdin: &str, timeout: Duration) -> Result<Output, Ran<()>> {
-    let mut cmd = Cmd::new(argv[0].clone(), cwd)
-        .timeout(timeout)
-        .stdin(stdin.as_bytes().to_vec());
-    cmd = cmd.args(argv[1..].iter().cloned());
-    match cmd.run() {
+/// A checker process's outcome as a [`Ran`]: its output, or why there is none (timed out, not
+/// installed, could not start).
+pub fn ran<T>(result: Result<Output, RunError>) -> Result<Output, Ran<T>> {
+    match result {
         Ok(o) if o.timed_out => Err(Ran::Timeout),
         Ok(o) => Ok(o),
         Err(RunError::NotFound(p)) => Err(Ran::Missing(format!(
@@ -97,6 +95,14 @@ fn run(argv: &[OsString], cwd: &Path, stdin: &str, timeout: Duration) -> Result<
         ))),
         Err(e) => Err(Ran::Error(e.to_string())),
     }
+}
+
+fn run(argv: &[OsString], cwd: &Path, stdin: &str, timeout: Duration) -> Result<Output, Ran<()>> {
+    let cmd = Cmd::new(argv[0].clone(), cwd)
+        .timeout(timeout)
+        .stdin(stdin.as_bytes().to_vec())
+        .args(argv[1..].iter().cloned());
+    ran(cmd.run())
 }
 
 fn relay<T>(r: Ran<()>) -> Ran<T> {
