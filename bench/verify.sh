@@ -189,7 +189,8 @@ EOF
 hyperfine -N --style basic --warmup 1 --runs "$RUNS" --export-json "$OUT/metadata.json" \
     -n "cargo metadata" "cargo metadata --no-deps --format-version 1 --offline"
 # The same cargo test as patchgate's, in the mirror, with nothing changed since the last run.
-MIRROR="$REPO/.git/patchgate/mirror"
+MIRROR="$REPO/.git/patchgate/node_modules/mirror"
+[ -d "$MIRROR" ] || { echo "error: no project mirror at $MIRROR (did --verify run?)" >&2; exit 1; }
 hyperfine -N --style basic --warmup 1 --runs "$RUNS" --export-json "$OUT/mirror.json" \
     -n "cargo test in the mirror (no change)" \
     "env -C $MIRROR CARGO_TARGET_DIR=$REPO/.git/patchgate/cargo-target CARGO_TERM_COLOR=never cargo test --no-fail-fast --message-format=json --offline -p benchcrate"
