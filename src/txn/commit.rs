@@ -38,31 +38,94 @@ pub fn identity(repo: &Repository, role: &str) -> Result<Signature<'static>, Err
             role: role.to_string(),
         });
     };
-    let sig = match env(&format!("GIT_{upper}_DATE")).and_then(|d| parse_git_date(&d)) {
-        Some(t) => Signature::new(&name, &email, &t),
+    let var = format!("GIT_{upper}_DATE");
+    let sig = match env(&var) {
+        // A date the user set and we cannot read must not silently become "now".
+        Some(d) => match parse_git_date(&d) {
+            Some(t) => Signature::new(&name, &email, &t),
+            None => {
+                return Err(Error::Git {
+                    message: format!("{var}=`{d}` is not a date patchgate can read"),
+                    help: "use git's internal format `<unix seconds> <+hhmm>` (e.g. `1700000000 +0100`) \
+                           or ISO 8601 with a time zone (e.g. `2005-04-07T22:13:13+02:00`)"
+                        .into(),
+                });
+            }
+        },
         None => Signature::now(&name, &email),
     };
     sig.map_err(Error::git)
 }
 
-/// git's internal date format, `<seconds> <+hhmm>` (optionally `@<seconds>`), the one tools set.
+/// git's internal date format, `<seconds> <+hhmm>` (optionally `@<seconds>`), the one tools set,
+/// or ISO 8601 with an explicit zone (`YYYY-MM-DD[T ]HH:MM:SS` then `Z`, `±HH:MM` or `±HHMM`).
 fn parse_git_date(s: &str) -> Option<git2::Time> {
+    let s = s.trim();
+    if s.contains('-') && s.as_bytes().get(4) == Some(&b'-') {
+        return parse_iso_date(s);
+    }
     let mut parts = s.split_whitespace();
     let secs: i64 = parts.next()?.trim_start_matches('@').parse().ok()?;
     let offset = match parts.next() {
-        Some(tz) => {
-            let sign = if tz.starts_with('-') { -1 } else { 1 };
-            let digits = tz.trim_start_matches(['+', '-']);
-            if digits.len() != 4 {
-                return None;
-            }
-            let h: i32 = digits[..2].parse().ok()?;
-            let m: i32 = digits[2..].parse().ok()?;
-            sign * (h * 60 + m)
-        }
+        Some(tz) => parse_zone(tz)?,
         None => 0,
     };
-    Some(git2::Time::new(secs, offset))
+    parts
+        .next()
+        .is_none()
+        .then(|| git2::Time::new(secs, offset))
+}
+
+/// `+hhmm`, `-hh:mm` or `Z`, in minutes east of UTC.
+fn parse_zone(tz: &str) -> Option<i32> {
+    if tz == "Z" {
+        return Some(0);
+    }
+    let sign = match tz.as_bytes().first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let digits: String = tz[1..].chars().filter(|c| *c != ':').collect();
+    if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let h: i32 = digits[..2].parse().ok()?;
+    let m: i32 = digits[2..].parse().ok()?;
+    (h < 24 && m < 60).then_some(sign * (h * 60 + m))
+}
+
+fn parse_iso_date(s: &str) -> Option<git2::Time> {
+    let num = |t: &str| -> Option<i64> {
+        t.bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| t.parse().ok())?
+    };
+    // Date, separator, time (19 bytes), then the zone, optionally after a space.
+    let (date, rest) = (s.get(..10)?, s.get(11..)?);
+    if !matches!(s.as_bytes().get(10), Some(b'T' | b' ')) {
+        return None;
+    }
+    let (time, zone) = (rest.get(..8)?, rest.get(8..)?.trim_start());
+    let d: Vec<&str> = date.split('-').collect();
+    let t: Vec<&str> = time.split(':').collect();
+    let ([y, mo, da], [h, mi, se]) = (d.as_slice(), t.as_slice()) else {
+        return None;
+    };
+    let (y, mo, da, h, mi, se) = (num(y)?, num(mo)?, num(da)?, num(h)?, num(mi)?, num(se)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&da) || h > 23 || mi > 59 || se > 60 {
+        return None;
+    }
+    let offset = parse_zone(zone)?;
+    // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((mo + 9) % 12) + 2) / 5 + da - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let local = days * 86_400 + h * 3600 + mi * 60 + se;
+    Some(git2::Time::new(local - i64::from(offset) * 60, offset))
 }
 
 /// The ref a commit on the current HEAD moves, and where it points now (`None`: unborn).
@@ -172,5 +235,25 @@ mod tests {
         let t = parse_git_date("@1700000000 -0500").expect("date");
         assert_eq!(t.offset_minutes(), -300);
         assert!(parse_git_date("yesterday").is_none());
+        // ISO 8601 with a zone, as git reads it (`git log --format=%at %ai` of such a commit).
+        let t = parse_git_date("2005-04-07T22:13:13+02:00").expect("iso");
+        assert_eq!((t.seconds(), t.offset_minutes()), (1_112_904_793, 120));
+        let t = parse_git_date("2005-04-07 22:13:13 -0700").expect("iso, git's %ai");
+        assert_eq!((t.seconds(), t.offset_minutes()), (1_112_937_193, -420));
+        let t = parse_git_date("2024-02-29T00:00:00Z").expect("leap day");
+        assert_eq!(t.seconds(), 1_709_164_800);
+        // Malformed input is refused, never a panic on a byte slice.
+        for bad in [
+            "1700000000 +1é2",
+            "1700000000 +01é",
+            "1700000000 0100",
+            "1700000000 +0100 extra",
+            "2005-04-07T22:13:13",
+            "2005-13-07T22:13:13Z",
+            "2005-04-07T2é:13:13Z",
+            "2005-04-0",
+        ] {
+            assert!(parse_git_date(bad).is_none(), "{bad}");
+        }
     }
 }

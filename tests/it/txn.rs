@@ -588,3 +588,43 @@ fn a_sha256_repository_is_refused_with_a_clear_message_and_nothing_changes() {
         "nothing written into .git"
     );
 }
+
+/// `GIT_AUTHOR_DATE` in ISO 8601 is honoured, and one patchgate cannot read is refused (exit 4,
+/// nothing changed) rather than silently replaced by the current time, or a crash.
+#[test]
+fn commit_dates_from_the_environment_are_honoured_or_refused() {
+    let run = |repo: &TestRepo, date: &str| {
+        let patch = tempfile::NamedTempFile::new().expect("patch");
+        std::fs::write(
+            patch.path(),
+            "- {file_path: a.txt, old_string: alpha, new_string: ALPHA}\n",
+        )
+        .expect("write");
+        let out = std::process::Command::new(crate::harness::BIN)
+            .args(["apply", "--commit", "--format", "json"])
+            .arg(patch.path())
+            .current_dir(repo.path())
+            .env("GIT_AUTHOR_DATE", date)
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let repo = TestRepo::new().file("a.txt", "alpha\n").commit();
+    let base = repo.head();
+    for bad in ["1700000000 +1é2", "next tuesday"] {
+        let (code, out) = run(&repo, bad);
+        assert_eq!(code, Some(4), "{bad}: {out}");
+        assert!(out.contains("GIT_AUTHOR_DATE"), "{bad}: {out}");
+        assert_eq!(repo.head(), base);
+        assert_eq!(repo.read_str("a.txt"), "alpha\n");
+    }
+    let (code, out) = run(&repo, "2005-04-07T22:13:13+02:00");
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(
+        repo.git(&["log", "-1", "--format=%at %ai"]).trim(),
+        "1112904793 2005-04-07 22:13:13 +0200"
+    );
+}
