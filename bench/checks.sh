@@ -38,29 +38,14 @@
 # BENCH_OUT=DIR keeps the raw hyperfine JSON and the tables in DIR.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RUNS=${RUNS:-10}
 ROUNDS=${ROUNDS:-10}
 PER_ROUND=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
 
 log() { printf '\n== [%3d s] %s\n' "$SECONDS" "$*"; }
 
-# ---------------------------------------------------------------- tools (installed only when missing)
-SUDO=""
-if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
-APT_UPDATED=0
-apt_install() {
-    if [ "$APT_UPDATED" -eq 0 ]; then
-        $SUDO apt-get update -qq
-        APT_UPDATED=1
-    fi
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
-}
-if ! command -v hyperfine >/dev/null 2>&1 || [ ! -x /usr/bin/time ]; then apt_install hyperfine time; fi
-command -v strace >/dev/null 2>&1 || apt_install strace || echo "note: no strace; the process timeline is skipped"
-for tool in hyperfine python3 git cargo node; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool not found" >&2; exit 1; }
-done
+bench_tools node
 
 log "checkers (scripts/install-checkers)"
 TOOLS_PATH=$("$ROOT/scripts/install-checkers")
@@ -70,18 +55,8 @@ for tool in ruff prettier eslint; do
     command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool not found after install-checkers" >&2; exit 1; }
 done
 
-# ---------------------------------------------------------------- build
-log "cargo build --release"
-(cd "$ROOT" && cargo build --release --quiet)
-
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-OUT=${BENCH_OUT:-$WORK/out}
-mkdir -p "$OUT" "$WORK/bin"
+bench_build
 rm -f "$OUT"/*.round*.json
-# A private copy, so a concurrent rebuild of target/ cannot swap the binary mid-run.
-cp "$ROOT/target/release/patchgate" "$WORK/bin/patchgate"
-PG="$WORK/bin/patchgate"
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
 

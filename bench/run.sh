@@ -14,7 +14,7 @@
 # Scratch data goes to a fresh `mktemp -d` directory, removed on exit.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 BENCH="$ROOT/bench"
 RUNS=${RUNS:-30}      # timed runs per command, split over ROUNDS
 ROUNDS=${ROUNDS:-5}
@@ -24,38 +24,9 @@ MEM_RUNS=${MEM_RUNS:-5}
 
 log() { printf '\n== %s\n' "$*"; }
 
-# ---------------------------------------------------------------- tools (installed only when missing)
-SUDO=""
-if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
-APT_UPDATED=0
-apt_install() {
-    if [ "$APT_UPDATED" -eq 0 ]; then
-        $SUDO apt-get update -qq
-        APT_UPDATED=1
-    fi
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
-}
-command -v hyperfine >/dev/null 2>&1 || apt_install hyperfine
-[ -x /usr/bin/time ] || apt_install time
-if ! command -v strace >/dev/null 2>&1; then
-    apt_install strace || echo "note: strace could not be installed; the syscall breakdown is skipped"
-fi
-for tool in hyperfine python3 git cargo; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool not found" >&2; exit 1; }
-done
-
-# ---------------------------------------------------------------- build
-log "cargo build --release"
-(cd "$ROOT" && cargo build --release --quiet)
-
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-OUT=${BENCH_OUT:-$WORK/out}
-mkdir -p "$OUT" "$WORK/bin"
+bench_tools
+bench_build
 rm -f "$OUT"/a.round*.json "$OUT"/b.round*.json "$OUT"/*.hyperfine.log
-# A private copy, so a concurrent rebuild of target/ cannot swap the binary mid-run.
-cp "$ROOT/target/release/patchgate" "$WORK/bin/patchgate"
-PG="$WORK/bin/patchgate"
 
 # ---------------------------------------------------------------- machine
 log "machine"

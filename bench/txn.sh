@@ -19,8 +19,7 @@
 #                                      cp -R patched/. WT/ && git -C WT commit -qam msg
 # Not timed (hyperfine --prepare, before every run):
 #   patchgate, update-index: git reset -q --hard <base>, rm -f .git/patchgate/applied (the re-run
-#     record: without it a re-run is a no-op), rm -rf .git/patchgate/worktree (patchgate's mirror of
-#     the patched files, if any) and the loose objects (the base commit is packed, so every loose
+#     record: without it a re-run is a no-op), the loose objects (the base commit is packed, so every loose
 #     object is one a previous run wrote: each run writes its objects as for a patch never seen
 #     before), sync (update-index: then the 5 patched files copied in).
 #   worktree route: the previous worktree moved out of the way and `git worktree prune` (the
@@ -37,7 +36,7 @@
 # BENCH_OUT=DIR keeps the raw hyperfine JSON and the tables in DIR.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RUNS=${RUNS:-30}
 ROUNDS=${ROUNDS:-10}
 PER_ROUND=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
@@ -48,34 +47,9 @@ SIZES=(500 50000)
 
 log() { printf '\n== [%3d s] %s\n' "$SECONDS" "$*"; }
 
-# ---------------------------------------------------------------- tools (installed only when missing)
-SUDO=""
-if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
-APT_UPDATED=0
-apt_install() {
-    if [ "$APT_UPDATED" -eq 0 ]; then
-        $SUDO apt-get update -qq
-        APT_UPDATED=1
-    fi
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
-}
-if ! command -v hyperfine >/dev/null 2>&1 || [ ! -x /usr/bin/time ]; then apt_install hyperfine time; fi
-command -v strace >/dev/null 2>&1 || apt_install strace || echo "note: no strace; the breakdown by process is skipped"
-for tool in hyperfine python3 git cargo; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool not found" >&2; exit 1; }
-done
-
-# ---------------------------------------------------------------- build
-log "cargo build --release"
-(cd "$ROOT" && cargo build --release --quiet)
-
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-OUT=${BENCH_OUT:-$WORK/out}
-mkdir -p "$OUT" "$WORK/bin" "$WORK/trash"
-# A private copy, so a concurrent rebuild of target/ cannot swap the binary mid-run.
-cp "$ROOT/target/release/patchgate" "$WORK/bin/patchgate"
-PG="$WORK/bin/patchgate"
+bench_tools
+bench_build
+mkdir -p "$WORK/trash"
 
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
@@ -156,7 +130,7 @@ set -e
 cd "$1"
 git reset -q --hard "$(cat .git/bench-base)"
 rm -f .git/patchgate/applied .git/ORIG_HEAD
-rm -rf .git/patchgate/worktree .git/patchgate/worktree.manifest .git/objects/[0-9a-f][0-9a-f]
+rm -rf .git/objects/[0-9a-f][0-9a-f]
 sync
 EOF
 cat >"$WORK/prep_ui.sh" <<'EOF'

@@ -22,7 +22,7 @@
 # section written), BENCH_OUT=DIR keeps the raw hyperfine JSON (default: discarded).
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RUNS=${RUNS:-15}
 ROUNDS=${ROUNDS:-3}
 PER_ROUND=$(( (RUNS + ROUNDS - 1) / ROUNDS ))
@@ -34,28 +34,8 @@ REPORT=${REPORT:-/tmp/bench-verify.md}
 log() { printf '\n== %s\n' "$*"; }
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
-# ---------------------------------------------------------------- tools (hyperfine only when missing)
-if ! command -v hyperfine >/dev/null 2>&1; then
-    SUDO=""
-    if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq hyperfine >/dev/null
-fi
-for tool in hyperfine python3 git cargo; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool not found" >&2; exit 1; }
-done
-
-# ---------------------------------------------------------------- build
-log "cargo build --release"
-(cd "$ROOT" && cargo build --release --quiet)
-
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-OUT=${BENCH_OUT:-$WORK/out}
-mkdir -p "$OUT" "$WORK/bin"
-# A private copy, so a concurrent rebuild of target/ cannot swap the binary mid-run.
-cp "$ROOT/target/release/patchgate" "$WORK/bin/patchgate"
-PG="$WORK/bin/patchgate"
+bench_tools
+bench_build
 
 # ---------------------------------------------------------------- the crate
 log "generating a crate: $MODULES modules x ~$LINES lines"

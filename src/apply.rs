@@ -188,7 +188,6 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         for (rel, bytes) in outcome.fixed {
             plan.set_after(&rel, bytes);
         }
-        report.refresh_files(&plan);
         report.checks = outcome.reports;
         if outcome.blocked {
             report.status = Status::ChecksFailed;
@@ -225,6 +224,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             return Ok(report);
         }
     }
+    report.list_files(&plan);
     if opts.dry_run {
         report.status = Status::DryRun;
         return Ok(report);
@@ -421,26 +421,7 @@ fn switch(
     let git_dir = repo.git_dir.clone();
     let msg = |m: &str| format!("patchgate: {m}");
     match mode {
-        Mode::Worktree => {
-            let mut jr = j.clone();
-            let mut before_switch = || {
-                jr.set_phase(Phase::Switching, &git_dir)
-                    .map_err(|e| Error::io("write the journal in", &git_dir, e))
-            };
-            let mut jb = j.clone();
-            let mut before_rollback = || {
-                let _ = jb.set_phase(Phase::RollingBack, &git_dir);
-            };
-            txn::write_back(
-                &repo.roots,
-                &plan.changes,
-                txn::Hooks {
-                    before_switch: &mut before_switch,
-                    before_rollback: &mut before_rollback,
-                },
-            )
-            .map(|()| None)
-        }
+        Mode::Worktree => write_files(repo, j, plan).map(|()| None),
         Mode::Commit => {
             let (refname, new_commit) = match (refname, new_commit) {
                 (Some(r), Some(c)) => (r, c),
@@ -455,24 +436,7 @@ fn switch(
                     detail: "HEAD changed since the patch was planned".into(),
                 });
             }
-            let mut jr = j.clone();
-            let mut before_switch = || {
-                jr.set_phase(Phase::Switching, &git_dir)
-                    .map_err(|e| Error::io("write the journal in", &git_dir, e))
-            };
-            let mut jb = j.clone();
-            let mut before_rollback = || {
-                let _ = jb.set_phase(Phase::RollingBack, &git_dir);
-            };
-            txn::write_back(
-                &repo.roots,
-                &plan.changes,
-                txn::Hooks {
-                    before_switch: &mut before_switch,
-                    before_rollback: &mut before_rollback,
-                },
-            )?;
-            j.phase = Phase::Switching;
+            write_files(repo, j, plan)?;
             crate::timing::mark("commit: files written");
             fault::point("before-cas");
             if let Err(e) =
@@ -481,8 +445,7 @@ fn switch(
                 // Not published: put the files back.
                 let _ = j.set_phase(Phase::RollingBack, &git_dir);
                 if let Some(workdir) = &repo.workdir {
-                    match recover::move_files(&repo.git, workdir, j, recover::Direction::RolledBack)
-                    {
+                    match recover::undo(&repo.git, workdir, j) {
                         Ok((_, left)) if !left.is_empty() => {
                             return Err(Error::UndoneExcept {
                                 cause: e.to_string(),
@@ -531,6 +494,33 @@ fn switch(
             Ok(None)
         }
     }
+}
+
+/// The write-back of the plan's files, the journal's phase kept in step: `Switching` before the
+/// first file is replaced, `RollingBack` before an undo.
+fn write_files(repo: &Repo, j: &mut Journal, plan: &plan::Plan) -> Result<(), Error> {
+    let git_dir = &repo.git_dir;
+    // Both hooks need the journal; they never run at the same time, so each works on a copy and
+    // the outcome is reflected below.
+    let mut jr = j.clone();
+    let mut before_switch = || {
+        jr.set_phase(Phase::Switching, git_dir)
+            .map_err(|e| Error::io("write the journal in", git_dir, e))
+    };
+    let mut jb = j.clone();
+    let mut before_rollback = || {
+        let _ = jb.set_phase(Phase::RollingBack, git_dir);
+    };
+    txn::write_back(
+        &repo.roots,
+        &plan.changes,
+        txn::Hooks {
+            before_switch: &mut before_switch,
+            before_rollback: &mut before_rollback,
+        },
+    )?;
+    j.phase = Phase::Switching;
+    Ok(())
 }
 
 fn internal(what: &str) -> Error {

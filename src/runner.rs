@@ -196,7 +196,15 @@ impl Cmd {
             }
             std::thread::sleep(Duration::from_millis(2));
         };
-        // Grandchildren may still hold the pipes open; the group is done with either way.
+        // The child is gone, but a background grandchild may still hold the pipes open: reading to
+        // their end is bounded by the same deadline, after which the group is killed.
+        while !(timed_out || out_thread.is_finished() && err_thread.is_finished()) {
+            if start.elapsed() >= self.timeout {
+                timed_out = true;
+            } else {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
         if timed_out {
             kill_group(pgid);
         }
@@ -275,5 +283,24 @@ mod tests {
                 .is_some_and(|rest| !rest.trim_start().starts_with('Z'))
         });
         assert!(!alive, "the grandchild sleep survived the timeout");
+    }
+
+    /// The leader exits at once but leaves a background child holding stdout: the deadline still
+    /// holds, and the child is killed with its group.
+    #[test]
+    fn a_background_child_holding_the_pipes_is_bounded_by_the_timeout() {
+        let start = Instant::now();
+        let out = Cmd::new("sh", ".")
+            .args(["-c", "sleep 20 & echo started"])
+            .timeout(Duration::from_millis(500))
+            .run()
+            .expect("runs");
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{:?}",
+            start.elapsed()
+        );
+        assert!(out.timed_out, "the leftover child is a timeout");
+        assert_eq!(out.stdout_str().trim(), "started");
     }
 }

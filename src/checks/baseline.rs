@@ -18,7 +18,7 @@ fn entry(git_dir: &Path, checker: &str, rel: &str, before: &[u8]) -> PathBuf {
         h.update((part.len() as u64).to_le_bytes());
         h.update(part);
     }
-    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let hex = format!("{:x}", h.finalize());
     git_dir
         .join("patchgate")
         .join("cache")

@@ -45,6 +45,12 @@ fn mirror_base(git_dir: &Path) -> PathBuf {
         .join("mirror")
 }
 
+/// A repository path and the content to lay over the mirror there (`None`: deleted).
+pub struct Overlay<'a> {
+    pub rel: &'a str,
+    pub content: Option<&'a [u8]>,
+}
+
 pub struct Mirror {
     /// The mirrored project's root (absolute, inside patchgate's worktree).
     pub root: PathBuf,

@@ -23,11 +23,7 @@ pub static CARGO: Mutex<()> = Mutex::new(());
 /// Go runs share the build cache and the mirror of a module: one at a time.
 pub static GO: Mutex<()> = Mutex::new(());
 
-/// A file of the package and the content to lay over the mirror.
-pub struct Overlay<'a> {
-    pub rel: &'a str,
-    pub content: Option<&'a [u8]>,
-}
+pub use super::mirror::Overlay;
 
 fn rel_of(repo_root: &Path, abs: &Path) -> Option<String> {
     abs.strip_prefix(repo_root)

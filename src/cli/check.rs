@@ -56,16 +56,7 @@ fn collect(
     };
     let mut files = Vec::new();
     if staged {
-        // Inside a hook of `git commit -a` / `git commit <paths>`, the content being committed is
-        // in a temporary index that git names in GIT_INDEX_FILE (libgit2 does not read it).
-        let index = match std::env::var_os("GIT_INDEX_FILE").filter(|v| !v.is_empty()) {
-            Some(p) => {
-                let p = PathBuf::from(p);
-                let p = if p.is_absolute() { p } else { cwd.join(p) };
-                git2::Index::open(&p).map_err(Error::git)?
-            }
-            None => repo.git.index().map_err(Error::git)?,
-        };
+        let index = staged_index(repo, cwd)?;
         let diff = repo
             .git
             .diff_tree_to_index(head_tree.as_ref(), Some(&index), None)
@@ -148,16 +139,23 @@ fn changed_in_worktree(repo: &Repo) -> Result<Vec<String>, Error> {
         .collect())
 }
 
+/// The index `--staged` means: inside a hook of `git commit -a` / `git commit <paths>`, the content
+/// being committed is in a temporary index git names in GIT_INDEX_FILE (libgit2 does not read it;
+/// a relative name is taken from where the command runs, as `git -C` does).
+fn staged_index(repo: &Repo, cwd: &Path) -> Result<git2::Index, Error> {
+    match std::env::var_os("GIT_INDEX_FILE").filter(|v| !v.is_empty()) {
+        Some(p) => {
+            let p = PathBuf::from(p);
+            git2::Index::open(&if p.is_absolute() { p } else { cwd.join(p) }).map_err(Error::git)
+        }
+        None => repo.git.index().map_err(Error::git),
+    }
+}
+
 /// For `--staged`: every file whose working-tree content is not what the index holds (unstaged
 /// changes: the index's version; untracked files: absent), so package checkers see the index.
 fn staged_context(repo: &Repo, cwd: &Path) -> Result<Vec<checks::ContextFile>, Error> {
-    let index = match std::env::var_os("GIT_INDEX_FILE").filter(|v| !v.is_empty()) {
-        Some(p) => {
-            let p = PathBuf::from(p);
-            git2::Index::open(&if p.is_absolute() { p } else { cwd.join(p) }).map_err(Error::git)?
-        }
-        None => repo.git.index().map_err(Error::git)?,
-    };
+    let index = staged_index(repo, cwd)?;
     let mut opts = git2::DiffOptions::new();
     opts.include_untracked(true).recurse_untracked_dirs(true);
     let diff = repo
@@ -211,19 +209,12 @@ pub fn run_check(
             opts: &opts,
         };
         let outcome = checks::run::run(&ctx, &files);
-        let mut report = Report::from_error(&Error::Usage {
-            message: String::new(),
-            help: String::new(),
-        });
-        report.error = None;
-        report.checks = outcome.reports;
-        if outcome.blocked {
-            report.status = Status::ChecksFailed;
-            report.exit = Exit::ChecksFailed;
+        let mut report = if outcome.blocked {
+            Report::empty(Status::ChecksFailed, Exit::ChecksFailed)
         } else {
-            report.status = Status::Clean;
-            report.exit = Exit::Success;
-        }
+            Report::empty(Status::Clean, Exit::Success)
+        };
+        report.checks = outcome.reports;
         Ok(report)
     })();
     match result {
@@ -466,22 +457,12 @@ pub fn run_verify(
         let config = checks::config::Config::load(&workdir)?;
         let (reports, blocked) =
             crate::verify::run::run(&workdir, &repo.git_dir, &config, &projects, &[], opts);
-        let mut report = Report::from_error(&Error::Usage {
-            message: String::new(),
-            help: String::new(),
-        });
-        report.error = None;
+        let mut report = if blocked {
+            Report::empty(Status::ChecksFailed, Exit::ChecksFailed)
+        } else {
+            Report::empty(Status::Clean, Exit::Success)
+        };
         report.verify = reports;
-        report.status = if blocked {
-            Status::ChecksFailed
-        } else {
-            Status::Clean
-        };
-        report.exit = if blocked {
-            Exit::ChecksFailed
-        } else {
-            Exit::Success
-        };
         Ok(report)
     })();
     match result {

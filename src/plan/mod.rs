@@ -290,32 +290,11 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
 
 fn content_hash(b: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    Sha256::digest(b)
-        .iter()
-        .map(|x| format!("{x:02x}"))
-        .collect()
+    format!("{:x}", Sha256::digest(b))
 }
 
-/// A content hash for the re-run record: the bytes of a file, a link's target, or `None`.
-fn state_hash(content: &Content) -> Option<String> {
-    let hex = |b: &[u8]| content_hash(b);
-    match content {
-        Content::File {
-            bytes,
-            doc,
-            changed,
-            ..
-        } => Some(match (changed, doc) {
-            (true, Some(d)) => hex(&d.encode()),
-            _ => hex(bytes),
-        }),
-        Content::Link(t) => Some(hex(format!("link:{}", t.display()).as_bytes())),
-        Content::Missing => None,
-        Content::Dir | Content::Other(_) => Some("other".into()),
-    }
-}
-
-/// [`state_hash`] of the content a path is left with (the same value for the same state).
+/// A path's state as the re-run record knows it: the hash of a file's bytes or a link's target,
+/// `None` when missing.
 fn disk_hash(disk: &Disk) -> Option<String> {
     match disk {
         Disk::File { bytes, .. } => Some(content_hash(bytes)),
@@ -372,8 +351,9 @@ impl Planner<'_> {
         let states = self.record.patch_states(digest)?;
         let matches = states.iter().any(|files| {
             files.iter().all(|(path, want)| {
-                let have = state_hash(&self.slot(path).content);
-                have == *want
+                // Loads the path; its original state is what is on disk now.
+                self.slot(path);
+                self.originals.get(path.as_str()).and_then(disk_hash) == *want
             })
         });
         if !matches {

@@ -140,7 +140,7 @@ pub fn combine(parts: &[String]) -> String {
         h.update(p.as_bytes());
         h.update(b"\n");
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    format!("{:x}", h.finalize())
 }
 
 /// The digest of one edit.
@@ -178,7 +178,7 @@ pub fn digest(path: &str, op: &Op) -> String {
             }
         }
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    format!("{:x}", h.finalize())
 }
 
 #[cfg(test)]

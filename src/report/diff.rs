@@ -29,7 +29,11 @@ pub fn unified_diff(
             0,
         );
     };
-    let diff = TextDiff::from_lines(old, new);
+    // Myers is quadratic in the worst case (a file rewritten wholesale: tens of seconds for 80k
+    // changed lines); past the deadline it settles for a correct but less minimal diff.
+    let diff = TextDiff::configure()
+        .timeout(std::time::Duration::from_millis(500))
+        .diff_lines(old, new);
     let mut added = 0;
     let mut removed = 0;
     for change in diff.iter_all_changes() {

@@ -170,7 +170,8 @@ pub(crate) fn status_name(s: EditStatus) -> &'static str {
 }
 
 impl Report {
-    fn empty(status: Status, exit: Exit) -> Report {
+    /// A report with nothing in it yet.
+    pub fn empty(status: Status, exit: Exit) -> Report {
         Report {
             version: 1,
             status,
@@ -195,16 +196,18 @@ impl Report {
     }
 
     /// The report of a plan; the status is set by the caller once it knows what was done.
+    /// The edits' outcomes; the changed files (with their diffs, the costly part) are listed by
+    /// [`Report::list_files`] once the batch is known to be written (or a dry run), so a rejected
+    /// batch never computes diffs it would not show.
     pub fn from_plan(plan: &Plan, patch: &PatchSource) -> Report {
         let mut r = Report::empty(Status::Applied, Exit::Success);
         r.patch = Some(patch.clone());
         r.edits = plan.outcomes.iter().map(edit_report).collect();
-        r.files = file_reports(plan);
         r
     }
 
-    /// Rebuilds the file list from the plan (after `--fix` rewrote some contents).
-    pub fn refresh_files(&mut self, plan: &Plan) {
+    /// Lists the plan's changed files, with the contents as finally written (after `--fix`).
+    pub fn list_files(&mut self, plan: &Plan) {
         self.files = file_reports(plan);
     }
 

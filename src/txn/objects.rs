@@ -178,7 +178,7 @@ fn write_pack(objects_dir: &Path, objects: &[(Oid, &[u8])], sync: bool) -> Resul
 
     let dir = objects_dir.join("pack");
     std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
-    let name: String = pack_sum.iter().map(|b| format!("{b:02x}")).collect();
+    let name = format!("{pack_sum:x}");
     // The pack first: an index without its pack would name objects git cannot read.
     for (ext, bytes) in [("pack", &pack), ("idx", &idx)] {
         let path = dir.join(format!("pack-{name}.{ext}"));

@@ -176,6 +176,19 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
 }
 
 /// Brings each journaled file to the state `dir` asks for.
+/// Puts the working tree back after a failed switch: the old contents, then the temp files and
+/// the directories the switch created. (What `recover` does for a transaction rolled back.)
+pub fn undo(
+    repo: &Repository,
+    workdir: &Path,
+    j: &Journal,
+) -> Result<(Vec<String>, Vec<String>), Error> {
+    let moved = move_files(repo, workdir, j, Direction::RolledBack)?;
+    remove_temps(workdir, j);
+    remove_new_dirs(workdir, j);
+    Ok(moved)
+}
+
 pub fn move_files(
     repo: &Repository,
     workdir: &Path,

@@ -9,8 +9,8 @@
 //! No checkout happens here: the checkers that need files on disk get them from patchgate's
 //! worktree of the project (`checks::mirror`, under `.git/patchgate/node_modules/mirror/`), materialised only
 //! when such a checker runs and kept between runs; the others read the patched content from
-//! memory. A `git worktree add` per run would be O(repository): 6–59 s for 100,000 files here
-//! (PRIOR-ART), and as long again to remove.
+//! memory. A `git worktree add` per run would be O(repository): 1.0–1.4 s for 50,000 files here
+//! (BENCHMARKS.md (d)), 6–59 s for 100,000 (PRIOR-ART.md), and as long again to remove.
 //!
 //! The transaction's objects are pinned by `refs/patchgate/txn/<worktree key>/<id>` (a commit
 //! whose tree is the staged tree and whose parents are the user-visible commit, if any, and a
@@ -135,8 +135,8 @@ fn tree_with(
 pub fn pin_prefix(git_dir: &Path) -> String {
     use sha2::{Digest, Sha256};
     let h = Sha256::digest(git_dir.as_os_str().as_encoded_bytes());
-    let key: String = h.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    format!("refs/patchgate/txn/{key}")
+    let key = format!("{h:x}");
+    format!("refs/patchgate/txn/{}", &key[..16])
 }
 
 /// Writes the objects of a plan and pins them under `refs/patchgate/txn/<key>/<id>`.

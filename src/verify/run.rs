@@ -107,11 +107,7 @@ pub struct Options {
     pub timeout: Option<Duration>,
 }
 
-/// A file of the patch, laid over the mirror (`None`: deleted).
-pub struct Overlay<'a> {
-    pub rel: &'a str,
-    pub content: Option<&'a [u8]>,
-}
+pub use crate::checks::mirror::Overlay;
 
 /// Runs the steps on every project; returns the reports and whether they block.
 pub fn run(

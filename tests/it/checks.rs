@@ -5,7 +5,7 @@
 //! test with a loud `SKIPPED:` line on stderr; in CI (`CI=true`) it fails the test. The pinned
 //! checkers come from `scripts/install-checkers` (`scripts/test` puts them on PATH).
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -549,20 +549,12 @@ language_tests! {
 // ---------------------------------------------------------------------------------------------
 // Missing checkers, timeouts, custom checkers
 
-/// PATH without any directory that holds `program` (git, cargo and the rest stay reachable).
-fn path_without(program: &str) -> OsString {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let kept: Vec<PathBuf> = std::env::split_paths(&path)
-        .filter(|d| !d.join(program).exists())
-        .collect();
-    std::env::join_paths(kept).expect("join PATH")
-}
-
 #[test]
 fn a_missing_checker_is_a_note_and_blocks_only_with_require_tools() {
     // No checker needed: this is about ruff being absent.
     let repo = PYTHON.repo();
-    let path = path_without("ruff");
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let path = crate::harness::path_without("ruff", scratch.path());
     assert!(
         std::env::split_paths(&path).any(|d| d.join("git").is_file()),
         "git must stay on PATH"
@@ -1044,12 +1036,7 @@ fn run_demo(path: &std::ffi::OsStr) -> (crate::harness::Run, tempfile::TempDir) 
         .stdin(Stdio::null())
         .output()
         .expect("demo runs");
-    let run = crate::harness::Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    (run, home)
+    (crate::harness::Run::from(out), home)
 }
 
 /// The demo's scratch repository, from the line that names it.
@@ -1066,11 +1053,8 @@ fn demo_repo(run: &crate::harness::Run) -> std::path::PathBuf {
 /// finding blocks; on a fresh machine without it, `--require-tools` makes the missing checker block.
 #[test]
 fn demo_keeps_its_promises_with_and_without_ruff() {
-    // Without ruff: a PATH holding git alone.
-    let bin = tempfile::tempdir().expect("tmp");
-    let git = on_path("git").expect("git on PATH");
-    std::os::unix::fs::symlink(&git, bin.path().join("git")).expect("link git");
-    let (run, _scratch) = run_demo(bin.path().as_os_str());
+    let scratch = tempfile::tempdir().expect("tmp");
+    let (run, _home) = run_demo(&crate::harness::path_without("ruff", scratch.path()));
     run.assert_code(0);
     let repo = demo_repo(&run);
     assert!(
@@ -1091,7 +1075,7 @@ fn demo_keeps_its_promises_with_and_without_ruff() {
     if !require("ruff") {
         return;
     }
-    let (run, _scratch) = run_demo(&std::env::var_os("PATH").unwrap_or_default());
+    let (run, _home) = run_demo(&std::env::var_os("PATH").unwrap_or_default());
     run.assert_code(0);
     let repo = demo_repo(&run);
     assert!(

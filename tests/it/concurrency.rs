@@ -20,23 +20,31 @@ fn start_paused_with(
     point: &str,
     extra: &[&str],
 ) -> (std::process::Child, std::path::PathBuf, tempfile::TempDir) {
+    let mut args = vec!["--checks", "none"];
+    args.extend_from_slice(extra);
+    spawn_apply(repo, PATCH, &args, Some(point))
+}
+
+/// Starts `patchgate apply PATCH --format json ARGS`, paused at `point` if given.
+fn spawn_apply(
+    repo: &TestRepo,
+    patch_text: &str,
+    args: &[&str],
+    point: Option<&str>,
+) -> (std::process::Child, std::path::PathBuf, tempfile::TempDir) {
     let scratch = tempfile::tempdir().expect("tempdir");
     let patch = scratch.path().join("p.yaml");
-    std::fs::write(&patch, PATCH).expect("patch");
+    std::fs::write(&patch, patch_text).expect("patch");
     let resume = scratch.path().join("resume");
-    let child = Command::new(BIN)
-        .args([
-            "apply",
-            patch.to_str().expect("utf8"),
-            "--format",
-            "json",
-            "--checks",
-            "none",
-        ])
-        .args(extra)
-        .current_dir(repo.path())
-        .env("PATCHGATE_FAULT_PAUSE_AT", point)
-        .env("PATCHGATE_FAULT_RESUME", &resume)
+    let mut cmd = Command::new(BIN);
+    cmd.args(["apply", patch.to_str().expect("utf8"), "--format", "json"])
+        .args(args)
+        .current_dir(repo.path());
+    if let Some(point) = point {
+        cmd.env("PATCHGATE_FAULT_PAUSE_AT", point)
+            .env("PATCHGATE_FAULT_RESUME", &resume);
+    }
+    let child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -129,12 +137,91 @@ fn without_interference_the_same_patch_applies() {
     assert_eq!(repo.read_str("b.txt"), "B1\n");
 }
 
+/// A checker that holds the run until the test lets it go: `started` appears in the repository's
+/// `.git` when the checks are running, and they finish once `go` exists there.
+const BLOCKING_CHECKER: &str = "[checkers.hold]\ncommand = [\"sh\", \"-c\", \"touch \\\"$0/started\\\"; while [ ! -f \\\"$0/go\\\" ]; do sleep 0.02; done\", \"GITDIR\", \"{files}\"]\nglobs = [\"*.txt\"]\ntimeout = 60\n";
+
+/// Starts a `--commit` whose checks wait for `go`; returns once they are running.
+fn start_during_checks(
+    repo: &TestRepo,
+    patch: &str,
+) -> (std::process::Child, tempfile::TempDir, std::path::PathBuf) {
+    let git_dir = repo.path().join(".git");
+    let (child, _resume, scratch) = spawn_apply(repo, patch, &["--commit"], None);
+    let started = git_dir.join("started");
+    let t = Instant::now();
+    while !started.exists() {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "the checks never started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    (child, scratch, git_dir.join("go"))
+}
+
+fn finish_checks(child: std::process::Child, go: &std::path::Path) -> (i32, serde_json::Value) {
+    std::fs::write(go, "").expect("go");
+    let out = child.wait_with_output().expect("wait");
+    let json = serde_json::from_slice(&out.stdout).expect("json report");
+    (out.status.code().unwrap_or(-1), json)
+}
+
+fn repo_with_blocking_checker() -> TestRepo {
+    let repo = TestRepo::new()
+        .file("a.txt", "a1\n")
+        .file("b.txt", "b1\n")
+        .commit();
+    let config =
+        BLOCKING_CHECKER.replace("GITDIR", &repo.path().join(".git").display().to_string());
+    repo.write(".patchgate.toml", config);
+    repo.git(&["add", ".patchgate.toml"]);
+    repo.git(&["commit", "-qm", "checker"]);
+    repo
+}
+
 #[test]
-fn head_moving_while_checks_run_aborts_a_commit_with_exit_4() {
+fn head_moving_during_the_checks_aborts_a_commit_with_exit_4() {
+    let repo = repo_with_blocking_checker();
+    let (child, _scratch, go) = start_during_checks(&repo, PATCH);
+    repo.git(&["commit", "-q", "--allow-empty", "-m", "someone else"]);
+    let moved_head = repo.head();
+    let (code, json) = finish_checks(child, &go);
+    assert_eq!(code, 4, "{json}");
+    assert_eq!(json["error"]["kind"], "ref_moved", "{json}");
+    assert_eq!(
+        repo.head(),
+        moved_head,
+        "their commit stands, ours was not made"
+    );
+    assert_eq!(repo.read_str("a.txt"), "a1\n");
+    assert_eq!(repo.read_str("b.txt"), "b1\n");
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn a_file_saved_during_the_checks_aborts_with_exit_4() {
+    let repo = repo_with_blocking_checker();
+    let (child, _scratch, go) = start_during_checks(&repo, PATCH);
+    repo.write("b.txt", "someone else\n");
+    let (code, json) = finish_checks(child, &go);
+    assert_eq!(code, 4, "{json}");
+    assert_eq!(json["error"]["kind"], "concurrent_modification", "{json}");
+    assert_eq!(
+        repo.read_str("a.txt"),
+        "a1\n",
+        "nothing of the patch was written"
+    );
+    assert_eq!(repo.read_str("b.txt"), "someone else\n");
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+}
+
+#[test]
+fn head_moving_after_staging_aborts_a_commit_with_exit_4() {
     let repo = repo();
     let (mut child, resume, _scratch) = start_paused_with(&repo, "staged", &["--commit"]);
     let _stderr = wait_paused(&mut child);
-    // Someone commits while patchgate is between staging and switching (where checks run).
+    // Someone commits while patchgate is between staging and switching.
     repo.write("other.txt", "x\n");
     repo.git(&["add", "other.txt"]);
     repo.git(&["commit", "-qm", "someone else"]);
@@ -155,7 +242,15 @@ fn head_moving_while_checks_run_aborts_a_commit_with_exit_4() {
 #[test]
 fn head_moving_after_write_back_is_caught_by_the_compare_and_swap() {
     let repo = repo();
-    let (mut child, resume, _scratch) = start_paused_with(&repo, "before-cas", &["--commit"]);
+    // The patch also creates a file in new folders: the undo must take those away too.
+    let patch =
+        format!("{PATCH}- {{file_path: new/dir/n.txt, create: true, new_string: \"n\\n\"}}\n");
+    let (mut child, resume, _scratch) = spawn_apply(
+        &repo,
+        &patch,
+        &["--checks", "none", "--commit"],
+        Some("before-cas"),
+    );
     let _stderr = wait_paused(&mut child);
     repo.git(&["commit", "-q", "--allow-empty", "-m", "someone else"]);
     let moved_head = repo.head();
@@ -169,6 +264,10 @@ fn head_moving_after_write_back_is_caught_by_the_compare_and_swap() {
         "the written files were put back"
     );
     assert_eq!(repo.read_str("b.txt"), "b1\n");
+    assert!(
+        !repo.exists("new"),
+        "the folders the switch created were removed"
+    );
     assert_eq!(repo.leftovers(), Vec::<String>::new());
 }
 

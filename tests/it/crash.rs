@@ -1,5 +1,6 @@
 //! Fault injection: `patchgate apply` killed with SIGKILL at every named point of the transaction
-//! and at random moments, then `patchgate recover`. After each of the 200+ runs, every file must
+//! and at random moments, then `patchgate recover` (250 runs, every one at a point asserted to have
+//! died of the kill, and at least half of the random ones). After each run, every file must
 //! be exactly in the old or exactly in the new state (the whole batch, not file by file), the
 //! user's uncommitted work intact, nothing left behind, and `git fsck` clean.
 
@@ -9,17 +10,17 @@ use std::time::Duration;
 
 use crate::harness::{BIN, TestRepo, git_try};
 
+/// Fault points every mode passes through.
 const POINTS: &[&str] = &[
     "staged",
     "journaled",
     "before-verify",
     "before-switch",
     "after-switch",
-    "before-cas",
-    "after-cas",
-    "after-index",
     "before-cleanup",
 ];
+/// Fault points of `--commit` only (a working-tree run never reaches them).
+const COMMIT_POINTS: &[&str] = &["before-cas", "after-cas", "after-index"];
 
 const PATCH: &str = "\
 message: crash test
@@ -196,7 +197,11 @@ fn recover(repo: &TestRepo, label: &str) {
     );
 }
 
-fn one_run(i: usize, mode: Mode, abort_at: Option<&str>, delay: Option<Duration>) -> bool {
+/// One run killed at a fault point or after a delay, then recovered and checked; returns whether
+/// the new state won and whether the process really died of the kill (a run that finished first
+/// proves nothing about crashes).
+fn one_run(i: usize, mode: Mode, abort_at: Option<&str>, delay: Option<Duration>) -> (bool, bool) {
+    use std::os::unix::process::ExitStatusExt;
     let repo = setup();
     let base = repo.head();
     let patch_dir = tempfile::tempdir().expect("tempdir");
@@ -208,7 +213,9 @@ fn one_run(i: usize, mode: Mode, abort_at: Option<&str>, delay: Option<Duration>
         std::thread::sleep(d);
         let _ = child.kill();
     }
-    let _ = child.wait();
+    let killed = child
+        .wait()
+        .is_ok_and(|s| s.signal() == Some(libc::SIGKILL));
     recover(&repo, &label);
     let new = check(&repo, mode, &base, &label);
     // Every fourth run: the patch, run again, finishes the job (or knows it is done).
@@ -221,21 +228,40 @@ fn one_run(i: usize, mode: Mode, abort_at: Option<&str>, delay: Option<Duration>
             "{label}: re-run reaches the new state"
         );
     }
-    new
+    (new, killed)
 }
 
-/// A tiny deterministic generator: the kill delays are reproducible from the run number.
-fn delay_for(i: usize) -> Duration {
+/// How long one uninterrupted run takes here (the slower of a few): random kill delays are drawn
+/// below it, so that they land inside the run on a fast machine and a slow one alike.
+fn run_time(mode: Mode) -> Duration {
+    (0..3)
+        .map(|_| {
+            let repo = setup();
+            let patch_dir = tempfile::tempdir().expect("tempdir");
+            let patch = patch_dir.path().join("p.yaml");
+            std::fs::write(&patch, PATCH).expect("patch");
+            let t = std::time::Instant::now();
+            let status = spawn(&repo, &patch, mode, None).wait().expect("wait");
+            assert_eq!(status.code(), Some(0), "an uninterrupted run succeeds");
+            t.elapsed()
+        })
+        .max()
+        .unwrap_or_default()
+}
+
+/// A tiny deterministic generator: the kill delay is a fraction of `span` reproducible from the
+/// run number.
+fn delay_for(i: usize, span: Duration) -> Duration {
     let x = (i as u64)
         .wrapping_mul(6364136223846793005)
         .wrapping_add(1442695040888963407);
-    Duration::from_micros((x >> 33) % 60_000)
+    span.mul_f64(((x >> 33) % 10_000) as f64 / 10_000.0)
 }
 
 #[test]
 fn kill_at_every_point_then_recover() {
     let mut runs = Vec::new();
-    for rep in 0..6 {
+    for rep in 0..10 {
         for (p, point) in POINTS.iter().enumerate() {
             for mode in [Mode::Worktree, Mode::Commit] {
                 runs.push((
@@ -245,8 +271,11 @@ fn kill_at_every_point_then_recover() {
                 ));
             }
         }
+        for (p, point) in COMMIT_POINTS.iter().enumerate() {
+            runs.push((rep * 100 + 50 + p, Mode::Commit, *point));
+        }
     }
-    let results: Vec<(bool, &str)> = std::thread::scope(|s| {
+    let results: Vec<((bool, bool), &str)> = std::thread::scope(|s| {
         let chunks: Vec<_> = runs.chunks(runs.len().div_ceil(2)).collect();
         let handles: Vec<_> = chunks
             .into_iter()
@@ -264,10 +293,16 @@ fn kill_at_every_point_then_recover() {
             .flat_map(|h| h.join().expect("worker"))
             .collect()
     });
-    assert_eq!(results.len(), 108);
+    assert_eq!(results.len(), 150);
+    for ((_, killed), point) in &results {
+        assert!(
+            killed,
+            "the run was not killed at {point}: the point was never reached"
+        );
+    }
     // Both outcomes must actually occur: a harness that always rolls back (or forward) proves little.
-    assert!(results.iter().any(|(new, _)| *new) && results.iter().any(|(new, _)| !*new));
-    for (new, point) in &results {
+    assert!(results.iter().any(|((new, _), _)| *new) && results.iter().any(|((new, _), _)| !*new));
+    for ((new, _), point) in &results {
         if ["staged", "journaled", "before-verify"].contains(point) {
             assert!(!new, "a kill before any switch must roll back ({point})");
         }
@@ -283,7 +318,8 @@ fn kill_at_every_point_then_recover() {
 #[test]
 fn kill_at_random_moments_then_recover() {
     let runs: Vec<usize> = (0..100).collect();
-    let outcomes: Vec<bool> = std::thread::scope(|s| {
+    let spans = (run_time(Mode::Worktree), run_time(Mode::Commit));
+    let outcomes: Vec<(bool, bool)> = std::thread::scope(|s| {
         let handles: Vec<_> = runs
             .chunks(50)
             .map(|chunk| {
@@ -291,12 +327,12 @@ fn kill_at_random_moments_then_recover() {
                     chunk
                         .iter()
                         .map(|i| {
-                            let mode = if i % 2 == 0 {
-                                Mode::Worktree
+                            let (mode, span) = if i % 2 == 0 {
+                                (Mode::Worktree, spans.0)
                             } else {
-                                Mode::Commit
+                                (Mode::Commit, spans.1)
                             };
-                            one_run(1000 + i, mode, None, Some(delay_for(*i)))
+                            one_run(1000 + i, mode, None, Some(delay_for(*i, span)))
                         })
                         .collect::<Vec<_>>()
                 })
@@ -308,6 +344,13 @@ fn kill_at_random_moments_then_recover() {
             .collect()
     });
     assert_eq!(outcomes.len(), 100);
+    // The delays are drawn inside a run's duration; most must land before the run ends, or the
+    // test would be checking finished runs.
+    let killed = outcomes.iter().filter(|(_, k)| *k).count();
+    assert!(
+        killed >= 50,
+        "only {killed} of 100 runs were killed before they finished"
+    );
 }
 
 #[test]

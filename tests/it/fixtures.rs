@@ -44,11 +44,16 @@ fn run_scenario(dir: &Path) {
 
     let check = |expect_file: &str, run_no: usize| {
         let run = repo.apply(&patch, &args);
+        // Every scenario states its exit code: a missing or mistyped expectation must not pass.
         let expect: Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.join(expect_file)).unwrap_or_else(|_| "{}".into()),
+            &std::fs::read_to_string(dir.join(expect_file))
+                .unwrap_or_else(|e| panic!("{name}/{expect_file}: {e}")),
         )
         .unwrap_or_else(|e| panic!("{name}/{expect_file}: {e}"));
-        if let Some(code) = expect.get("exit") {
+        let code = expect
+            .get("exit")
+            .unwrap_or_else(|| panic!("{name}/{expect_file}: no \"exit\""));
+        {
             assert_eq!(
                 Some(run.code as i64),
                 code.as_i64(),

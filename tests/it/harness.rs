@@ -25,6 +25,31 @@ pub struct Run {
     pub stderr: String,
 }
 
+impl From<std::process::Output> for Run {
+    fn from(out: std::process::Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// A `PATH` without any directory that holds `program`, plus `scratch/bin` holding only a link
+/// to `git` (so dropping `/usr/bin` for its copy of `program` does not take git away).
+pub fn path_without(program: &str, scratch: &Path) -> std::ffi::OsString {
+    let git = on_path("git").expect("git on PATH");
+    let bin = scratch.join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(&git, bin.join("git")).expect("link git");
+    let mut dirs = vec![bin];
+    dirs.extend(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .filter(|d| !d.join(program).exists()),
+    );
+    std::env::join_paths(dirs).expect("PATH")
+}
+
 impl Run {
     /// The JSON report (panics with the output when stdout is not one JSON object).
     pub fn json(&self) -> Value {
@@ -180,12 +205,7 @@ pub fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
             let _ = s.write_all(&input);
         });
     }
-    let out = child.wait_with_output().expect("wait");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::from(child.wait_with_output().expect("wait"))
 }
 
 fn hex(b: &[u8]) -> String {

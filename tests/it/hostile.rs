@@ -753,21 +753,25 @@ fn human_format_errors_do_not_panic_either() {
     // The miette renderer gets the same hostile documents (NUL, deep nesting, bad UTF-8 target).
     let repo = base_repo();
     let before = state(&repo);
-    for (patch, code) in [
+    // Each with the words that name its problem, in either format.
+    for (patch, code, needle) in [
         (
             "- file_path: a.txt\n  old_string: \"al\0pha\"\n  new_string: omega\n".to_string(),
             3,
+            "NUL",
         ),
-        ("[".repeat(NESTING), 3),
+        ("[".repeat(NESTING), 3, "invalid"),
         (
             "- file_path: latin1.txt\n  old_string: caf\n  new_string: cafe\n".to_string(),
             2,
+            "not valid UTF-8",
         ),
         (
             "- file_path: ../x\n  create: true\n  new_string: x\n".to_string(),
             3,
+            "leaves the repository",
         ),
-        (String::new(), 3),
+        (String::new(), 3, "empty"),
     ] {
         for format in ["human", "markdown"] {
             let pfile = tempfile::NamedTempFile::new().expect("patch file");
@@ -788,9 +792,10 @@ fn human_format_errors_do_not_panic_either() {
                 "{format} {patch:.40?}\n{}\n{}",
                 run.stdout, run.stderr
             );
+            let text = format!("{}{}", run.stdout, run.stderr);
             assert!(
-                !(run.stdout.trim().is_empty() && run.stderr.trim().is_empty()),
-                "{format}: the error is explained somewhere"
+                text.contains(needle),
+                "{format} {patch:.40?}: the message does not name the problem ({needle}):\n{text}"
             );
         }
     }

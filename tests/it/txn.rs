@@ -185,6 +185,15 @@ fn branch_mode_refuses_the_checked_out_branch() {
     assert_eq!(run.json()["error"]["kind"], "branch_checked_out");
     let run = repo.apply(PATCH, &["--branch", "not a..valid"]);
     run.assert_code(3);
+    assert!(
+        run.json()["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("not a valid branch name")),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(repo.git(&["branch", "--list"]).trim(), "* main");
+    assert_eq!(repo.read_str("a.txt"), "alpha\n");
 }
 
 #[test]
@@ -275,11 +284,14 @@ fn refuses_during_merge_rebase_cherry_pick_and_bisect() {
     }
     let repo = conflicted();
     repo.git(&["bisect", "start"]);
+    let snapshot = repo.snapshot();
     let run = repo.apply(
         "- {file_path: a.txt, old_string: alpha, new_string: A}\n",
         &[],
     );
     run.assert_code(4);
+    assert_eq!(run.json()["error"]["kind"], "operation_in_progress");
+    assert_eq!(repo.snapshot(), snapshot, "bisect: nothing changed");
     assert!(
         run.json()["error"]["message"]
             .as_str()
@@ -480,8 +492,15 @@ fn staging_checks_nothing_out_and_leaves_no_worktree_registration() {
         .assert_code(0);
     // O(edited files): nothing was materialised for a run without package checkers.
     assert!(!repo.path().join(".git/patchgate/node_modules").exists());
-    assert!(!repo.path().join(".git/patchgate/worktree").exists());
+    assert!(!repo.path().join(".git/patchgate/mirrors").exists());
     assert_eq!(repo.git(&["worktree", "list"]).lines().count(), 1);
+    // No file was written anywhere else in the repository than the patched one (and .git).
+    let mut written: Vec<String> = crate::harness::files_of(repo.path())
+        .into_keys()
+        .filter(|k| !k.starts_with(".git/"))
+        .collect();
+    written.sort();
+    assert_eq!(written, ["a.txt", "b.txt"]);
 }
 
 #[test]

@@ -777,21 +777,6 @@ fn verify_subcommand_reports_a_failing_python_test() {
 // ---------------------------------------------------------------------------------------------
 // A missing toolchain
 
-/// PATH without any directory that holds `go`, plus a directory with only `git` (so removing
-/// `/usr/bin` for its `go` does not take git away).
-fn path_without_go(scratch: &Path) -> OsString {
-    let git = on_path("git").expect("git on PATH");
-    let bin = scratch.join("bin");
-    std::fs::create_dir_all(&bin).expect("mkdir");
-    std::os::unix::fs::symlink(&git, bin.join("git")).expect("link git");
-    let mut dirs = vec![bin];
-    dirs.extend(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
-            .filter(|d| !d.join("go").exists()),
-    );
-    std::env::join_paths(dirs).expect("PATH")
-}
-
 fn run_with_path(dir: &Path, args: &[&str], path: &OsString) -> Run {
     let out = Command::new(BIN)
         .args(args)
@@ -801,11 +786,7 @@ fn run_with_path(dir: &Path, args: &[&str], path: &OsString) -> Run {
         .stdin(Stdio::null())
         .output()
         .expect("patchgate runs");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::from(out)
 }
 
 #[track_caller]
@@ -824,7 +805,7 @@ fn assert_all_missing(report: &Value, steps: &[&str]) {
 fn missing_go_toolchain_is_reported_and_blocks_only_with_require_tools() {
     let repo = go_project();
     let scratch = tempfile::tempdir().expect("tempdir");
-    let path = path_without_go(scratch.path());
+    let path = crate::harness::path_without("go", scratch.path());
     let pfile = scratch.path().join("p.json");
     std::fs::write(
         &pfile,

@@ -1,0 +1,46 @@
+# Shared by the bench scripts (sourced, not run): tools, the build, the scratch directory.
+# Each script sets its own knobs first, then calls these.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then SUDO="sudo"; fi
+APT_UPDATED=0
+apt_install() {
+    if [ "$APT_UPDATED" -eq 0 ]; then
+        $SUDO apt-get update -qq
+        APT_UPDATED=1
+    fi
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+
+# bench_tools: hyperfine and GNU time (installed with apt only if missing), strace if it can be had
+# (optional: without it the breakdowns that need it are skipped), then every program named.
+bench_tools() {
+    command -v hyperfine >/dev/null 2>&1 || apt_install hyperfine
+    [ -x /usr/bin/time ] || apt_install time
+    command -v strace >/dev/null 2>&1 || apt_install strace \
+        || echo "note: strace could not be installed; the breakdowns that need it are skipped"
+    local tool
+    for tool in hyperfine python3 git cargo "$@"; do
+        command -v "$tool" >/dev/null 2>&1 || { echo "error: $tool not found" >&2; exit 1; }
+    done
+}
+
+# bench_build: `cargo build --release`, then a private copy of the binary as $PG in a fresh $WORK
+# (removed on exit; $OUT is BENCH_OUT or $WORK/out). The copy is found where cargo put it
+# (CARGO_TARGET_DIR honoured), so a stale binary is never measured, and a concurrent rebuild
+# cannot swap it mid-run.
+bench_build() {
+    log "cargo build --release"
+    (cd "$ROOT" && cargo build --release --quiet)
+    local target
+    target=$(cd "$ROOT" && cargo metadata --format-version 1 --no-deps \
+        | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+    WORK=$(mktemp -d)
+    trap 'rm -rf "$WORK"' EXIT
+    OUT=${BENCH_OUT:-$WORK/out}
+    mkdir -p "$OUT" "$WORK/bin"
+    cp "$target/release/patchgate" "$WORK/bin/patchgate"
+    PG="$WORK/bin/patchgate"
+}
