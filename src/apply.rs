@@ -171,9 +171,9 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     }
     // Read once: checks and verify share it, and a bad file is reported before either runs.
     let config = if opts.checks.is_some() || opts.verify.is_some() {
-        checks::config::Config::load(&repo.roots.root)?
+        crate::project::config::Config::load(&repo.roots.root)?
     } else {
-        checks::config::Config::default()
+        crate::project::config::Config::default()
     };
     if let Some(check_opts) = &opts.checks {
         config.check_names(check_opts.only.as_deref())?;
@@ -392,13 +392,13 @@ fn check_files(repo: &Repo, plan: &plan::Plan) -> Vec<CheckFile> {
 }
 
 /// The projects (one per language and nearest marker) that the patched files belong to.
-fn projects_of(repo: &Repo, plan: &plan::Plan) -> Vec<checks::detect::Project> {
-    let mut out: Vec<checks::detect::Project> = Vec::new();
+fn projects_of(repo: &Repo, plan: &plan::Plan) -> Vec<crate::project::detect::Project> {
+    let mut out: Vec<crate::project::detect::Project> = Vec::new();
     for c in &plan.changes {
-        let Some(lang) = checks::detect::lang_of(&c.rel) else {
+        let Some(lang) = crate::project::detect::lang_of(&c.rel) else {
             continue;
         };
-        if let Some(p) = checks::detect::project_of(&repo.roots.root, &c.rel, lang)
+        if let Some(p) = crate::project::detect::project_of(&repo.roots.root, &c.rel, lang)
             && !out.contains(&p)
         {
             out.push(p);

@@ -3,6 +3,8 @@
 //! The modules follow the pipeline a patch goes through:
 //! - [`patch`]: the patch file format (YAML/JSON) and its typed edits;
 //! - [`plan`]: every edit matched and applied in memory; misses diagnosed;
+//! - [`project`]: what a project is and which tools it uses (shared by the checks and verify);
+//! - [`checks`], [`verify`]: the gate over the patched state;
 //! - [`txn`]: the verified plan written back atomically;
 //! - [`report`]: the outcome as JSON, markdown or human diagnostics;
 //! - [`cli`]: the command line around them ([`mod@apply`] is the pipeline driver).
@@ -13,6 +15,7 @@ pub mod cli;
 pub mod error;
 pub mod patch;
 pub mod plan;
+pub mod project;
 pub mod repo;
 pub mod report;
 pub mod runner;

@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::config::{Custom, OutputFormat};
+use crate::project::config::{Custom, OutputFormat};
 use super::finding::RawFinding;
 use super::parse;
 use super::tools::{Ran, first_lines};

@@ -7,11 +7,14 @@
 //! including a finding on an untouched line that the patch caused (a definition removed
 //! elsewhere). A finding without a line is old when the baseline has the same rule and message.
 //!
-//! Formatter output needs no baseline: each hunk of the formatter's diff is new exactly when it
-//! touches a line the patch changed, so a file that was already unformatted elsewhere does not
-//! block a patch that is formatted.
+//! A formatter's hunk is new only where the patch made the formatting worse: a hunk is "already
+//! there" when every patched line in it is unchanged, or was changed from original lines of which
+//! the formatter already wanted to rewrite one (the baseline: the same formatter on the original).
+//! So renaming an identifier on a line that was already unformatted passes, and a newly written
+//! line the formatter would rewrite blocks. Without a baseline (the formatter failed on the
+//! original), a hunk is new when it touches a line the patch changed.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use similar::{DiffOp, TextDiff};
 
@@ -22,6 +25,9 @@ use super::finding::{Finding, RawFinding};
 pub struct LineMap {
     /// For each patched line (index = line - 1): the original line it is unchanged from.
     to_old: Vec<Option<usize>>,
+    /// For each changed patched line that replaced original lines: those lines (1-based,
+    /// inclusive). An inserted line has none.
+    replaced: Vec<Option<(usize, usize)>>,
 }
 
 impl LineMap {
@@ -32,27 +38,44 @@ impl LineMap {
             .count()
             .max(after.split_inclusive('\n').count());
         let mut to_old = vec![None; total];
+        let mut replaced = vec![None; total];
         for op in diff.ops() {
-            if let DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } = *op
-            {
-                for i in 0..len {
-                    if let Some(slot) = to_old.get_mut(new_index + i) {
-                        *slot = Some(old_index + i + 1);
+            match *op {
+                DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } => {
+                    for i in 0..len {
+                        if let Some(slot) = to_old.get_mut(new_index + i) {
+                            *slot = Some(old_index + i + 1);
+                        }
                     }
                 }
+                DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => {
+                    for i in 0..new_len {
+                        if let Some(slot) = replaced.get_mut(new_index + i) {
+                            *slot = Some((old_index + 1, old_index + old_len));
+                        }
+                    }
+                }
+                DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
             }
         }
-        LineMap { to_old }
+        LineMap { to_old, replaced }
     }
 
     /// A file the patch creates: every line is new.
     pub fn all_new(after: &str) -> LineMap {
+        let n = after.split_inclusive('\n').count();
         LineMap {
-            to_old: vec![None; after.split_inclusive('\n').count()],
+            to_old: vec![None; n],
+            replaced: vec![None; n],
         }
     }
 
@@ -64,6 +87,12 @@ impl LineMap {
 
     pub fn changed(&self, line: usize) -> bool {
         self.old_line(line).is_none()
+    }
+
+    /// The original lines a changed patched line replaced (`None`: unchanged, or inserted).
+    pub fn replaced(&self, line: usize) -> Option<(usize, usize)> {
+        line.checked_sub(1)
+            .and_then(|i| self.replaced.get(i).copied().flatten())
     }
 }
 
@@ -114,10 +143,62 @@ pub fn mark(
         .collect()
 }
 
-/// The formatter's diff as findings: one per hunk, at its first patched line, new when it touches
-/// a line the patch changed.
-pub fn format_findings(patched: &str, formatted: &str, map: &LineMap) -> Vec<Finding> {
-    let diff = TextDiff::from_lines(patched, formatted);
+/// Findings in a file the patch did not change, against the baseline of the same file: new unless
+/// the baseline has the same rule and message at the same place (matched one to one).
+pub fn mark_unchanged(findings: &[RawFinding], baseline: &[RawFinding]) -> Vec<Finding> {
+    let mut pool: HashMap<(usize, usize, &str, &str), usize> = HashMap::new();
+    for b in baseline {
+        *pool
+            .entry((b.line, b.column, b.rule.as_str(), b.message.as_str()))
+            .or_default() += 1;
+    }
+    findings
+        .iter()
+        .map(|f| {
+            let key = (f.line, f.column, f.rule.as_str(), f.message.as_str());
+            let old = match pool.get_mut(&key) {
+                Some(n) if *n > 0 => {
+                    *n -= 1;
+                    true
+                }
+                _ => false,
+            };
+            Finding {
+                line: f.line,
+                column: f.column,
+                rule: f.rule.clone(),
+                severity: f.severity,
+                message: f.message.clone(),
+                new: !old,
+            }
+        })
+        .collect()
+}
+
+/// The lines of `text` that the formatter would rewrite (1-based): every line of a hunk, and for
+/// a pure insertion the lines on both sides of where it goes. This is a formatter's baseline.
+pub fn unformatted_lines(text: &str, formatted: &str) -> BTreeSet<usize> {
+    hunks(text, formatted)
+        .into_iter()
+        .flat_map(|h| h.lo..=h.end)
+        .collect()
+}
+
+/// One hunk of a formatter's diff, in the lines of the text it formats.
+struct Hunk {
+    start: usize,
+    end: usize,
+    /// `start`, or one line above it for a pure insertion (which touches both sides).
+    lo: usize,
+    removed: usize,
+    added: usize,
+    /// The hunk's ops, to rebuild a partial result.
+    new_range: std::ops::Range<usize>,
+    old_range: std::ops::Range<usize>,
+}
+
+fn hunks(text: &str, formatted: &str) -> Vec<Hunk> {
+    let diff = TextDiff::from_lines(text, formatted);
     let mut out = Vec::new();
     for group in diff.grouped_ops(0) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
@@ -125,27 +206,89 @@ pub fn format_findings(patched: &str, formatted: &str, map: &LineMap) -> Vec<Fin
         };
         let start = first.old_range().start + 1;
         let end = last.old_range().end.max(start);
-        // A pure insertion touches the lines on both sides of where it goes.
         let lo = start
             .saturating_sub(usize::from(first.old_range().is_empty()))
             .max(1);
-        let new = (lo..=end).any(|l| map.changed(l));
-        let mut removed = 0;
-        let mut added = 0;
+        let (mut removed, mut added) = (0, 0);
         for op in &group {
             removed += op.old_range().len();
             added += op.new_range().len();
         }
-        out.push(Finding {
-            line: start,
-            column: 0,
-            rule: "format".into(),
-            severity: super::finding::Severity::Error,
-            message: format!(
-                "the formatter would rewrite lines {start}-{end} (-{removed} +{added})"
-            ),
-            new,
+        out.push(Hunk {
+            start,
+            end,
+            lo,
+            removed,
+            added,
+            old_range: first.old_range().start..last.old_range().end,
+            new_range: first.new_range().start..last.new_range().end,
         });
+    }
+    out
+}
+
+/// The formatter's diff as findings: one per hunk, at its first patched line. `before_dirty` is
+/// the baseline ([`unformatted_lines`] of the original); `None` when there is none.
+pub fn format_findings(
+    patched: &str,
+    formatted: &str,
+    map: &LineMap,
+    before_dirty: Option<&BTreeSet<usize>>,
+) -> Vec<Finding> {
+    hunks(patched, formatted)
+        .into_iter()
+        .map(|h| {
+            let new = (h.lo..=h.end).any(|l| line_is_new(l, map, before_dirty));
+            Finding {
+                line: h.start,
+                column: 0,
+                rule: "format".into(),
+                severity: super::finding::Severity::Error,
+                message: format!(
+                    "the formatter would rewrite lines {}-{} (-{} +{})",
+                    h.start, h.end, h.removed, h.added
+                ),
+                new,
+            }
+        })
+        .collect()
+}
+
+/// Whether a patched line in a formatter's hunk makes the hunk the patch's doing.
+fn line_is_new(line: usize, map: &LineMap, before_dirty: Option<&BTreeSet<usize>>) -> bool {
+    if !map.changed(line) {
+        return false;
+    }
+    match (before_dirty, map.replaced(line)) {
+        (None, _) | (Some(_), None) => true,
+        (Some(dirty), Some((a, b))) => !dirty.range(a..=b).any(|_| true),
+    }
+}
+
+/// The patched text with only the new hunks of the formatter applied, for a report that shows
+/// what the patch must fix and nothing that was already there.
+pub fn only_new_hunks(patched: &str, formatted: &str, findings: &[Finding]) -> String {
+    let old: Vec<&str> = patched.split_inclusive('\n').collect();
+    let new: Vec<&str> = formatted.split_inclusive('\n').collect();
+    let mut out = String::with_capacity(patched.len());
+    let mut at = 0;
+    for h in hunks(patched, formatted) {
+        let keep = findings.iter().any(|f| f.new && f.line == h.start);
+        for l in &old[at.min(old.len())..h.old_range.start.min(old.len())] {
+            out.push_str(l);
+        }
+        let lines = if keep {
+            &new[h.new_range.start.min(new.len())..h.new_range.end.min(new.len())]
+        } else {
+            &old[h.old_range.start.min(old.len())..h.old_range.end.min(old.len())]
+        };
+        for l in lines {
+            out.push_str(l);
+        }
+        at = h.old_range.end;
+    }
+    for l in &old[at.min(old.len())..] {
+        out.push_str(l);
     }
     out
 }
@@ -210,11 +353,13 @@ mod tests {
     #[test]
     fn format_hunks_are_new_only_where_the_patch_changed_lines() {
         let before = "x=1\ny = 2\nz = 3\n";
+        let dirty = unformatted_lines(before, "x = 1\ny = 2\nz = 3\n");
+        assert_eq!(dirty, BTreeSet::from([1]));
         // The patch changes line 3 (formatted); line 1 was already unformatted.
         let after = "x=1\ny = 2\nz = 4\n";
         let formatted = "x = 1\ny = 2\nz = 4\n";
         let map = LineMap::new(before, after);
-        let f = format_findings(after, formatted, &map);
+        let f = format_findings(after, formatted, &map, Some(&dirty));
         assert_eq!(f.len(), 1);
         assert!(!f[0].new, "pre-existing");
         let after2 = "x=1\ny = 2\nz=4\n";
@@ -222,8 +367,38 @@ mod tests {
             after2,
             "x = 1\ny = 2\nz = 4\n",
             &LineMap::new(before, after2),
+            Some(&dirty),
         );
         assert_eq!(f.iter().filter(|x| x.new).count(), 1);
         assert_eq!(f.iter().find(|x| x.new).map(|x| x.line), Some(3));
+    }
+
+    #[test]
+    fn a_rename_on_an_already_unformatted_line_passes_and_a_new_bad_line_blocks() {
+        let before = "call(aaa,bbb)\nmid = 0\nok = 1\n";
+        let dirty = unformatted_lines(before, "call(aaa, bbb)\nmid = 0\nok = 1\n");
+        // The rename touches the unformatted line 1: its hunk was already there.
+        let after = "call(aaa,ccc)\nmid = 0\nok = 1\n";
+        let formatted = "call(aaa, ccc)\nmid = 0\nok = 1\n";
+        let map = LineMap::new(before, after);
+        let f = format_findings(after, formatted, &map, Some(&dirty));
+        assert_eq!(f.len(), 1);
+        assert!(!f[0].new, "{f:?}");
+        // Without a baseline the same hunk counts as new (the cautious rule).
+        assert!(format_findings(after, formatted, &map, None)[0].new);
+        // Rewriting the formatted line 3 into a badly formatted one blocks.
+        let after = "call(aaa,bbb)\nmid = 0\nok=2\n";
+        let formatted = "call(aaa, bbb)\nmid = 0\nok = 2\n";
+        let f = format_findings(after, formatted, &LineMap::new(before, after), Some(&dirty));
+        assert_eq!(f.iter().map(|x| x.new).collect::<Vec<_>>(), vec![false, true]);
+        // An inserted, badly formatted line blocks.
+        let after = "call(aaa,bbb)\nmid = 0\nok = 1\nx=[1,2]\n";
+        let formatted = "call(aaa, bbb)\nmid = 0\nok = 1\nx = [1, 2]\n";
+        let f = format_findings(after, formatted, &LineMap::new(before, after), Some(&dirty));
+        let new: Vec<usize> = f.iter().filter(|x| x.new).map(|x| x.line).collect();
+        assert_eq!(new, vec![4]);
+        // The report's diff shows only the new hunk.
+        let partial = only_new_hunks(after, formatted, &f);
+        assert_eq!(partial, "call(aaa,bbb)\nmid = 0\nok = 1\nx = [1, 2]\n");
     }
 }

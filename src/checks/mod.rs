@@ -18,17 +18,16 @@
 //! (cached original results), `run` (scheduling with rayon, timeouts, statuses).
 
 pub mod baseline;
-pub mod config;
+pub mod checker;
 pub mod custom;
-pub mod detect;
 pub mod finding;
 pub mod gate;
-pub mod mirror;
 pub mod node;
 pub mod package;
 pub mod parse;
 pub mod ruff_batch;
 pub mod run;
+pub mod select;
 pub mod tools;
 
 use std::path::PathBuf;
@@ -37,7 +36,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use config::Kind;
+pub use crate::project::config::Kind;
 pub use finding::Finding;
 
 /// One file to check: where it really is, and its content before and after the patch.
@@ -74,6 +73,8 @@ pub struct Options {
     pub jobs: usize,
     /// `--checks LIST`: only these checkers (None = all that apply).
     pub only: Option<Vec<String>>,
+    /// Never fetch dependencies (`--offline`).
+    pub offline: bool,
     /// Show a progress bar on stderr (when it is a terminal) once checks take longer than a moment.
     pub progress: bool,
     /// Other files of the state under check whose content differs from the working tree, laid over
@@ -94,6 +95,7 @@ impl Default for Options {
             timeout: None,
             jobs: 0,
             only: None,
+            offline: false,
             progress: false,
             context: Vec::new(),
         }

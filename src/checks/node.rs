@@ -268,6 +268,62 @@ fn prettier_ignore_files(project_root: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Finds eslint's or prettier's package for a checker (the argv is the package directory).
+pub fn locate(l: &super::checker::Locate) -> Result<Vec<std::ffi::OsString>, String> {
+    find_module(l.checker, l.project_root, l.repo_root)
+        .map(|m| vec![m.into_os_string()])
+        .ok_or_else(|| format!("{} not found in node_modules or on PATH", l.checker))
+}
+
+/// One bridge run for a checker's call: a verdict per file.
+pub fn run_checker(
+    tool: NodeTool,
+    call: &super::checker::Call,
+) -> super::tools::Ran<super::checker::Out> {
+    use super::checker::{FileOut, Out};
+    use super::tools::Ran;
+    let Some(module) = call.argv.first().map(PathBuf::from) else {
+        return Ran::Error("internal: no module for the node bridge".into());
+    };
+    let root = call.project.map_or(call.cwd, |p| p.root.as_path());
+    let files: Vec<NodeFile> = call
+        .files
+        .iter()
+        .map(|i| NodeFile {
+            path: i.real.to_path_buf(),
+            text: i.text().to_string(),
+        })
+        .collect();
+    let scratch = call.git_dir.join("patchgate").join("node");
+    let results = match run(tool, &module, root, &files, &scratch, call.timeout) {
+        Ok(r) => r,
+        Err(NodeError::Missing(m)) => return Ran::Missing(m),
+        Err(NodeError::Timeout) => return Ran::Timeout,
+        Err(NodeError::Failed(m)) => return Ran::Error(m),
+    };
+    let name = tool.package();
+    Ran::Done(Out::Files(
+        results
+            .into_iter()
+            .map(|r| match r {
+                FileResult::Format {
+                    formatted: Some(f),
+                    error: None,
+                    ..
+                } => FileOut::Formatted(f),
+                FileResult::Format { error: Some(e), .. } => FileOut::Error(e),
+                FileResult::Format {
+                    formatted: None, ..
+                } => FileOut::Skipped(format!("ignored by the {name} configuration")),
+                FileResult::Lint { ignored: true, .. } => {
+                    FileOut::Skipped(format!("ignored by the {name} configuration"))
+                }
+                FileResult::Lint { findings, .. } => FileOut::Findings(findings),
+            })
+            .collect(),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -480,3 +536,4 @@ mod tests {
         assert_eq!(err, Some(NodeError::Missing(want.into())));
     }
 }
+

@@ -11,11 +11,12 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::detect::Project;
+use crate::project::detect::Project;
 use super::finding::RawFinding;
-use super::mirror::Mirror;
+use crate::project::mirror::Mirror;
 use super::parse;
-use super::tools::{Ran, first_lines, which};
+use super::tools::{Ran, first_lines};
+use crate::project::tools::which;
 use crate::runner::Cmd;
 
 /// Cargo runs share patchgate's target directory: one at a time.
@@ -23,7 +24,7 @@ pub static CARGO: Mutex<()> = Mutex::new(());
 /// Go runs share the build cache and the mirror of a module: one at a time.
 pub static GO: Mutex<()> = Mutex::new(());
 
-pub use super::mirror::Overlay;
+pub use crate::project::mirror::Overlay;
 
 fn rel_of(repo_root: &Path, abs: &Path) -> Option<String> {
     abs.strip_prefix(repo_root)
@@ -260,4 +261,23 @@ pub fn go_lint(
             })
             .collect(),
     )
+}
+
+/// What a package run lays over the mirror: the state's other differing files (`check
+/// --staged`), then the call's files (absent ones deleted).
+pub fn overlays<'a>(call: &'a super::checker::Call<'a>) -> Vec<Overlay<'a>> {
+    let context = call
+        .context
+        .iter()
+        .filter(|(rel, _)| !call.files.iter().any(|i| i.rel == rel))
+        .map(|(rel, content)| Overlay {
+            rel,
+            content: content.as_deref().map(|b| b.as_slice()),
+        });
+    context
+        .chain(call.files.iter().map(|i| Overlay {
+            rel: i.rel,
+            content: i.text.map(str::as_bytes),
+        }))
+        .collect()
 }

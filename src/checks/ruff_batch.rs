@@ -135,7 +135,7 @@ mod tests {
 
     /// ruff itself; in CI its absence fails the test, locally it is skipped loudly.
     fn ruff() -> Option<Vec<OsString>> {
-        match super::super::tools::which("ruff") {
+        match crate::project::tools::which("ruff") {
             Some(p) => Some(vec![p.into_os_string()]),
             None if std::env::var("CI").as_deref() == Ok("true") => panic!("ruff is not on PATH"),
             None => {

@@ -1,26 +1,33 @@
 //! Scheduling the checks: which checker runs on which files, in parallel, and what each verdict
 //! is under the gate.
 //!
-//! With `--fix`, two phases: formatters first (their output becomes the content), then linters on
-//! that content; without it, formatters and linters run together. Within a phase every job runs on a rayon pool: a per-file tool is one job per file;
-//! a tool that takes many files (the node bridge, clippy, go vet, a custom command) is one job per
-//! project batch, never one per file.
+//! Every built-in checker comes from the one table (`checker::TABLE`) through `select`, which
+//! decides per file whether the file's project uses it. Jobs follow the checker's [`Batch`]: one
+//! per file, one per project batch (files sharing a configuration directory), or one per package;
+//! custom checkers from `.patchgate.toml` are one job each. Within a phase every job runs on a
+//! rayon pool. With `--fix`, two phases: formatters first (their output becomes the content),
+//! then linters on that content; without it, all together.
 //!
-//! The baseline (the same checker on the original content) is computed only for files that have
-//! findings, so a clean patch costs one run per checker; and it is cached by content (`baseline`).
+//! The baseline (the same checker on the original content) is computed only for files with
+//! findings (or formatter hunks), so a clean patch costs one run per checker, and it is cached by
+//! content (`baseline`), the same way for every batching kind. A package checker's findings in
+//! files the patch did not touch are compared with the package's baseline as they are (the file
+//! is unchanged, so no line mapping is needed); new ones are reported under that file.
 
-use std::collections::BTreeMap;
-use std::path::Path;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::config::{Config, Custom, Kind};
-use super::detect::{self, Lang, Project};
-use super::finding::{Finding, RawFinding};
+use super::checker::{Batch, Call, Checker, FileOut, Input, Locate, Out, Uses};
+use super::finding::{Finding, RawFinding, Severity};
 use super::gate::{self, LineMap};
-use super::package::{self, Overlay};
-use super::tools::{self, Invocation, Ran};
-use super::{CheckFile, CheckReport, Gate, Options, Outcome, Status, baseline, custom, node};
+use super::select::{self, Considered, Verdict};
+use super::tools::Ran;
+use super::{CheckFile, CheckReport, Gate, Options, Outcome, Status, baseline, custom};
+use crate::project::config::{Config, Custom, Kind};
+use crate::project::detect::Project;
+use crate::project::evidence::Evidence;
 
 pub struct Ctx<'a> {
     pub repo_root: &'a Path,
@@ -33,7 +40,7 @@ pub struct Ctx<'a> {
 #[derive(Clone)]
 struct Item {
     rel: String,
-    real: std::path::PathBuf,
+    real: PathBuf,
     before: Option<Arc<String>>,
     text: Arc<String>,
 }
@@ -45,31 +52,23 @@ impl Item {
             None => LineMap::all_new(&self.text),
         }
     }
+
+    fn input(&self) -> Input<'_> {
+        Input {
+            rel: &self.rel,
+            real: &self.real,
+            text: Some(&self.text),
+            before: self.before.as_deref().map(String::as_str),
+        }
+    }
 }
 
 enum Job {
-    /// ruff over a project batch (falls back to `PerFile` runs if the batch fails as a whole).
-    Ruff {
-        checker: &'static str,
-        kind: Kind,
-        project: Project,
-        items: Vec<Item>,
-    },
-    PerFile {
-        checker: &'static str,
-        kind: Kind,
-        project: Project,
-        item: Item,
-    },
-    Node {
-        checker: &'static str,
-        kind: Kind,
-        project: Project,
-        items: Vec<Item>,
-    },
-    Package {
-        checker: &'static str,
-        project: Project,
+    Table {
+        checker: &'static Checker,
+        project: Option<Project>,
+        cwd: PathBuf,
+        args: Vec<String>,
         items: Vec<Item>,
     },
     Custom {
@@ -84,44 +83,48 @@ struct JobResult {
 }
 
 impl Ctx<'_> {
-    fn enabled(&self, checker: &str) -> bool {
-        !self.config.disabled(checker)
+    fn timeout(&self, checker: &str, kind: Kind) -> Duration {
+        self.config.timeout(checker, kind, self.opts.timeout)
+    }
+
+    fn custom_enabled(&self, name: &str) -> bool {
+        !self.config.disabled(name)
             && self
                 .opts
                 .only
                 .as_ref()
-                .is_none_or(|only| only.iter().any(|c| c == checker))
-    }
-
-    fn timeout(&self, checker: &str, kind: Kind) -> Duration {
-        self.config.timeout(checker, kind, self.opts.timeout)
+                .is_none_or(|only| only.iter().any(|c| c == name))
     }
 }
 
 /// Runs every applicable checker on `files` (deleted files have nothing to check).
 pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
-    let mut items: Vec<(Item, Option<Project>)> = Vec::new();
-    let mut reports = Vec::new();
+    let ev = Evidence::new(ctx.repo_root);
+    let mut items: Vec<(Item, Vec<Considered>)> = Vec::new();
     for f in files {
-        let text = match std::str::from_utf8(&f.after) {
-            Ok(t) => t.to_string(),
-            Err(_) => continue,
+        let Ok(text) = std::str::from_utf8(&f.after) else {
+            continue;
         };
         let before = f
             .before
             .as_ref()
             .and_then(|b| std::str::from_utf8(b).ok())
             .map(|s| Arc::new(s.to_string()));
-        let project =
-            detect::lang_of(&f.rel).and_then(|l| detect::project_of(ctx.repo_root, &f.rel, l));
+        let considered = select::consider(
+            ctx.repo_root,
+            &ev,
+            ctx.config,
+            ctx.opts.only.as_deref(),
+            &f.rel,
+        );
         items.push((
             Item {
                 rel: f.rel.clone(),
                 real: f.real.clone(),
                 before,
-                text: Arc::new(text),
+                text: Arc::new(text.to_string()),
             },
-            project,
+            considered,
         ));
     }
 
@@ -133,7 +136,10 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
         bar.inc_length(jobs.len() as u64);
         // The long jobs (a node start, a cargo or go build) first, in FIFO order, so every worker
         // starts on one of them and the quick per-file tools fill in around them.
-        jobs.sort_by_key(|j| matches!(j, Job::PerFile { .. } | Job::Ruff { .. }));
+        jobs.sort_by_key(|j| match j {
+            Job::Table { checker, .. } => checker.batch != Batch::Package,
+            Job::Custom { .. } => true,
+        });
         let results = std::sync::Mutex::new(Vec::with_capacity(jobs.len()));
         let run_all = || {
             rayon::scope_fifo(|s| {
@@ -155,6 +161,7 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
         results.into_inner().unwrap_or_else(|p| p.into_inner())
     };
 
+    let mut reports = Vec::new();
     let mut fixed: BTreeMap<String, String> = BTreeMap::new();
     if ctx.opts.fix {
         // Phase 1: formatters; their output is the content the linters must see.
@@ -232,60 +239,65 @@ fn progress_bar(wanted: bool) -> indicatif::ProgressBar {
     bar
 }
 
-fn jobs_for(ctx: &Ctx, items: &[(Item, Option<Project>)], kind: Kind) -> Vec<Job> {
+fn jobs_for(ctx: &Ctx, items: &[(Item, Vec<Considered>)], kind: Kind) -> Vec<Job> {
     let mut jobs = Vec::new();
-    let mut batches: BTreeMap<(&'static str, String), (Project, Vec<Item>)> = BTreeMap::new();
-    for (item, project) in items {
-        let Some(project) = project else { continue };
-        let [fmt, lint] = project.lang.default_checkers();
-        let checker = if kind == Kind::Format { fmt } else { lint };
-        if !ctx.enabled(checker) {
-            continue;
-        }
-        match (project.lang, kind) {
-            (Lang::Node, _)
-            | (Lang::Python, _)
-            | (Lang::Rust, Kind::Lint)
-            | (Lang::Go, Kind::Lint) => {
-                batches
-                    .entry((checker, project.rel_root.clone()))
-                    .or_insert_with(|| (project.clone(), Vec::new()))
-                    .1
-                    .push(item.clone());
+    type Key = (&'static str, String, PathBuf, Vec<String>);
+    let mut batches: BTreeMap<Key, (Option<Project>, Vec<Item>)> = BTreeMap::new();
+    for (item, considered) in items {
+        for c in considered.iter().filter(|c| c.checker.kind == kind) {
+            let Verdict::Used { cwd, args, .. } = &c.verdict else {
+                continue;
+            };
+            let checker = c.checker;
+            if checker.batch == Batch::PerFile {
+                jobs.push(Job::Table {
+                    checker,
+                    project: c.project.clone(),
+                    cwd: cwd.clone(),
+                    args: args.clone(),
+                    items: vec![item.clone()],
+                });
+                continue;
             }
-            _ => jobs.push(Job::PerFile {
-                checker,
-                kind,
-                project: project.clone(),
-                item: item.clone(),
-            }),
+            let rel_root = c
+                .project
+                .as_ref()
+                .map(|p| p.rel_root.clone())
+                .unwrap_or_default();
+            // A package is one run whatever the configuration directories; a project batch
+            // splits where files find different configurations (or hooks give other args).
+            let (cwd_key, args_key) = match checker.batch {
+                Batch::Package => (PathBuf::new(), Vec::new()),
+                _ => (cwd.clone(), args.clone()),
+            };
+            batches
+                .entry((checker.name, rel_root, cwd_key, args_key))
+                .or_insert_with(|| (c.project.clone(), Vec::new()))
+                .1
+                .push(item.clone());
         }
     }
-    for ((checker, _), (project, items)) in batches {
-        if project.lang == Lang::Python {
-            jobs.push(Job::Ruff {
-                checker,
-                kind,
-                project,
-                items,
-            });
-        } else if project.lang == Lang::Node {
-            jobs.push(Job::Node {
-                checker,
-                kind,
-                project,
-                items,
-            });
+    for ((name, _, cwd, args), (project, items)) in batches {
+        let Some(checker) = super::checker::by_name(name) else {
+            continue;
+        };
+        let cwd = if cwd.as_os_str().is_empty() {
+            project
+                .as_ref()
+                .map_or_else(|| ctx.repo_root.to_path_buf(), |p| p.root.clone())
         } else {
-            jobs.push(Job::Package {
-                checker,
-                project,
-                items,
-            });
-        }
+            cwd
+        };
+        jobs.push(Job::Table {
+            checker,
+            project,
+            cwd,
+            args,
+            items,
+        });
     }
     for c in ctx.config.customs() {
-        if c.kind != kind || !ctx.enabled(&c.name) {
+        if c.kind != kind || !ctx.custom_enabled(&c.name) {
             continue;
         }
         let matched: Vec<Item> = items
@@ -303,9 +315,9 @@ fn jobs_for(ctx: &Ctx, items: &[(Item, Option<Project>)], kind: Kind) -> Vec<Job
     jobs
 }
 
-fn report(item: &Item, checker: &str, kind: Kind, status: Status, started: Instant) -> CheckReport {
+fn report(rel: &str, checker: &str, kind: Kind, status: Status, started: Instant) -> CheckReport {
     CheckReport {
-        path: item.rel.clone(),
+        path: rel.to_string(),
         checker: checker.to_string(),
         kind,
         status,
@@ -347,67 +359,260 @@ fn non_result<T>(
             )),
         ),
     };
-    let mut r = report(item, checker, kind, status, started);
+    let mut r = report(&item.rel, checker, kind, status, started);
     r.note = note;
     r
 }
 
 fn run_job(ctx: &Ctx, job: Job) -> JobResult {
     match job {
-        Job::Ruff {
+        Job::Table {
             checker,
-            kind,
             project,
+            cwd,
+            args,
             items,
-        } => ruff_batch(ctx, checker, kind, &project, &items),
-        Job::PerFile {
-            checker,
-            kind,
-            project,
-            item,
-        } => per_file(ctx, checker, kind, &project, &item),
-        Job::Node {
-            checker,
-            kind,
-            project,
-            items,
-        } => node_batch(ctx, checker, kind, &project, &items),
-        Job::Package {
-            checker,
-            project,
-            items,
-        } => package_batch(ctx, checker, &project, &items),
+        } => table_job(ctx, checker, project.as_ref(), &cwd, &args, &items),
         Job::Custom { custom, items } => custom_batch(ctx, &custom, &items),
     }
 }
 
-/// A formatter's verdict from its output.
-fn format_report(
+/// One table checker over its batch: run, baseline where needed, gate.
+fn table_job(
     ctx: &Ctx,
-    item: &Item,
-    checker: &str,
-    formatted: String,
-    started: Instant,
-    fixed: &mut Vec<(String, String)>,
-) -> CheckReport {
-    let mut r = report(item, checker, Kind::Format, Status::Pass, started);
-    if formatted == *item.text {
-        return r;
+    checker: &'static Checker,
+    project: Option<&Project>,
+    cwd: &Path,
+    args: &[String],
+    items: &[Item],
+) -> JobResult {
+    let started = Instant::now();
+    let kind = checker.kind;
+    let timeout = ctx.timeout(checker.name, kind);
+    let fail_all = |ran: Ran<()>| JobResult {
+        reports: items
+            .iter()
+            .map(|i| non_result(i, checker.name, kind, ran.clone(), timeout, started))
+            .collect(),
+        fixed: Vec::new(),
+    };
+    let argv = match checker.locate {
+        None => Vec::new(),
+        Some(locate) => {
+            let l = Locate {
+                config: ctx.config,
+                checker: checker.name,
+                project_root: project.map_or(cwd, |p| p.root.as_path()),
+                repo_root: ctx.repo_root,
+            };
+            match locate(&l) {
+                Ok(a) => a,
+                Err(m) => return fail_all(Ran::Missing(m)),
+            }
+        }
+    };
+    let call_on = |inputs: &[Input], baseline: bool| {
+        (checker.run)(&Call {
+            argv: &argv,
+            cwd,
+            project,
+            repo_root: ctx.repo_root,
+            git_dir: ctx.git_dir,
+            files: inputs,
+            args,
+            timeout,
+            context: &ctx.opts.context,
+            baseline,
+            offline: ctx.opts.offline,
+        })
+    };
+    let inputs: Vec<Input> = items.iter().map(Item::input).collect();
+    match call_on(&inputs, false) {
+        Ran::Done(Out::Files(outs)) if outs.len() == items.len() => {
+            files_verdicts(ctx, checker, items, outs, &call_on, started)
+        }
+        Ran::Done(Out::Files(_)) => fail_all(Ran::Error(format!(
+            "internal: {} gave a verdict count that does not match its files",
+            checker.name
+        ))),
+        Ran::Done(Out::Package(all)) => package_verdicts(ctx, checker, items, all, &call_on, started),
+        other => fail_all(other.relay()),
     }
-    let (diff, _, _) = crate::report::unified_diff(
+}
+
+/// Per-file verdicts of a checker that reports each input file.
+fn files_verdicts(
+    ctx: &Ctx,
+    checker: &'static Checker,
+    items: &[Item],
+    outs: Vec<FileOut>,
+    call_on: &dyn Fn(&[Input], bool) -> Ran<Out>,
+    started: Instant,
+) -> JobResult {
+    let name = checker.name;
+    let kind = checker.kind;
+    let timeout = ctx.timeout(name, kind);
+    let self_gated = matches!(checker.uses, Uses::BuiltIn);
+    let mut reports = Vec::new();
+    let mut fixed = Vec::new();
+    // Files whose verdict needs the original's: (item, patched output).
+    let mut pending: Vec<(&Item, FileOut)> = Vec::new();
+    for (item, out) in items.iter().zip(outs) {
+        match out {
+            FileOut::Formatted(f) if f == *item.text => {
+                reports.push(report(&item.rel, name, kind, Status::Pass, started));
+            }
+            FileOut::Formatted(f) if ctx.opts.fix => {
+                let mut r = report(&item.rel, name, kind, Status::Pass, started);
+                r.diff = Some(diff_of(item, &f));
+                r.note = Some("formatted (--fix): the formatted content is what gets written".into());
+                fixed.push((item.rel.clone(), f));
+                reports.push(r);
+            }
+            FileOut::Findings(f) if f.is_empty() => {
+                reports.push(report(&item.rel, name, kind, Status::Pass, started));
+            }
+            FileOut::Findings(f) if self_gated => {
+                // A built-in checker compares with the original itself: what it reports is new.
+                let mut r = report(&item.rel, name, kind, Status::Pass, started);
+                r.findings = gate::mark(&f, None, &LineMap::all_new(&item.text));
+                r.status = verdict(ctx.opts.gate, &r.findings);
+                reports.push(r);
+            }
+            FileOut::Skipped(s) => {
+                reports.push(non_result::<()>(item, name, kind, Ran::Skipped(s), timeout, started));
+            }
+            FileOut::Error(e) => {
+                reports.push(non_result::<()>(item, name, kind, Ran::Error(e), timeout, started));
+            }
+            out => pending.push((item, out)),
+        }
+    }
+    if pending.is_empty() {
+        return JobResult { reports, fixed };
+    }
+    let bases = baselines(ctx, checker, &pending, call_on);
+    for (item, out) in pending {
+        let base = bases.get(&item.rel).map(Vec::as_slice);
+        reports.push(match out {
+            FileOut::Formatted(f) => format_report(ctx, item, name, &f, base, started),
+            FileOut::Findings(raw) => lint_report(item, name, ctx.opts.gate, &raw, base, started),
+            _ => continue,
+        });
+    }
+    JobResult { reports, fixed }
+}
+
+/// The baselines of the pending files that have an original: cached ones, then one run of the
+/// checker on the original texts for the rest. A formatter's baseline is the original lines it
+/// wanted to rewrite (as findings of rule `format`).
+fn baselines(
+    ctx: &Ctx,
+    checker: &Checker,
+    pending: &[(&Item, FileOut)],
+    call_on: &dyn Fn(&[Input], bool) -> Ran<Out>,
+) -> BTreeMap<String, Vec<RawFinding>> {
+    let mut bases = BTreeMap::new();
+    let mut to_run: Vec<&Item> = Vec::new();
+    for (item, _) in pending {
+        let Some(b) = &item.before else { continue };
+        match baseline::get(ctx.git_dir, checker.name, &item.rel, b.as_bytes()) {
+            Some(hit) => {
+                bases.insert(item.rel.clone(), hit);
+            }
+            None => to_run.push(item),
+        }
+    }
+    if to_run.is_empty() {
+        return bases;
+    }
+    let inputs: Vec<Input> = to_run
+        .iter()
+        .map(|i| Input {
+            rel: &i.rel,
+            real: &i.real,
+            text: i.before.as_deref().map(String::as_str),
+            before: None,
+        })
+        .collect();
+    if let Ran::Done(Out::Files(outs)) = call_on(&inputs, true)
+        && outs.len() == to_run.len()
+    {
+        for (item, out) in to_run.iter().zip(outs) {
+            let Some(b) = &item.before else { continue };
+            let found = match out {
+                FileOut::Findings(f) => f,
+                FileOut::Formatted(f) => gate::unformatted_lines(b, &f)
+                    .into_iter()
+                    .map(|line| RawFinding {
+                        path: item.rel.clone(),
+                        line,
+                        column: 0,
+                        rule: "format".into(),
+                        severity: Severity::Error,
+                        message: String::new(),
+                    })
+                    .collect(),
+                // No verdict on the original: no baseline (everything counts as new).
+                FileOut::Skipped(_) | FileOut::Error(_) => continue,
+            };
+            baseline::put(ctx.git_dir, checker.name, &item.rel, b.as_bytes(), &found);
+            bases.insert(item.rel.clone(), found);
+        }
+    }
+    bases
+}
+
+fn diff_of(item: &Item, formatted: &str) -> String {
+    crate::report::unified_diff(
         &item.rel,
         &item.rel,
         Some(item.text.as_bytes()),
         Some(formatted.as_bytes()),
-    );
-    r.diff = Some(diff);
-    if ctx.opts.fix {
-        r.note = Some("formatted (--fix): the formatted content is what gets written".into());
-        fixed.push((item.rel.clone(), formatted));
-        return r;
-    }
-    r.findings = gate::format_findings(&item.text, &formatted, &item.map());
+    )
+    .0
+}
+
+/// A formatter's verdict on a file it would rewrite. The report's diff holds only the new hunks;
+/// hunks that were already there are counted in the note.
+fn format_report(
+    ctx: &Ctx,
+    item: &Item,
+    checker: &str,
+    formatted: &str,
+    base: Option<&[RawFinding]>,
+    started: Instant,
+) -> CheckReport {
+    let mut r = report(&item.rel, checker, Kind::Format, Status::Pass, started);
+    let dirty: Option<BTreeSet<usize>> = match (&item.before, base) {
+        (Some(_), Some(b)) => Some(b.iter().map(|f| f.line).collect()),
+        // A created file has no original: every hunk is new.
+        (None, _) => Some(BTreeSet::new()),
+        (Some(_), None) => None,
+    };
+    r.findings = gate::format_findings(&item.text, formatted, &item.map(), dirty.as_ref());
     r.status = verdict(ctx.opts.gate, &r.findings);
+    let old = r.findings.iter().filter(|f| !f.new).count();
+    let shown = if ctx.opts.gate == Gate::New && old > 0 {
+        gate::only_new_hunks(&item.text, formatted, &r.findings)
+    } else {
+        formatted.to_string()
+    };
+    if shown != *item.text {
+        r.diff = Some(diff_of(item, &shown));
+    }
+    if old > 0 && ctx.opts.gate == Gate::New {
+        r.note = Some(format!(
+            "{old} formatting hunk{} already there before the patch (not shown)",
+            if old == 1 { " was" } else { "s were" }
+        ));
+    }
+    if item.before.is_some() && dirty.is_none() {
+        r.note = Some(format!(
+            "{checker} could not format the file's original text, so every hunk on a changed \
+             line counts as new"
+        ));
+    }
     r
 }
 
@@ -419,12 +624,12 @@ fn lint_report(
     base: Option<&[RawFinding]>,
     started: Instant,
 ) -> CheckReport {
-    let mut r = report(item, checker, Kind::Lint, Status::Pass, started);
+    let mut r = report(&item.rel, checker, Kind::Lint, Status::Pass, started);
     r.findings = gate::mark(raw, base, &item.map());
     r.status = verdict(gate_mode, &r.findings);
     // The file had an original, findings need comparing with it, and there is no baseline: the
-    // checker failed or timed out on the original text. Nothing can be shown to predate the patch,
-    // so every finding counts as new (the safe side); say so, or the blame looks arbitrary.
+    // checker failed or timed out on it. Nothing can be shown to predate the patch, so every
+    // finding counts as new (the safe side); say so, or the blame looks arbitrary.
     if item.before.is_some() && base.is_none() && !raw.is_empty() {
         r.note = Some(format!(
             "{checker} could not check the file's original text (it failed or timed out on it), so \
@@ -435,438 +640,75 @@ fn lint_report(
     r
 }
 
-fn per_file(
+/// Verdicts of a whole-package checker: the edited files as usual, and new findings in files the
+/// patch did not touch (a missed call site) under those files.
+fn package_verdicts(
     ctx: &Ctx,
-    checker: &'static str,
-    kind: Kind,
-    project: &Project,
-    item: &Item,
-) -> JobResult {
-    let started = Instant::now();
-    let timeout = ctx.timeout(checker, kind);
-    let mut fixed = Vec::new();
-    let binary = match checker {
-        "ruff-format" | "ruff" => "ruff",
-        other => other,
-    };
-    let argv = match tools::program(ctx.config, checker, binary, &project.root, ctx.repo_root) {
-        Ok(a) => a,
-        Err(m) => {
-            return JobResult {
-                reports: vec![non_result::<()>(
-                    item,
-                    checker,
-                    kind,
-                    Ran::Missing(m),
-                    timeout,
-                    started,
-                )],
-                fixed,
-            };
-        }
-    };
-    let inv = Invocation {
-        argv,
-        project,
-        real: &item.real,
-        timeout,
-    };
-    let rep = match checker {
-        "ruff" => {
-            let lint = |text: &str| match tools::ruff_check(&inv, text) {
-                Ran::Done(f) => Ran::Done(
-                    f.into_iter()
-                        .filter(|x| Path::new(&x.path) == item.real || x.path == item.rel)
-                        .collect::<Vec<_>>(),
-                ),
-                other => other,
-            };
-            match lint(&item.text) {
-                Ran::Done(raw) if raw.is_empty() => {
-                    report(item, checker, kind, Status::Pass, started)
-                }
-                Ran::Done(raw) => {
-                    // No original (a created file): everything is new.
-                    let base = item.before.as_ref().and_then(|b| {
-                        baseline_for(ctx, checker, &item.rel, b, || match lint(b) {
-                            Ran::Done(f) => Some(f),
-                            _ => None,
-                        })
-                    });
-                    lint_report(item, checker, ctx.opts.gate, &raw, base.as_deref(), started)
-                }
-                other => non_result(item, checker, kind, other, timeout, started),
-            }
-        }
-        _ => {
-            let ran = match checker {
-                "ruff-format" => tools::ruff_format(&inv, &item.text),
-                "rustfmt" => tools::rustfmt(&inv, &item.text),
-                _ => tools::gofmt(&inv, &item.text),
-            };
-            match ran {
-                Ran::Done(formatted) => {
-                    format_report(ctx, item, checker, formatted, started, &mut fixed)
-                }
-                other => non_result(item, checker, kind, other, timeout, started),
-            }
-        }
-    };
-    JobResult {
-        reports: vec![rep],
-        fixed,
-    }
-}
-
-fn ruff_batch(
-    ctx: &Ctx,
-    checker: &'static str,
-    kind: Kind,
-    project: &Project,
+    checker: &'static Checker,
     items: &[Item],
+    all: Vec<RawFinding>,
+    call_on: &dyn Fn(&[Input], bool) -> Ran<Out>,
+    started: Instant,
 ) -> JobResult {
-    let started = Instant::now();
-    let timeout = ctx.timeout(checker, kind);
-    let per_file_fallback = || {
-        let mut r = JobResult {
-            reports: Vec::new(),
-            fixed: Vec::new(),
-        };
-        for i in items {
-            let one = per_file(ctx, checker, kind, project, i);
-            r.reports.extend(one.reports);
-            r.fixed.extend(one.fixed);
-        }
-        r
-    };
-    let argv = match tools::program(ctx.config, checker, "ruff", &project.root, ctx.repo_root) {
-        Ok(a) => a,
-        Err(_) => return per_file_fallback(),
-    };
-    let texts: Vec<(&str, &str)> = items
-        .iter()
-        .map(|i| (i.rel.as_str(), i.text.as_str()))
-        .collect();
-    let lint = kind == Kind::Lint;
-    match super::ruff_batch::run(&argv, ctx.repo_root, &texts, lint, timeout) {
-        Ran::Done(super::ruff_batch::Out::Formatted(out)) => {
-            let mut fixed = Vec::new();
-            let reports = items
-                .iter()
-                .zip(out)
-                .map(|(i, (_, formatted))| {
-                    format_report(ctx, i, checker, formatted, started, &mut fixed)
-                })
-                .collect();
-            JobResult { reports, fixed }
-        }
-        Ran::Done(super::ruff_batch::Out::Findings(all)) => {
-            let mine = |rel: &str| -> Vec<RawFinding> {
-                all.iter().filter(|f| f.path == rel).cloned().collect()
-            };
-            // Baselines for the files with findings: cached ones, then one batch run for the rest.
-            let mut bases: BTreeMap<String, Vec<RawFinding>> = BTreeMap::new();
-            let mut to_run: Vec<(&str, &str)> = Vec::new();
-            for i in items.iter().filter(|i| !mine(&i.rel).is_empty()) {
-                if let Some(b) = &i.before {
-                    match baseline::get(ctx.git_dir, checker, &i.rel, b.as_bytes()) {
-                        Some(hit) => {
-                            bases.insert(i.rel.clone(), hit);
-                        }
-                        None => to_run.push((&i.rel, b)),
-                    }
-                }
-            }
-            if !to_run.is_empty()
-                && let Ran::Done(super::ruff_batch::Out::Findings(base_all)) =
-                    super::ruff_batch::run(&argv, ctx.repo_root, &to_run, true, timeout)
-            {
-                for (rel, b) in &to_run {
-                    let found: Vec<RawFinding> = base_all
-                        .iter()
-                        .filter(|f| f.path == *rel)
-                        .cloned()
-                        .collect();
-                    baseline::put(ctx.git_dir, checker, rel, b.as_bytes(), &found);
-                    bases.insert(rel.to_string(), found);
-                }
-            }
-            let reports = items
-                .iter()
-                .map(|i| {
-                    let base = if i.before.is_some() {
-                        bases.get(&i.rel).map(Vec::as_slice)
-                    } else {
-                        None
-                    };
-                    lint_report(i, checker, ctx.opts.gate, &mine(&i.rel), base, started)
-                })
-                .collect();
-            JobResult {
-                reports,
-                fixed: Vec::new(),
-            }
-        }
-        // A missing ruff or a timeout is the same verdict per file; anything else (a config this
-        // batch could not reproduce) falls back to one stdin run per file.
-        Ran::Missing(m) => JobResult {
-            reports: items
-                .iter()
-                .map(|i| {
-                    non_result::<()>(i, checker, kind, Ran::Missing(m.clone()), timeout, started)
-                })
-                .collect(),
-            fixed: Vec::new(),
-        },
-        Ran::Timeout => JobResult {
-            reports: items
-                .iter()
-                .map(|i| non_result::<()>(i, checker, kind, Ran::Timeout, timeout, started))
-                .collect(),
-            fixed: Vec::new(),
-        },
-        Ran::Skipped(_) | Ran::Error(_) => per_file_fallback(),
-    }
-}
-
-/// The cached baseline, or `compute` (stored on success).
-fn baseline_for(
-    ctx: &Ctx,
-    checker: &str,
-    rel: &str,
-    before: &str,
-    compute: impl FnOnce() -> Option<Vec<RawFinding>>,
-) -> Option<Vec<RawFinding>> {
-    if let Some(hit) = baseline::get(ctx.git_dir, checker, rel, before.as_bytes()) {
-        return Some(hit);
-    }
-    let fresh = compute()?;
-    baseline::put(ctx.git_dir, checker, rel, before.as_bytes(), &fresh);
-    Some(fresh)
-}
-
-fn node_batch(
-    ctx: &Ctx,
-    checker: &'static str,
-    kind: Kind,
-    project: &Project,
-    items: &[Item],
-) -> JobResult {
-    let started = Instant::now();
-    let timeout = ctx.timeout(checker, kind);
-    let mut fixed = Vec::new();
-    let fail_all = |ran: Ran<()>| JobResult {
-        reports: items
-            .iter()
-            .map(|i| non_result(i, checker, kind, ran.clone(), timeout, started))
-            .collect(),
-        fixed: Vec::new(),
-    };
-    let Some(module) = node::find_module(checker, &project.root, ctx.repo_root) else {
-        return fail_all(Ran::Missing(format!(
-            "{checker} not found in node_modules or on PATH"
-        )));
-    };
-    let tool = if checker == "eslint" {
-        node::NodeTool::Eslint
-    } else {
-        node::NodeTool::Prettier
-    };
-    let scratch = ctx.git_dir.join("patchgate").join("node");
-    let call = |texts: Vec<(&Item, &str)>| {
-        let files: Vec<node::NodeFile> = texts
-            .iter()
-            .map(|(i, t)| node::NodeFile {
-                path: i.real.clone(),
-                text: t.to_string(),
-            })
-            .collect();
-        node::run(tool, &module, &project.root, &files, &scratch, timeout)
-    };
-    let results = match call(items.iter().map(|i| (i, i.text.as_str())).collect()) {
-        Ok(r) => r,
-        Err(node::NodeError::Missing(m)) => return fail_all(Ran::Missing(m)),
-        Err(node::NodeError::Timeout) => return fail_all(Ran::Timeout),
-        Err(node::NodeError::Failed(m)) => return fail_all(Ran::Error(m)),
-    };
-    let mut reports = Vec::new();
-    let mut need_baseline: Vec<(&Item, Vec<RawFinding>)> = Vec::new();
-    for (item, res) in items.iter().zip(results) {
-        match res {
-            node::FileResult::Format {
-                formatted: Some(f),
-                error: None,
-                ..
-            } => {
-                reports.push(format_report(ctx, item, checker, f, started, &mut fixed));
-            }
-            node::FileResult::Format { error: Some(e), .. } => {
-                reports.push(non_result::<()>(
-                    item,
-                    checker,
-                    kind,
-                    Ran::Error(e),
-                    timeout,
-                    started,
-                ));
-            }
-            node::FileResult::Format {
-                formatted: None, ..
-            } => {
-                reports.push(non_result::<()>(
-                    item,
-                    checker,
-                    kind,
-                    Ran::Skipped("ignored by the prettier configuration".into()),
-                    timeout,
-                    started,
-                ));
-            }
-            node::FileResult::Lint { ignored: true, .. } => {
-                reports.push(non_result::<()>(
-                    item,
-                    checker,
-                    kind,
-                    Ran::Skipped("ignored by the eslint configuration".into()),
-                    timeout,
-                    started,
-                ));
-            }
-            node::FileResult::Lint { findings, .. } if findings.is_empty() => {
-                reports.push(report(item, checker, kind, Status::Pass, started));
-            }
-            node::FileResult::Lint { findings, .. } => need_baseline.push((item, findings)),
-        }
-    }
-    if !need_baseline.is_empty() {
-        // Baselines: cached ones, then one bridge call for the rest.
-        let mut bases: BTreeMap<String, Vec<RawFinding>> = BTreeMap::new();
-        let mut to_run: Vec<(&Item, &str)> = Vec::new();
-        for (item, _) in &need_baseline {
-            if let Some(b) = &item.before {
-                match baseline::get(ctx.git_dir, checker, &item.rel, b.as_bytes()) {
-                    Some(hit) => {
-                        bases.insert(item.rel.clone(), hit);
-                    }
-                    None => to_run.push((item, b.as_str())),
-                }
-            }
-        }
-        if !to_run.is_empty()
-            && let Ok(res) = call(to_run.clone())
-        {
-            for ((item, b), r) in to_run.iter().zip(res) {
-                if let node::FileResult::Lint { findings, .. } = r {
-                    baseline::put(ctx.git_dir, checker, &item.rel, b.as_bytes(), &findings);
-                    bases.insert(item.rel.clone(), findings);
-                }
-            }
-        }
-        for (item, raw) in need_baseline {
-            let base = if item.before.is_some() {
-                bases.get(&item.rel).map(Vec::as_slice)
-            } else {
-                None
-            };
-            reports.push(lint_report(
-                item,
-                checker,
-                ctx.opts.gate,
-                &raw,
-                base,
-                started,
-            ));
-        }
-    }
-    JobResult { reports, fixed }
-}
-
-fn package_batch(ctx: &Ctx, checker: &'static str, project: &Project, items: &[Item]) -> JobResult {
-    let started = Instant::now();
-    let kind = Kind::Lint;
-    let timeout = ctx.timeout(checker, kind);
-    let binary = if checker == "clippy" { "cargo" } else { "go" };
-    let fail_all = |ran: Ran<()>| JobResult {
-        reports: items
-            .iter()
-            .map(|i| non_result(i, checker, kind, ran.clone(), timeout, started))
-            .collect(),
-        fixed: Vec::new(),
-    };
-    let argv = match tools::program(ctx.config, checker, binary, &project.root, ctx.repo_root) {
-        Ok(a) => a,
-        Err(m) => return fail_all(Ran::Missing(m)),
-    };
-    let run_with = |before: bool| {
-        let context = ctx
-            .opts
-            .context
-            .iter()
-            .filter(|(rel, _)| !items.iter().any(|i| &i.rel == rel))
-            .map(|(rel, content)| Overlay {
-                rel,
-                content: content.as_deref().map(|b| b.as_slice()),
-            });
-        let overlays: Vec<Overlay> = context
-            .chain(items.iter().map(|i| Overlay {
-                rel: &i.rel,
-                content: if before {
-                    i.before.as_ref().map(|b| b.as_bytes())
-                } else {
-                    Some(i.text.as_bytes())
-                },
-            }))
-            .collect();
-        if checker == "clippy" {
-            package::clippy(
-                &argv,
-                ctx.repo_root,
-                ctx.git_dir,
-                project,
-                &overlays,
-                timeout,
-            )
-        } else {
-            package::go_lint(
-                &argv,
-                ctx.repo_root,
-                ctx.git_dir,
-                project,
-                &overlays,
-                timeout,
-            )
-        }
-    };
-    let raw = match run_with(false) {
-        Ran::Done(f) => f,
-        Ran::Skipped(s) => return fail_all(Ran::Skipped(s)),
-        Ran::Missing(s) => return fail_all(Ran::Missing(s)),
-        Ran::Timeout => return fail_all(Ran::Timeout),
-        Ran::Error(s) => return fail_all(Ran::Error(s)),
-    };
+    let name = checker.name;
     let by_file = |all: &[RawFinding], rel: &str| -> Vec<RawFinding> {
         all.iter().filter(|f| f.path == rel).cloned().collect()
     };
-    let any_findings = items.iter().any(|i| !by_file(&raw, &i.rel).is_empty());
-    let base_all = if any_findings && items.iter().any(|i| i.before.is_some()) {
-        match run_with(true) {
-            Ran::Done(f) => Some(f),
+    let base_all = if all.is_empty() {
+        None
+    } else {
+        let inputs: Vec<Input> = items
+            .iter()
+            .map(|i| Input {
+                rel: &i.rel,
+                real: &i.real,
+                text: i.before.as_deref().map(String::as_str),
+                before: None,
+            })
+            .collect();
+        match call_on(&inputs, true) {
+            Ran::Done(Out::Package(f)) => Some(f),
             _ => None,
         }
-    } else {
-        None
     };
-    let reports = items
+    let mut reports: Vec<CheckReport> = items
         .iter()
         .map(|i| {
-            let mine = by_file(&raw, &i.rel);
+            let mine = by_file(&all, &i.rel);
             let base = match (&i.before, &base_all) {
-                (Some(_), Some(all)) => Some(by_file(all, &i.rel)),
+                (Some(_), Some(b)) => Some(by_file(b, &i.rel)),
                 _ => None,
             };
-            lint_report(i, checker, ctx.opts.gate, &mine, base.as_deref(), started)
+            lint_report(i, name, ctx.opts.gate, &mine, base.as_deref(), started)
         })
         .collect();
+    // Untouched files: only with a baseline can a finding there be blamed on the patch.
+    if let Some(base_all) = &base_all {
+        let touched: BTreeSet<&str> = items.iter().map(|i| i.rel.as_str()).collect();
+        let others: BTreeSet<&str> = all
+            .iter()
+            .map(|f| f.path.as_str())
+            .filter(|p| !touched.contains(p))
+            .collect();
+        for path in others {
+            let mine = by_file(&all, path);
+            let base = by_file(base_all, path);
+            let mut findings = gate::mark_unchanged(&mine, &base);
+            findings.retain(|f| f.new);
+            if findings.is_empty() {
+                continue;
+            }
+            let mut r = report(path, name, Kind::Lint, Status::Pass, started);
+            r.findings = findings;
+            r.status = if ctx.opts.gate == Gate::Off {
+                Status::Pass
+            } else {
+                Status::Fail
+            };
+            r.note = Some("in a file the patch did not change: caused by the patch".into());
+            reports.push(r);
+        }
+    }
     JobResult {
         reports,
         fixed: Vec::new(),
@@ -875,10 +717,7 @@ fn package_batch(ctx: &Ctx, checker: &'static str, project: &Project, items: &[I
 
 fn custom_batch(ctx: &Ctx, c: &Custom, items: &[Item]) -> JobResult {
     let started = Instant::now();
-    let timeout = c
-        .timeout
-        .or(ctx.opts.timeout)
-        .unwrap_or_else(|| ctx.timeout(&c.name, c.kind));
+    let timeout = ctx.timeout(&c.name, c.kind);
     let after: Vec<(&str, &[u8])> = items
         .iter()
         .map(|i| (i.rel.as_str(), i.text.as_bytes()))

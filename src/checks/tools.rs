@@ -1,8 +1,7 @@
 //! Finding a checker's program, and the per-file tools that read the patched text on stdin:
 //! `ruff format`, `ruff check`, `rustfmt`, `gofmt`.
 //!
-//! Programs are looked up project-local first (`.venv/bin`, `venv/bin` from the project up to the
-//! repository root), then on PATH, or replaced by `.patchgate.toml`'s `command`. Each tool gets the
+//! Programs are found by `project::tools::program` (one rule for every caller). Each tool gets the
 //! file's real path (ruff's `--stdin-filename`, rustfmt's working directory) so the project's
 //! configuration is discovered exactly as if the patched file were on disk.
 
@@ -10,8 +9,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::config::Config;
-use super::detect::Project;
+use crate::project::detect::Project;
 use super::finding::RawFinding;
 use super::parse;
 use crate::runner::{Cmd, Output, RunError};
@@ -25,62 +23,6 @@ pub enum Ran<T> {
     Missing(String),
     Error(String),
     Timeout,
-}
-
-/// A program on PATH.
-pub fn which(name: &str) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-        })
-}
-
-/// The argv prefix for a checker: the configured command, a project-local binary, or PATH.
-pub fn program(
-    config: &Config,
-    checker: &str,
-    binary: &str,
-    project_root: &Path,
-    repo_root: &Path,
-) -> Result<Vec<OsString>, String> {
-    // `Config::load` refuses an empty command; a library caller's hand-made config gets PATH.
-    if let Some(cmd) = config.command_override(checker).filter(|c| !c.is_empty()) {
-        let prog = &cmd[0];
-        let exists = if prog.contains('/') {
-            let p = Path::new(prog);
-            let p = if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                repo_root.join(p)
-            };
-            p.exists()
-        } else {
-            which(prog).is_some()
-        };
-        if !exists {
-            return Err(format!("{prog} not found on PATH (from .patchgate.toml)"));
-        }
-        return Ok(cmd.iter().map(OsString::from).collect());
-    }
-    let mut dir = Some(project_root);
-    while let Some(d) = dir {
-        for venv in [".venv", "venv"] {
-            let p = d.join(venv).join("bin").join(binary);
-            if p.is_file() {
-                return Ok(vec![p.into_os_string()]);
-            }
-        }
-        if d == repo_root {
-            break;
-        }
-        dir = d.parent().filter(|p| p.starts_with(repo_root));
-    }
-    which(binary)
-        .map(|p| vec![p.into_os_string()])
-        .ok_or_else(|| format!("{binary} not found on PATH"))
 }
 
 /// A checker process's outcome as a [`Ran`]: its output, or why there is none (timed out, not
@@ -106,12 +48,19 @@ fn run(argv: &[OsString], cwd: &Path, stdin: &str, timeout: Duration) -> Result<
 }
 
 fn relay<T>(r: Ran<()>) -> Ran<T> {
-    match r {
-        Ran::Done(()) => Ran::Error("internal: no result".into()),
-        Ran::Skipped(s) => Ran::Skipped(s),
-        Ran::Missing(s) => Ran::Missing(s),
-        Ran::Error(s) => Ran::Error(s),
-        Ran::Timeout => Ran::Timeout,
+    r.relay()
+}
+
+impl<T> Ran<T> {
+    /// A run without a result as a run of another type (a result here is an internal error).
+    pub fn relay<U>(self) -> Ran<U> {
+        match self {
+            Ran::Done(_) => Ran::Error("internal: no result".into()),
+            Ran::Skipped(s) => Ran::Skipped(s),
+            Ran::Missing(s) => Ran::Missing(s),
+            Ran::Error(s) => Ran::Error(s),
+            Ran::Timeout => Ran::Timeout,
+        }
     }
 }
 

@@ -1,13 +1,13 @@
-//! `patchgate check` (the checkers on existing files, or on the staged content) and
-//! `patchgate detect` (which checkers apply to a path, and why).
+//! `patchgate check` (the checkers on existing files, or on the staged content) and `patchgate
+//! verify` (build / test / typecheck the current state).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use serde::Serialize;
 
-use crate::checks::{self, CheckFile, detect};
-use crate::cli::{OutputFormat, emit, print_error, print_report};
+use crate::checks::{self, CheckFile};
+use crate::project::detect;
+use crate::cli::{OutputFormat, print_error, print_report};
 use crate::error::{Error, Exit};
 use crate::repo::Repo;
 use crate::report::{Report, Status};
@@ -102,7 +102,7 @@ fn collect(
     Ok(files)
 }
 
-fn list_files(workdir: &Path, rel_dir: &str) -> Result<Vec<String>, Error> {
+pub(super) fn list_files(workdir: &Path, rel_dir: &str) -> Result<Vec<String>, Error> {
     let out = Cmd::new("git", workdir)
         .args([
             "ls-files",
@@ -200,7 +200,7 @@ pub fn run_check(
         if staged {
             opts.context = staged_context(&repo, &cwd)?;
         }
-        let config = checks::config::Config::load(&repo.roots.root)?;
+        let config = crate::project::config::Config::load(&repo.roots.root)?;
         config.check_names(opts.only.as_deref())?;
         let ctx = checks::run::Ctx {
             repo_root: &repo.roots.root,
@@ -220,170 +220,6 @@ pub fn run_check(
     match result {
         Ok(r) => print_report(&r, format),
         Err(e) => print_error(&e, format),
-    }
-}
-
-#[derive(Serialize)]
-struct CheckerInfo {
-    name: String,
-    available: bool,
-    detail: String,
-}
-
-#[derive(Serialize)]
-struct DetectOut {
-    #[serde(flatten)]
-    detection: detect::Detection,
-    tools: Vec<CheckerInfo>,
-}
-
-pub fn run_detect(dir: &Path, path: Option<&Path>, format: OutputFormat) -> i32 {
-    let result = (|| -> Result<Vec<DetectOut>, Error> {
-        let repo = Repo::discover(dir)?;
-        let workdir = repo.require_workdir()?.to_path_buf();
-        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let base = if dir.is_absolute() {
-            dir.to_path_buf()
-        } else {
-            cwd.join(dir)
-        };
-        let target = path
-            .map(|p| {
-                if p.is_absolute() {
-                    p.to_path_buf()
-                } else {
-                    base.join(p)
-                }
-            })
-            .unwrap_or(base);
-        let rel = repo
-            .roots
-            .resolve(&target.to_string_lossy())
-            .map(|r| r.rel)
-            .or_else(|e| {
-                if std::fs::canonicalize(&target).ok().as_deref() == Some(workdir.as_path()) {
-                    Ok(String::new())
-                } else {
-                    Err(e)
-                }
-            })
-            .map_err(|m| Error::Usage {
-                message: m,
-                help: "name a path inside the repository".into(),
-            })?;
-        let files = if rel.is_empty() || workdir.join(&rel).is_dir() {
-            let all = list_files(&workdir, if rel.is_empty() { "." } else { &rel })?;
-            // One representative file per (language, project): a directory summary, not a listing.
-            let mut seen = std::collections::HashSet::new();
-            all.into_iter()
-                .filter(|f| {
-                    let d = detect::detect(&workdir, f);
-                    d.project
-                        .as_ref()
-                        .is_some_and(|p| seen.insert((p.lang, p.rel_root.clone())))
-                })
-                .collect()
-        } else {
-            vec![rel]
-        };
-        let config = checks::config::Config::load(&workdir)?;
-        Ok(files
-            .iter()
-            .map(|f| {
-                let d = detect::detect(&workdir, f);
-                let tools = d
-                    .checkers
-                    .iter()
-                    .map(|c| availability(&config, c, d.project.as_ref(), &workdir))
-                    .collect();
-                DetectOut {
-                    detection: d,
-                    tools,
-                }
-            })
-            .collect())
-    })();
-    let outs = match result {
-        Ok(o) => o,
-        Err(e) => return print_error(&e, format),
-    };
-    match format {
-        OutputFormat::Json => emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&outs).unwrap_or_default()
-        )),
-        _ => {
-            let mut text = String::new();
-            if outs.is_empty() {
-                text.push_str("no file here that a checker knows (Python, JS/TS, Rust, Go)\n");
-            }
-            for o in &outs {
-                text.push_str(&format!("{}: {}\n", o.detection.path, o.detection.reason));
-                for t in &o.tools {
-                    text.push_str(&format!(
-                        "  {} {}: {}\n",
-                        if t.available { "✓" } else { "✗" },
-                        t.name,
-                        t.detail
-                    ));
-                }
-            }
-            emit(&text);
-        }
-    }
-    0
-}
-
-fn availability(
-    config: &checks::config::Config,
-    checker: &str,
-    project: Option<&detect::Project>,
-    workdir: &Path,
-) -> CheckerInfo {
-    let Some(p) = project else {
-        return CheckerInfo {
-            name: checker.into(),
-            available: false,
-            detail: "no project".into(),
-        };
-    };
-    if config.disabled(checker) {
-        return CheckerInfo {
-            name: checker.into(),
-            available: false,
-            detail: "disabled in .patchgate.toml".into(),
-        };
-    }
-    let found = match checker {
-        "prettier" | "eslint" => checks::node::find_module(checker, &p.root, workdir)
-            .map(|m| format!("module {}", m.display()))
-            .ok_or_else(|| format!("{checker} not found in node_modules or on PATH")),
-        "go-lint" => match checks::tools::which("golangci-lint") {
-            Some(g) => Ok(format!("golangci-lint at {}", g.display())),
-            None => checks::tools::program(config, checker, "go", &p.root, workdir)
-                .map(|a| format!("go vet via {}", a[0].to_string_lossy())),
-        },
-        other => {
-            let bin = match other {
-                "ruff-format" | "ruff" => "ruff",
-                "clippy" => "cargo",
-                b => b,
-            };
-            checks::tools::program(config, other, bin, &p.root, workdir)
-                .map(|a| a[0].to_string_lossy().into_owned())
-        }
-    };
-    match found {
-        Ok(d) => CheckerInfo {
-            name: checker.into(),
-            available: true,
-            detail: d,
-        },
-        Err(d) => CheckerInfo {
-            name: checker.into(),
-            available: false,
-            detail: d,
-        },
     }
 }
 
@@ -454,7 +290,7 @@ pub fn run_verify(
                 }
             }
         }
-        let config = checks::config::Config::load(&workdir)?;
+        let config = crate::project::config::Config::load(&workdir)?;
         let (reports, blocked) =
             crate::verify::run::run(&workdir, &repo.git_dir, &config, &projects, &[], opts);
         let mut report = if blocked {

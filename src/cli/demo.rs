@@ -104,7 +104,7 @@ fn run_inner() -> Result<i32, Box<dyn std::error::Error>> {
     // Where ruff is installed, its new finding blocks; where it is not (a fresh machine before
     // `scripts/test`), the demo says so and asks for the checker: a missing one blocks too, so
     // the step shows what it promises either way.
-    let has_ruff = crate::checks::tools::which("ruff").is_some();
+    let has_ruff = crate::project::tools::which("ruff").is_some();
     let lint = step(
         if has_ruff {
             "4. A patch that adds an unused import: the project's own ruff blames it, nothing is written"

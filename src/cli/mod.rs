@@ -3,6 +3,7 @@
 //! because 2 means "an edit did not apply".
 
 mod check;
+mod detect;
 mod demo;
 mod recover;
 
@@ -110,9 +111,8 @@ struct ApplyArgs {
 
 #[derive(Debug, clap::Args)]
 struct CheckArgs {
-    /// Which checkers to run: `auto` (all that apply), `none`, or a comma-separated list of
-    /// checker names (ruff-format, ruff, prettier, eslint, rustfmt, clippy, gofmt, go-lint, or a
-    /// custom checker from .patchgate.toml).
+    /// Which checkers to run: `auto` (all that the projects use), `none`, or a comma-separated
+    /// list of checker names (see `patchgate detect`, or a custom checker from .patchgate.toml).
     #[arg(long, default_value = "auto", value_name = "auto|none|LIST")]
     checks: String,
     /// Which findings block: `new` (only what the patch introduced), `any`, or `off` (report only).
@@ -127,6 +127,10 @@ struct CheckArgs {
     /// Checker jobs in parallel (default: one per core).
     #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 0)]
     jobs: usize,
+    /// Never fetch a package checker's missing dependencies (also: CARGO_NET_OFFLINE,
+    /// GOFLAGS=-mod=vendor, GOPROXY=off).
+    #[arg(long)]
+    offline: bool,
 }
 
 impl CheckArgs {
@@ -163,6 +167,7 @@ impl CheckArgs {
             timeout,
             jobs: self.jobs,
             only,
+            offline: self.offline,
             progress: true,
             context: Vec::new(),
         }))
@@ -294,7 +299,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
                 v.format,
             )
         }
-        Command::Detect(d) => check::run_detect(
+        Command::Detect(d) => detect::run_detect(
             &d.dir.unwrap_or_else(|| PathBuf::from(".")),
             d.path.as_deref(),
             d.format,

@@ -34,11 +34,12 @@ use serde::Serialize;
 use super::Failure;
 use super::hints;
 use super::parse;
-use crate::checks::config::{Config, StepCommands};
-use crate::checks::detect::{Lang, Project};
-use crate::checks::mirror::Mirror;
+use crate::project::config::{Config, StepCommands};
+use crate::project::detect::{Lang, Project};
+use crate::project::mirror::Mirror;
 use crate::checks::package::{CARGO, GO, cargo_package};
-use crate::checks::tools::{Ran, program, which};
+use crate::checks::tools::Ran;
+use crate::project::tools::{program, project_local, which};
 use crate::runner::{Cmd, RunError};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -107,7 +108,7 @@ pub struct Options {
     pub timeout: Option<Duration>,
 }
 
-pub use crate::checks::mirror::Overlay;
+pub use crate::project::mirror::Overlay;
 
 /// Runs the steps on every project; returns the reports and whether they block.
 pub fn run(
@@ -277,6 +278,7 @@ fn verify_project(
         let step_started = Instant::now();
         let plan = match plan_step(
             config,
+            repo_root,
             project,
             &project_dir,
             git_dir,
@@ -515,6 +517,7 @@ fn os(args: &[&str]) -> Vec<OsString> {
 /// The command for a step, `Ok(None)` when the project has no such step.
 fn plan_step(
     config: &Config,
+    repo_root: &Path,
     project: &Project,
     dir: &Path,
     git_dir: &Path,
@@ -629,7 +632,8 @@ fn plan_step(
             }
         }
         Lang::Python => {
-            let python = project_python(&project.root);
+            let python = project_local("python", &project.root, repo_root)
+                .map_or_else(|| OsString::from("python3"), PathBuf::into_os_string);
             let src = dir.join("src");
             let mut pythonpath = dir.as_os_str().to_owned();
             if src.is_dir() {
@@ -710,19 +714,4 @@ fn package_manager(dir: &Path) -> &'static str {
         d = x.parent();
     }
     "npm"
-}
-
-/// The project's own Python: a virtualenv next to it (or above it), else `python3`.
-fn project_python(root: &Path) -> OsString {
-    let mut d = Some(root);
-    while let Some(x) = d {
-        for venv in [".venv", "venv"] {
-            let p = x.join(venv).join("bin").join("python");
-            if p.exists() {
-                return p.into_os_string();
-            }
-        }
-        d = x.parent();
-    }
-    "python3".into()
 }

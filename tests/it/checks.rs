@@ -201,7 +201,7 @@ impl Lang {
 fn python_setup(repo: &TestRepo) {
     repo.write(
         "pyproject.toml",
-        "[project]\nname = \"demo\"\nversion = \"0.1.0\"\n\n[tool.ruff.lint]\nselect = [\"E\", \"F\"]\n",
+        "[project]\nname = \"demo\"\nversion = \"0.1.0\"\n\n[tool.ruff.lint]\nselect = [\"E\", \"F\"]\n\n[tool.ruff.format]\n",
     );
     repo.write(
         "app.py",
@@ -235,6 +235,7 @@ fn node_setup(repo: &TestRepo) {
         "eslint.config.js",
         "import js from \"@eslint/js\";\n\nexport default [js.configs.recommended];\n",
     );
+    repo.write(".prettierrc.json", "{}\n");
     repo.write(".gitignore", "node_modules\n");
     std::os::unix::fs::symlink(tools_node_modules(), repo.path().join("node_modules"))
         .expect("symlink node_modules");

@@ -23,7 +23,7 @@ use regex::{Captures, Regex};
 
 use self::table::TABLE;
 use super::Failure;
-use crate::checks::detect::Lang;
+use crate::project::detect::Lang;
 
 /// At most this many hints are given.
 pub const MAX_HINTS: usize = 5;

@@ -11,7 +11,7 @@
 //! step's output (a block starts at a line beginning with `error` or `warning`, so a Rust
 //! pattern may span the lines of one diagnostic with `(?s)` without reaching the next one).
 
-use crate::checks::detect::Lang;
+use crate::project::detect::Lang;
 
 const GO_SUM: &str = "run `go mod tidy` (go.sum lacks an entry for `{name}`)";
 const IMPORT: &str = "cannot resolve `{name}`: check the import path or add the dependency";

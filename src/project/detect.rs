@@ -1,9 +1,9 @@
-//! Which checkers apply to a file: by its extension and the **nearest** project marker above it.
+//! A file's language (by extension) and its project (the **nearest** marker above it).
 //!
 //! The walk goes from the file's directory up to the repository root and stops at the first
 //! directory holding a marker of the file's language, so a monorepo with `go.mod`, `Cargo.toml`,
 //! `package.json` and `pyproject.toml` in different folders gives each file its own project. A file
-//! with no marker of its language above it gets no checkers (and `patchgate detect` says why).
+//! with no marker of its language above it has no project (and `patchgate detect` says why).
 
 use std::path::{Path, PathBuf};
 
@@ -42,16 +42,6 @@ impl Lang {
             Lang::Go => &["go.mod"],
         }
     }
-
-    /// The default checkers: (format, lint).
-    pub fn default_checkers(self) -> [&'static str; 2] {
-        match self {
-            Lang::Python => ["ruff-format", "ruff"],
-            Lang::Node => ["prettier", "eslint"],
-            Lang::Rust => ["rustfmt", "clippy"],
-            Lang::Go => ["gofmt", "go-lint"],
-        }
-    }
 }
 
 /// The language of a file, by extension.
@@ -77,16 +67,6 @@ pub struct Project {
     pub marker: String,
 }
 
-/// Why a file has (or lacks) checkers, for `patchgate detect`.
-#[derive(Debug, Clone, Serialize)]
-pub struct Detection {
-    pub path: String,
-    pub lang: Option<Lang>,
-    pub project: Option<Project>,
-    pub checkers: Vec<String>,
-    pub reason: String,
-}
-
 /// Finds the nearest marker of `lang` above `rel` (inclusive of the repository root).
 pub fn project_of(repo_root: &Path, rel: &str, lang: Lang) -> Option<Project> {
     let mut dir = Path::new(rel).parent();
@@ -110,52 +90,6 @@ pub fn project_of(repo_root: &Path, rel: &str, lang: Lang) -> Option<Project> {
     }
 }
 
-/// The detection for one file.
-pub fn detect(repo_root: &Path, rel: &str) -> Detection {
-    let Some(lang) = lang_of(rel) else {
-        return Detection {
-            path: rel.to_string(),
-            lang: None,
-            project: None,
-            checkers: Vec::new(),
-            reason: "no checker knows this file type".into(),
-        };
-    };
-    match project_of(repo_root, rel, lang) {
-        Some(p) => Detection {
-            path: rel.to_string(),
-            lang: Some(lang),
-            reason: format!(
-                "{} file in the project at {}/ (found {})",
-                lang.name(),
-                if p.rel_root.is_empty() {
-                    "."
-                } else {
-                    &p.rel_root
-                },
-                p.marker
-            ),
-            checkers: lang
-                .default_checkers()
-                .iter()
-                .map(|s| s.to_string())
-                .collect(),
-            project: Some(p),
-        },
-        None => Detection {
-            path: rel.to_string(),
-            lang: Some(lang),
-            project: None,
-            checkers: Vec::new(),
-            reason: format!(
-                "{} file, but no {} above it up to the repository root",
-                lang.name(),
-                lang.markers().join(" / ")
-            ),
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,34 +109,16 @@ mod tests {
             std::fs::create_dir_all(f.parent().expect("parent")).expect("mkdir");
             std::fs::write(f, c).expect("write");
         }
-        let d = detect(root, "py/pkg/mod/a.py");
+        let p = |rel: &str| lang_of(rel).and_then(|l| project_of(root, rel, l));
         assert_eq!(
-            d.project.as_ref().map(|p| p.rel_root.as_str()),
-            Some("py/pkg")
+            p("py/pkg/mod/a.py").map(|p| p.rel_root),
+            Some("py/pkg".into())
         );
-        assert_eq!(d.checkers, vec!["ruff-format", "ruff"]);
-        assert_eq!(
-            detect(root, "tools/x.py").project.map(|p| p.rel_root),
-            Some(String::new())
-        );
-        assert_eq!(
-            detect(root, "web/src/a.ts").project.map(|p| p.marker),
-            Some("package.json".into())
-        );
-        assert_eq!(
-            detect(root, "rs/src/lib.rs").checkers,
-            vec!["rustfmt", "clippy"]
-        );
-        assert_eq!(
-            detect(root, "go/cmd/main.go").project.map(|p| p.rel_root),
-            Some("go".into())
-        );
-        let none = detect(root, "web/a.go");
-        assert!(
-            none.checkers.is_empty() && none.reason.contains("go.mod"),
-            "{}",
-            none.reason
-        );
-        assert!(detect(root, "README.md").checkers.is_empty());
+        assert_eq!(p("tools/x.py").map(|p| p.rel_root), Some(String::new()));
+        assert_eq!(p("web/src/a.ts").map(|p| p.marker), Some("package.json".into()));
+        assert_eq!(p("rs/src/lib.rs").map(|p| p.rel_root), Some("rs".into()));
+        assert_eq!(p("go/cmd/main.go").map(|p| p.rel_root), Some("go".into()));
+        assert_eq!(p("web/a.go"), None, "no go.mod above it");
+        assert_eq!(lang_of("README.md"), None);
     }
 }

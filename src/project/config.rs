@@ -38,16 +38,15 @@ use serde::Deserialize;
 
 use crate::error::Error;
 
-pub const BUILTINS: &[&str] = &[
-    "ruff-format",
-    "ruff",
-    "prettier",
-    "eslint",
-    "rustfmt",
-    "clippy",
-    "gofmt",
-    "go-lint",
-];
+/// A built-in checker's name (the checker table's, plus the always-on built-ins).
+fn builtin(name: &str) -> bool {
+    crate::checks::checker::by_name(name).is_some()
+}
+
+/// Every built-in checker's name, for messages.
+fn builtin_names() -> Vec<&'static str> {
+    crate::checks::checker::TABLE.iter().map(|c| c.name).collect()
+}
 
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -109,6 +108,9 @@ pub struct CheckerConfig {
     pub timeout: Option<u64>,
     #[serde(default)]
     pub disabled: bool,
+    /// Run a built-in checker even where the project shows no evidence of using it.
+    #[serde(default)]
+    pub enabled: bool,
     pub globs: Option<Vec<String>>,
     pub kind: Option<Kind>,
     pub output: Option<OutputFormat>,
@@ -120,7 +122,7 @@ pub struct CheckerConfig {
 pub struct Custom {
     pub name: String,
     pub command: Vec<String>,
-    pub globs: Vec<glob::Glob>,
+    pub globs: globset::GlobSet,
     pub kind: Kind,
     pub output: OutputFormat,
     pub pattern: Option<String>,
@@ -138,7 +140,7 @@ impl Config {
         };
         let config: Config = toml::from_str(&text).map_err(|e| config_error(&e.to_string()))?;
         for (name, c) in &config.checkers {
-            if !BUILTINS.contains(&name.as_str()) {
+            if !builtin(name) {
                 Custom::from_config(name, c)?;
             } else if c.globs.is_some()
                 || c.kind.is_some()
@@ -146,7 +148,7 @@ impl Config {
                 || c.pattern.is_some()
             {
                 return Err(config_error(&format!(
-                    "[checkers.{name}] is a built-in checker: it takes `command`, `timeout` and `disabled` only"
+                    "[checkers.{name}] is a built-in checker: it takes `command`, `timeout`, `disabled` and `enabled` only"
                 )));
             } else if c.command.as_ref().is_some_and(|v| v.is_empty()) {
                 return Err(config_error(&format!(
@@ -162,13 +164,13 @@ impl Config {
     pub fn check_names(&self, only: Option<&[String]>) -> Result<(), Error> {
         let Some(only) = only else { return Ok(()) };
         for name in only {
-            if !BUILTINS.contains(&name.as_str()) && !self.checkers.contains_key(name) {
-                let mut known: Vec<&str> = BUILTINS.to_vec();
+            if !builtin(name) && !self.checkers.contains_key(name) {
+                let mut known: Vec<&str> = builtin_names();
                 known.extend(
                     self.checkers
                         .keys()
                         .map(String::as_str)
-                        .filter(|k| !BUILTINS.contains(k)),
+                        .filter(|k| !builtin(k)),
                 );
                 return Err(Error::Usage {
                     message: format!("--checks names an unknown checker `{name}`"),
@@ -183,6 +185,10 @@ impl Config {
         self.checkers.get(checker).is_some_and(|c| c.disabled)
     }
 
+    pub fn enabled(&self, checker: &str) -> bool {
+        self.checkers.get(checker).is_some_and(|c| c.enabled)
+    }
+
     /// The replacement program (and leading arguments) for a built-in checker.
     pub fn command_override(&self, checker: &str) -> Option<&[String]> {
         self.checkers
@@ -190,6 +196,8 @@ impl Config {
             .and_then(|c| c.command.as_deref())
     }
 
+    /// A checker's timeout: `--timeout` over `[checkers.X] timeout` over `[checks]`'s per-kind
+    /// default, for built-in and custom checkers alike.
     pub fn timeout(&self, checker: &str, kind: Kind, cli: Option<Duration>) -> Duration {
         if let Some(t) = cli {
             return t;
@@ -206,7 +214,7 @@ impl Config {
     pub fn customs(&self) -> Vec<Custom> {
         self.checkers
             .iter()
-            .filter(|(n, c)| !BUILTINS.contains(&n.as_str()) && !c.disabled)
+            .filter(|(n, c)| !builtin(n) && !c.disabled)
             .filter_map(|(n, c)| Custom::from_config(n, c).ok())
             .collect()
     }
@@ -219,17 +227,13 @@ impl Custom {
                 "[checkers.{name}] needs `command` (a list: program and arguments)"
             ))
         })?;
-        let globs = c
-            .globs
-            .clone()
-            .ok_or_else(|| {
-                config_error(&format!(
-                    "[checkers.{name}] needs `globs`: which files it checks"
-                ))
-            })?
-            .iter()
-            .map(|g| glob::Glob::new(g))
-            .collect();
+        let patterns = c.globs.clone().ok_or_else(|| {
+            config_error(&format!(
+                "[checkers.{name}] needs `globs`: which files it checks"
+            ))
+        })?;
+        let globs = globs(&patterns)
+            .map_err(|e| config_error(&format!("[checkers.{name}] globs: {e}")))?;
         let output = c.output.unwrap_or(OutputFormat::Json);
         if output == OutputFormat::Regex {
             let pattern = c.pattern.as_deref().ok_or_else(|| {
@@ -257,7 +261,7 @@ impl Custom {
     }
 
     pub fn matches(&self, rel: &str) -> bool {
-        self.globs.iter().any(|g| g.matches(rel))
+        self.globs.is_match(rel)
     }
 }
 
@@ -268,45 +272,24 @@ fn config_error(msg: &str) -> Error {
     }
 }
 
-/// Minimal globs: `*` (within a path segment), `**` (any number of segments), `?`. A glob
-/// without `/` matches the file name anywhere, as in `.gitignore`.
-pub mod glob {
-    #[derive(Debug, Clone)]
-    pub struct Glob {
-        re: Option<regex::Regex>,
+/// Globs as in `.gitignore`: `*`, `**`, `?`, `[...]`, `{a,b}`; a pattern without `/` matches the
+/// file name anywhere. An invalid pattern is an error, never a pattern that matches nothing.
+pub fn globs(patterns: &[String]) -> Result<globset::GlobSet, String> {
+    let mut set = globset::GlobSetBuilder::new();
+    for p in patterns {
+        let p = p.trim_start_matches("./");
+        let full = if p.contains('/') {
+            p.trim_start_matches('/').to_string()
+        } else {
+            format!("**/{p}")
+        };
+        let g = globset::GlobBuilder::new(&full)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| format!("`{p}`: {e}"))?;
+        set.add(g);
     }
-
-    impl Glob {
-        pub fn new(pattern: &str) -> Glob {
-            let anchored = pattern.contains('/');
-            let mut re = String::from(if anchored { "^" } else { "(^|.*/)" });
-            let mut chars = pattern.trim_start_matches('/').chars().peekable();
-            while let Some(c) = chars.next() {
-                match c {
-                    '*' if chars.peek() == Some(&'*') => {
-                        chars.next();
-                        if chars.peek() == Some(&'/') {
-                            chars.next();
-                            re.push_str("(.*/)?");
-                        } else {
-                            re.push_str(".*");
-                        }
-                    }
-                    '*' => re.push_str("[^/]*"),
-                    '?' => re.push_str("[^/]"),
-                    c => re.push_str(&regex::escape(&c.to_string())),
-                }
-            }
-            re.push('$');
-            Glob {
-                re: regex::Regex::new(&re).ok(),
-            }
-        }
-
-        pub fn matches(&self, path: &str) -> bool {
-            self.re.as_ref().is_some_and(|r| r.is_match(path))
-        }
-    }
+    set.build().map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
@@ -314,13 +297,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn globs() {
-        let g = glob::Glob::new("*.py");
-        assert!(g.matches("a.py") && g.matches("src/deep/a.py") && !g.matches("a.pyc"));
-        let g = glob::Glob::new("src/**/*.py");
-        assert!(g.matches("src/a.py") && g.matches("src/x/y/a.py") && !g.matches("lib/a.py"));
-        let g = glob::Glob::new("src/?.rs");
-        assert!(g.matches("src/a.rs") && !g.matches("src/ab.rs"));
+    fn globs_follow_gitignore_rules() {
+        let g = |p: &str| globs(&[p.to_string()]).expect("valid");
+        let m = g("*.py");
+        assert!(m.is_match("a.py") && m.is_match("src/deep/a.py") && !m.is_match("a.pyc"));
+        let m = g("src/**/*.py");
+        assert!(m.is_match("src/a.py") && m.is_match("src/x/y/a.py") && !m.is_match("lib/a.py"));
+        let m = g("src/?.rs");
+        assert!(m.is_match("src/a.rs") && !m.is_match("src/ab.rs"));
+        let m = g("src/*.{ts,tsx}");
+        assert!(m.is_match("src/a.ts") && m.is_match("src/b.tsx") && !m.is_match("src/x/a.ts"));
+        let m = g("[ab].js");
+        assert!(m.is_match("a.js") && m.is_match("x/b.js") && !m.is_match("c.js"));
+        assert!(globs(&["src/[a.py".to_string()]).is_err(), "an invalid glob is an error");
     }
 
     #[test]
@@ -354,6 +343,8 @@ mod tests {
             "[checkers.ruff]\nglobs = [\"*\"]\n",
             // An empty command would leave no program to run.
             "[checkers.ruff]\ncommand = []\n",
+            // An invalid glob must not silently match nothing.
+            "[checkers.x]\ncommand = [\"a\"]\nglobs = [\"src/{a\"]\n",
         ] {
             std::fs::write(dir.path().join(".patchgate.toml"), bad).expect("write");
             assert!(Config::load(dir.path()).is_err(), "{bad}");

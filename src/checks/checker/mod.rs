@@ -1,0 +1,224 @@
+//! One definition per checker, listed in one table ([`TABLE`]).
+//!
+//! A checker is a [`Checker`] value in a file of its own: its name, the files it applies to, its
+//! kind (format or lint), how a project shows that it uses it ([`Uses`]), how its program is
+//! found, how files are batched for it ([`Batch`]), and the function that runs it and reads its
+//! output. Adding a checker is one file and one line in [`TABLE`]. Nothing outside a checker's own
+//! file knows the tool by name: the scheduler (`checks::run`), `patchgate detect` and
+//! `check`'s availability listing all read the table.
+//!
+//! Invariant: a checker's `run` never writes into the user's working tree, and reports every
+//! input file in order ([`Out::Files`]) or findings with repository-relative paths
+//! ([`Out::Package`]).
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
+use super::ContextFile;
+use super::finding::RawFinding;
+use super::tools::Ran;
+use crate::project::config::{Config, Kind};
+use crate::project::detect::{Lang, Project};
+use crate::project::evidence::{Evidence, Signals, Use};
+
+pub mod clippy;
+pub mod eslint;
+pub mod go_lint;
+pub mod gofmt;
+pub mod prettier;
+pub mod ruff;
+pub mod ruff_format;
+pub mod rustfmt;
+pub mod xo;
+
+/// Every built-in checker. Order is the order of `detect`'s listing within a language.
+pub static TABLE: &[&Checker] = &[
+    &ruff_format::CHECKER,
+    &ruff::CHECKER,
+    &prettier::CHECKER,
+    &eslint::CHECKER,
+    &rustfmt::CHECKER,
+    &clippy::CHECKER,
+    &gofmt::CHECKER,
+    &go_lint::CHECKER,
+];
+
+/// The checker of that name.
+pub fn by_name(name: &str) -> Option<&'static Checker> {
+    TABLE.iter().copied().find(|c| c.name == name)
+}
+
+/// Finds a checker's program: the argv prefix, or why it is missing.
+pub type LocateFn = fn(&Locate) -> Result<Vec<OsString>, String>;
+
+pub struct Checker {
+    pub name: &'static str,
+    pub files: Files,
+    pub kind: Kind,
+    pub uses: Uses,
+    pub batch: Batch,
+    /// Finds the program (argv prefix); `None` for a checker built into patchgate.
+    pub locate: Option<LocateFn>,
+    pub run: fn(&Call) -> Ran<Out>,
+}
+
+/// Which files a checker looks at.
+pub enum Files {
+    /// The files of a language's projects (a file outside every project of its language is not
+    /// checked).
+    Lang(Lang),
+    /// Any file the checker's own test accepts, in a project or not.
+    Any(fn(&str) -> bool),
+}
+
+/// How a project shows that it uses a checker.
+pub enum Uses {
+    /// The language's own tool (rustfmt, clippy, gofmt, go vet): every project uses it.
+    Always,
+    /// Built into patchgate: on unless disabled.
+    BuiltIn,
+    /// Used where the project's files show it ([`Signals`]); the function, if any, refines that
+    /// verdict with what signals cannot express (another tool replaces it, its configuration
+    /// turns it off, a section of a shared config file names it).
+    Evidence(&'static Signals, Option<fn(&Evidence, &str, Use) -> Use>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Batch {
+    /// One run per file.
+    PerFile,
+    /// One run for all the files of a project (that share a configuration directory).
+    Project,
+    /// One run over the whole package, in the mirror; findings anywhere in it.
+    Package,
+}
+
+/// What locating a program needs.
+pub struct Locate<'a> {
+    pub config: &'a Config,
+    pub checker: &'a str,
+    pub project_root: &'a Path,
+    pub repo_root: &'a Path,
+}
+
+impl Locate<'_> {
+    /// The usual rule (`.patchgate.toml`, project-local installs, PATH) for `binary`.
+    pub fn program(&self, binary: &str) -> Result<Vec<OsString>, String> {
+        crate::project::tools::program(
+            self.config,
+            self.checker,
+            binary,
+            self.project_root,
+            self.repo_root,
+        )
+    }
+}
+
+/// One file given to a checker.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    /// Repository-relative.
+    pub rel: &'a str,
+    /// Absolute, in the working tree (it may not exist).
+    pub real: &'a Path,
+    /// The text to check (`None`: the file is absent in the state checked — only package
+    /// checkers see such inputs).
+    pub text: Option<&'a str>,
+    /// The original text, for a checker that compares itself (the syntax gate).
+    pub before: Option<&'a str>,
+}
+
+impl Input<'_> {
+    pub fn text(&self) -> &str {
+        self.text.unwrap_or("")
+    }
+}
+
+/// One run of a checker.
+pub struct Call<'a> {
+    pub argv: &'a [OsString],
+    /// Where to run: the directory holding the evidence (the tool's configuration), else the
+    /// project's root.
+    pub cwd: &'a Path,
+    pub project: Option<&'a Project>,
+    pub repo_root: &'a Path,
+    pub git_dir: &'a Path,
+    pub files: &'a [Input<'a>],
+    /// Extra arguments the project gives the tool (a pre-commit hook's `args:`).
+    pub args: &'a [String],
+    pub timeout: Duration,
+    /// Other files whose state differs from the working tree (package checkers lay them over).
+    pub context: &'a [ContextFile],
+    /// This run checks the original content (the baseline).
+    pub baseline: bool,
+    /// Work offline: never fetch dependencies.
+    pub offline: bool,
+}
+
+impl Call<'_> {
+    /// The project; package and per-language checkers always have one.
+    pub fn project(&self) -> Result<&Project, Ran<Out>> {
+        self.project
+            .ok_or_else(|| Ran::Error("internal: no project for this checker".into()))
+    }
+}
+
+/// What a checker said about one file.
+#[derive(Debug, Clone)]
+pub enum FileOut {
+    /// A formatter's output for the file.
+    Formatted(String),
+    /// A linter's findings on the file.
+    Findings(Vec<RawFinding>),
+    /// The tool's configuration excludes the file.
+    Skipped(String),
+    /// The tool failed on this file alone.
+    Error(String),
+}
+
+#[derive(Debug, Clone)]
+pub enum Out {
+    /// One verdict per input, in order.
+    Files(Vec<FileOut>),
+    /// Findings anywhere in the package (repository-relative paths).
+    Package(Vec<RawFinding>),
+}
+
+/// Runs `one` per input and collects the verdicts: for tools that take one file at a time.
+/// A failure of the tool itself (missing, timeout) ends the batch with that failure.
+pub fn each_file(call: &Call, one: impl Fn(&Input) -> Ran<FileOut>) -> Ran<Out> {
+    let mut outs = Vec::with_capacity(call.files.len());
+    for input in call.files {
+        match one(input) {
+            Ran::Done(o) => outs.push(o),
+            Ran::Skipped(s) => outs.push(FileOut::Skipped(s)),
+            Ran::Error(e) => outs.push(FileOut::Error(e)),
+            Ran::Missing(m) => return Ran::Missing(m),
+            Ran::Timeout => return Ran::Timeout,
+        }
+    }
+    Ran::Done(Out::Files(outs))
+}
+
+/// A formatter's [`Ran`] as a file verdict.
+pub fn formatted(r: Ran<String>) -> Ran<FileOut> {
+    match r {
+        Ran::Done(s) => Ran::Done(FileOut::Formatted(s)),
+        other => other.relay(),
+    }
+}
+
+/// A linter's [`Ran`] as a file verdict.
+pub fn findings(r: Ran<Vec<RawFinding>>) -> Ran<FileOut> {
+    match r {
+        Ran::Done(f) => Ran::Done(FileOut::Findings(f)),
+        other => other.relay(),
+    }
+}
+
+impl std::fmt::Debug for Checker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}

@@ -1,0 +1,54 @@
+//! prettier, through the node bridge (`checks::node`), where the project configures it
+//! (`.prettierrc*`, `prettier.config.*`, package.json `"prettier"`, a script, lint-staged entry or
+//! pre-commit hook running it). A dependency alone is not evidence: a project may declare prettier
+//! only to format its Markdown. A project that uses xo does not run prettier separately.
+
+use super::{Batch, Call, Checker, Files, Out, Uses};
+use crate::checks::node::{self, NodeTool};
+use crate::checks::tools::Ran;
+use crate::project::config::Kind;
+use crate::project::detect::Lang;
+use crate::project::evidence::Signals;
+
+pub static SIGNALS: Signals = Signals {
+    config_files: &[
+        ".prettierrc",
+        ".prettierrc.json",
+        ".prettierrc.json5",
+        ".prettierrc.yaml",
+        ".prettierrc.yml",
+        ".prettierrc.toml",
+        ".prettierrc.js",
+        ".prettierrc.cjs",
+        ".prettierrc.mjs",
+        ".prettierrc.ts",
+        ".prettierrc.cts",
+        ".prettierrc.mts",
+        "prettier.config.js",
+        "prettier.config.cjs",
+        "prettier.config.mjs",
+        "prettier.config.ts",
+        "prettier.config.cts",
+        "prettier.config.mts",
+    ],
+    package_json_keys: &["prettier"],
+    pyproject_tables: &[],
+    ini_sections: &[],
+    commands: &["prettier"],
+    precommit_ids: &["prettier"],
+    dependencies: &["prettier"],
+};
+
+pub static CHECKER: Checker = Checker {
+    name: "prettier",
+    files: Files::Lang(Lang::Node),
+    kind: Kind::Format,
+    uses: Uses::Evidence(&SIGNALS, Some(super::xo::replaces)),
+    batch: Batch::Project,
+    locate: Some(node::locate),
+    run,
+};
+
+fn run(call: &Call) -> Ran<Out> {
+    node::run_checker(NodeTool::Prettier, call)
+}
