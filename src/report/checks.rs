@@ -48,6 +48,12 @@ pub fn human(checks: &[CheckReport], paint: &dyn Fn(bool, &str) -> String) -> St
         );
         let mut sorted: Vec<_> = r.findings.iter().collect();
         sorted.sort_by_key(|f| (!f.new, f.line, f.column));
+        // A formatter's hunks that were already there are one summary line, not a wall of text.
+        let format = r.kind == crate::checks::Kind::Format;
+        let old = r.findings.iter().filter(|f| !f.new).count();
+        if format && old > 0 && new > 0 {
+            sorted.retain(|f| f.new);
+        }
         for f in sorted {
             let _ = writeln!(
                 out,
@@ -61,6 +67,13 @@ pub fn human(checks: &[CheckReport], paint: &dyn Fn(bool, &str) -> String) -> St
                 } else {
                     "  (already there)"
                 }
+            );
+        }
+        if format && old > 0 && new > 0 {
+            let _ = writeln!(
+                out,
+                "      ({old} formatting hunk{} already there before the patch, not shown)",
+                if old == 1 { "" } else { "s" }
             );
         }
         if let Some(d) = &r.diff {
