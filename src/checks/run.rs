@@ -313,6 +313,7 @@ fn report(item: &Item, checker: &str, kind: Kind, status: Status, started: Insta
         diff: None,
         duration_ms: started.elapsed().as_millis() as u64,
         note: None,
+        help: None,
     }
 }
 
@@ -334,21 +335,24 @@ fn non_result<T>(
     timeout: Duration,
     started: Instant,
 ) -> CheckReport {
-    let (status, note) = match ran {
-        Ran::Done(_) => (Status::Pass, None),
-        Ran::Skipped(s) => (Status::Skipped, Some(s)),
-        Ran::Missing(s) => (Status::Missing, Some(s)),
-        Ran::Error(s) => (Status::Error, Some(s)),
+    let (status, note, help) = match ran {
+        Ran::Done(_) => (Status::Pass, None, None),
+        Ran::Skipped(s) => (Status::Skipped, Some(s), None),
+        Ran::Missing(s) => (Status::Missing, Some(s), None),
+        Ran::Error(s) => (Status::Error, Some(s), None),
+        Ran::Unready { message, help } => (Status::Error, Some(message), Some(help)),
         Ran::Timeout => (
             Status::Timeout,
             Some(format!(
                 "killed after {} s (with its child processes)",
                 timeout.as_secs_f64()
             )),
+            None,
         ),
     };
     let mut r = report(item, checker, kind, status, started);
     r.note = note;
+    r.help = help;
     r
 }
 
@@ -625,7 +629,7 @@ fn ruff_batch(
                 .collect(),
             fixed: Vec::new(),
         },
-        Ran::Skipped(_) | Ran::Error(_) => per_file_fallback(),
+        Ran::Skipped(_) | Ran::Error(_) | Ran::Unready { .. } => per_file_fallback(),
     }
 }
 
@@ -825,6 +829,7 @@ fn package_batch(ctx: &Ctx, checker: &'static str, project: &Project, items: &[I
                 project,
                 &overlays,
                 timeout,
+                ctx.opts.offline,
             )
         } else {
             package::go_lint(
@@ -834,6 +839,7 @@ fn package_batch(ctx: &Ctx, checker: &'static str, project: &Project, items: &[I
                 project,
                 &overlays,
                 timeout,
+                ctx.opts.offline,
             )
         }
     };
@@ -843,6 +849,7 @@ fn package_batch(ctx: &Ctx, checker: &'static str, project: &Project, items: &[I
         Ran::Missing(s) => return fail_all(Ran::Missing(s)),
         Ran::Timeout => return fail_all(Ran::Timeout),
         Ran::Error(s) => return fail_all(Ran::Error(s)),
+        Ran::Unready { message, help } => return fail_all(Ran::Unready { message, help }),
     };
     let by_file = |all: &[RawFinding], rel: &str| -> Vec<RawFinding> {
         all.iter().filter(|f| f.path == rel).cloned().collect()

@@ -24,6 +24,12 @@ pub enum Ran<T> {
     Skipped(String),
     Missing(String),
     Error(String),
+    /// The checker cannot run on this machine as it is (dependencies not downloaded, a toolchain
+    /// too old for the project): a plain sentence and what to run. Reported as `error`.
+    Unready {
+        message: String,
+        help: String,
+    },
     Timeout,
 }
 
@@ -111,6 +117,7 @@ fn relay<T>(r: Ran<()>) -> Ran<T> {
         Ran::Skipped(s) => Ran::Skipped(s),
         Ran::Missing(s) => Ran::Missing(s),
         Ran::Error(s) => Ran::Error(s),
+        Ran::Unready { message, help } => Ran::Unready { message, help },
         Ran::Timeout => Ran::Timeout,
     }
 }
