@@ -129,7 +129,7 @@ pub fn clippy(
             return Ran::Error(e);
         }
     }
-    let real_dir = repo_root.join(&ws_rel);
+    let real_dir = prepare::real_dir(repo_root, &ws_rel);
     let prep = prepare::Package {
         toolchain: Toolchain::Cargo,
         argv,
@@ -225,6 +225,7 @@ pub fn go_lint(
             dirs.push(pkg);
         }
     }
+    let real_dir = prepare::real_dir(repo_root, &project.rel_root);
     let prep = prepare::Package {
         toolchain: Toolchain::Go,
         argv: go,
@@ -232,7 +233,7 @@ pub fn go_lint(
         mirror: &mirror,
         mirror_rel: &project.rel_root,
         package_rel: &project.rel_root,
-        real_dir: &project.root,
+        real_dir: &real_dir,
         overlays,
         offline,
         timeout,

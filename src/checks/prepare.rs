@@ -82,8 +82,8 @@ pub enum Toolchain {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Offline {
     Flag,
-    CargoNetOffline,
-    GoProxyOff,
+    CargoEnv,
+    GoProxy,
 }
 
 fn env_true(name: &str) -> bool {
@@ -127,6 +127,9 @@ static RUST_VERSION_ITEM: LazyLock<Regex> =
 static CARGO_EDITION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"this version of Cargo is older than the `([^`]+)` edition").expect("regex")
 });
+static CARGO_EDITION_UNKNOWN: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"supported edition values are (.+), but `([^`]+)` is unknown").expect("regex")
+});
 static CARGO_LOCKFILE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"lock file version `([^`]+)` was found, but this version of Cargo does not understand",
@@ -164,11 +167,25 @@ pub fn diagnose_cargo(text: &str) -> Option<Diagnosis> {
             help: rustup_help(&needs),
         });
     }
-    if let Some(c) = CARGO_EDITION.captures(text) {
+    // A future edition (one this cargo has heard of, or one later than all it knows); an
+    // unknown edition older than the newest known is a typo, the manifest's problem.
+    let edition = CARGO_EDITION
+        .captures(text)
+        .map(|c| c[1].to_string())
+        .or_else(|| {
+            let c = CARGO_EDITION_UNKNOWN.captures(text)?;
+            let newest = c[1]
+                .split('`')
+                .filter_map(|v| v.parse::<u32>().ok())
+                .max()?;
+            c[2].parse::<u32>()
+                .is_ok_and(|e| e > newest)
+                .then(|| c[2].to_string())
+        });
+    if let Some(edition) = edition {
         return Some(Diagnosis::Toolchain {
             message: format!(
-                "the project uses Rust edition {}, which this toolchain does not know",
-                &c[1]
+                "the project uses Rust edition {edition}, which this toolchain does not know"
             ),
             help: rustup_help("with that edition"),
         });
@@ -322,6 +339,15 @@ pub fn go_directive(go_mod: &str) -> Option<String> {
 // ---------------------------------------------------------------------------------------------
 // Getting a package ready
 
+/// A project's directory in the user's tree, as the help names it (no trailing `/` for the root).
+pub fn real_dir(repo_root: &Path, rel: &str) -> PathBuf {
+    if rel.is_empty() {
+        repo_root.to_path_buf()
+    } else {
+        repo_root.join(rel)
+    }
+}
+
 /// One package about to be checked in its mirror.
 pub struct Package<'a> {
     pub toolchain: Toolchain,
@@ -365,9 +391,9 @@ impl Package<'_> {
             return Some(Offline::Flag);
         }
         match self.toolchain {
-            Toolchain::Cargo if env_true("CARGO_NET_OFFLINE") => Some(Offline::CargoNetOffline),
+            Toolchain::Cargo if env_true("CARGO_NET_OFFLINE") => Some(Offline::CargoEnv),
             Toolchain::Go if std::env::var("GOPROXY").is_ok_and(|v| v.trim() == "off") => {
-                Some(Offline::GoProxyOff)
+                Some(Offline::GoProxy)
             }
             _ => None,
         }
@@ -410,11 +436,11 @@ impl Package<'_> {
             Some(Offline::Flag) => {
                 format!("run `{fetch}` in {dir}, or run patchgate without --offline")
             }
-            Some(Offline::CargoNetOffline) => format!(
+            Some(Offline::CargoEnv) => format!(
                 "run `CARGO_NET_OFFLINE=false cargo fetch` in {dir}, or unset CARGO_NET_OFFLINE \
                  (patchgate then fetches them)"
             ),
-            Some(Offline::GoProxyOff) => format!(
+            Some(Offline::GoProxy) => format!(
                 "run `GOPROXY= go mod download` in {dir}, or unset GOPROXY=off (patchgate then \
                  downloads them)"
             ),
@@ -818,6 +844,12 @@ mod tests {
             m,
             "the project uses Rust edition 2027, which this toolchain does not know"
         );
+        let (m, _) = toolchain_message(diagnose_cargo(&data("cargo-edition-unknown.err")));
+        assert_eq!(
+            m,
+            "the project uses Rust edition 2999, which this toolchain does not know"
+        );
+        assert_eq!(diagnose_cargo(&data("cargo-edition-typo.err")), None);
         let (m, _) = toolchain_message(diagnose_cargo(&data("cargo-lockfile-too-new.err")));
         assert_eq!(
             m,

@@ -131,14 +131,7 @@ pub fn run(
     let mut reports = Vec::new();
     for p in projects {
         reports.extend(verify_project(
-            repo_root,
-            git_dir,
-            config,
-            p,
-            overlays,
-            &opts.steps,
-            timeout,
-            opts.offline,
+            repo_root, git_dir, config, p, overlays, opts, timeout,
         ));
     }
     // The first failures first: a failing step before passing ones.
@@ -199,10 +192,10 @@ fn verify_project(
     config: &Config,
     project: &Project,
     overlays: &[Overlay],
-    steps: &[Step],
+    opts: &Options,
     timeout: Duration,
-    offline: bool,
 ) -> Vec<VerifyReport> {
+    let steps = &opts.steps[..];
     let shown = if project.rel_root.is_empty() {
         ".".to_string()
     } else {
@@ -295,7 +288,7 @@ fn verify_project(
             let _ = std::os::unix::fs::symlink(&real, &link);
         }
     }
-    let real_dir = repo_root.join(&mirror_rel);
+    let real_dir = prepare::real_dir(repo_root, &mirror_rel);
     let prep = toolchain.as_ref().map(|(t, argv)| prepare::Package {
         toolchain: *t,
         argv,
@@ -305,7 +298,7 @@ fn verify_project(
         package_rel: &project.rel_root,
         real_dir: &real_dir,
         overlays,
-        offline,
+        offline: opts.offline,
         timeout,
     });
     if let Some(p) = &prep
