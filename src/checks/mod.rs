@@ -13,8 +13,8 @@
 //!   directory of patchgate's.
 //!
 //! Modules: `detect` (which checkers), `config` (`.patchgate.toml`), `tools` (binaries and the
-//! stdin tools), `ruff_batch`, `node` (the eslint/prettier bridge), `package` (clippy, go vet) and
-//! `mirror`, `custom`, `parse` (each tool's output), `gate` (new vs old findings), `baseline`
+//! stdin tools), `ruff_batch`, `node` (the eslint/prettier bridge), `package` (clippy, go vet),
+//! `mirror` and `prepare` (their dependencies and toolchain), `custom`, `parse` (each tool's output), `gate` (new vs old findings), `baseline`
 //! (cached original results), `run` (scheduling with rayon, timeouts, statuses).
 
 pub mod baseline;
@@ -25,6 +25,7 @@ pub mod gate;
 pub mod node;
 pub mod package;
 pub mod parse;
+pub mod prepare;
 pub mod ruff_batch;
 pub mod run;
 pub mod select;
@@ -81,6 +82,9 @@ pub struct Options {
     /// the package mirrors too (`check --staged`: the index's version of files with unstaged
     /// changes, and untracked files as absent), so nothing unstaged leaks into the verdict.
     pub context: Vec<ContextFile>,
+    /// `--offline`: never download a package checker's dependencies (`cargo fetch`,
+    /// `go mod download`); missing ones make the checker `error` with a help.
+    pub offline: bool,
 }
 
 /// A file of the state under check (path, content; `None`: absent) that the working tree lacks.
@@ -98,6 +102,7 @@ impl Default for Options {
             offline: false,
             progress: false,
             context: Vec::new(),
+            offline: false,
         }
     }
 }
@@ -125,6 +130,9 @@ pub struct CheckReport {
     pub duration_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// What to run so the checker can run (with an `error` it could do nothing about).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
 }
 
 impl serde::Serialize for Kind {

@@ -325,6 +325,7 @@ fn report(rel: &str, checker: &str, kind: Kind, status: Status, started: Instant
         diff: None,
         duration_ms: started.elapsed().as_millis() as u64,
         note: None,
+        help: None,
     }
 }
 
@@ -346,21 +347,24 @@ fn non_result<T>(
     timeout: Duration,
     started: Instant,
 ) -> CheckReport {
-    let (status, note) = match ran {
-        Ran::Done(_) => (Status::Pass, None),
-        Ran::Skipped(s) => (Status::Skipped, Some(s)),
-        Ran::Missing(s) => (Status::Missing, Some(s)),
-        Ran::Error(s) => (Status::Error, Some(s)),
+    let (status, note, help) = match ran {
+        Ran::Done(_) => (Status::Pass, None, None),
+        Ran::Skipped(s) => (Status::Skipped, Some(s), None),
+        Ran::Missing(s) => (Status::Missing, Some(s), None),
+        Ran::Error(s) => (Status::Error, Some(s), None),
+        Ran::Unready { message, help } => (Status::Error, Some(message), Some(help)),
         Ran::Timeout => (
             Status::Timeout,
             Some(format!(
                 "killed after {} s (with its child processes)",
                 timeout.as_secs_f64()
             )),
+            None,
         ),
     };
     let mut r = report(&item.rel, checker, kind, status, started);
     r.note = note;
+    r.help = help;
     r
 }
 

@@ -22,6 +22,12 @@ pub enum Ran<T> {
     Skipped(String),
     Missing(String),
     Error(String),
+    /// The checker cannot run on this machine as it is (dependencies not downloaded, a toolchain
+    /// too old for the project): a plain sentence and what to run. Reported as `error`.
+    Unready {
+        message: String,
+        help: String,
+    },
     Timeout,
 }
 
@@ -59,6 +65,7 @@ impl<T> Ran<T> {
             Ran::Skipped(s) => Ran::Skipped(s),
             Ran::Missing(s) => Ran::Missing(s),
             Ran::Error(s) => Ran::Error(s),
+            Ran::Unready { message, help } => Ran::Unready { message, help },
             Ran::Timeout => Ran::Timeout,
         }
     }

@@ -54,6 +54,8 @@ pub struct Overlay<'a> {
 pub struct Mirror {
     /// The mirrored project's root (absolute, inside patchgate's worktree).
     pub root: PathBuf,
+    /// Where repository paths start (`root` is `base/<project path>`).
+    base: PathBuf,
     manifest_path: PathBuf,
     manifest: Manifest,
 }
@@ -159,6 +161,7 @@ impl Mirror {
         }
         let m = Mirror {
             root,
+            base,
             manifest_path,
             manifest,
         };
@@ -172,6 +175,16 @@ impl Mirror {
         }
         let text = serde_json::to_vec(&self.manifest).map_err(|e| e.to_string())?;
         std::fs::write(&self.manifest_path, text).map_err(|e| e.to_string())
+    }
+
+    /// The repository paths copied from the working tree (not the files an overlay created).
+    pub fn listed(&self) -> impl Iterator<Item = &str> {
+        self.manifest.files.keys().map(String::as_str)
+    }
+
+    /// Where a repository path lives in the mirror.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.base.join(rel)
     }
 
     /// Writes `content` (or removes the file, for `None`) at a repository path inside the mirror.

@@ -8,6 +8,9 @@
 //!   clippy), so a second `cargo test` after a one-line patch rebuilds one crate, not the world;
 //!   the user's `~/.cargo` registry is used as is, `--offline`;
 //! - Go: the user's module and build caches (GOMODCACHE, GOCACHE) as they are, `GOPROXY=off`;
+//! - Rust and Go: dependencies missing from those caches are fetched first, unless offline, and a
+//!   toolchain too old for the project is an `error` with a hint, not a build failure
+//!   (`checks::prepare`);
 //! - Node: the project's `node_modules` linked into the mirror; the package manager chosen from the
 //!   lockfile;
 //! - Python: the project's own virtualenv (`.venv`/`venv`, else `python3`), with the mirror first
@@ -38,6 +41,7 @@ use crate::project::config::{Config, StepCommands};
 use crate::project::detect::{Lang, Project};
 use crate::project::mirror::Mirror;
 use crate::checks::package::{CARGO, GO, cargo_package};
+use crate::checks::prepare::{self, Toolchain};
 use crate::checks::tools::Ran;
 use crate::project::tools::{program, project_local, which};
 use crate::runner::{Cmd, RunError};
@@ -106,6 +110,8 @@ pub struct Options {
     pub require_tools: bool,
     /// Per step; default 10 minutes (or `[verify] timeout`).
     pub timeout: Option<Duration>,
+    /// Never download dependencies (`--offline`).
+    pub offline: bool,
 }
 
 pub use crate::project::mirror::Overlay;
@@ -126,13 +132,7 @@ pub fn run(
     let mut reports = Vec::new();
     for p in projects {
         reports.extend(verify_project(
-            repo_root,
-            git_dir,
-            config,
-            p,
-            overlays,
-            &opts.steps,
-            timeout,
+            repo_root, git_dir, config, p, overlays, opts, timeout,
         ));
     }
     // The first failures first: a failing step before passing ones.
@@ -193,9 +193,10 @@ fn verify_project(
     config: &Config,
     project: &Project,
     overlays: &[Overlay],
-    steps: &[Step],
+    opts: &Options,
     timeout: Duration,
 ) -> Vec<VerifyReport> {
+    let steps = &opts.steps[..];
     let shown = if project.rel_root.is_empty() {
         ".".to_string()
     } else {
@@ -217,22 +218,38 @@ fn verify_project(
             })
             .collect()
     };
+    let unready_all = |u: prepare::Unready| -> Vec<VerifyReport> {
+        let mut all = fail_all(Status::Error, u.message);
+        for r in &mut all {
+            r.hints.push(u.help.clone());
+        }
+        all
+    };
     // Rust mirrors the whole workspace; everything else the project directory.
+    let mut toolchain = None;
     let (mirror_rel, cargo_pkg) = if project.lang == Lang::Rust {
         let cargo = match program(config, "cargo", "cargo", &project.root, repo_root) {
             Ok(a) => a,
             Err(m) => return fail_all(Status::Missing, m),
         };
-        match cargo_package::<()>(&cargo, repo_root, project, timeout) {
+        let found = match cargo_package::<()>(&cargo, repo_root, project, timeout) {
             Ok((ws, name)) => (ws, Some(name)),
             Err(Ran::Missing(m)) => return fail_all(Status::Missing, m),
             Err(Ran::Timeout) => {
                 return fail_all(Status::Timeout, "cargo metadata timed out".into());
             }
             Err(Ran::Skipped(m)) | Err(Ran::Error(m)) => return fail_all(Status::Error, m),
+            Err(Ran::Unready { message, help }) => {
+                return unready_all(prepare::Unready { message, help });
+            }
             Err(Ran::Done(())) => return Vec::new(),
-        }
+        };
+        toolchain = Some((Toolchain::Cargo, cargo));
+        found
     } else {
+        if project.lang == Lang::Go {
+            toolchain = Some((Toolchain::Go, vec![OsString::from("go")]));
+        }
         (project.rel_root.clone(), None)
     };
     let _serial = match project.lang {
@@ -271,6 +288,24 @@ fn verify_project(
         if real.is_dir() && std::fs::symlink_metadata(&link).is_err() {
             let _ = std::os::unix::fs::symlink(&real, &link);
         }
+    }
+    let real_dir = prepare::real_dir(repo_root, &mirror_rel);
+    let prep = toolchain.as_ref().map(|(t, argv)| prepare::Package {
+        toolchain: *t,
+        argv,
+        git_dir,
+        mirror: &mirror,
+        mirror_rel: &mirror_rel,
+        package_rel: &project.rel_root,
+        real_dir: &real_dir,
+        overlays,
+        offline: opts.offline,
+        timeout,
+    });
+    if let Some(p) = &prep
+        && let Err(u) = p.ensure()
+    {
+        return unready_all(u);
     }
 
     let mut out = Vec::new();
@@ -327,7 +362,29 @@ fn verify_project(
             duration_ms: 0,
             note: None,
         };
-        match cmd.run() {
+        let ran = match &prep {
+            Some(p) => p.run(|| cmd.run()).and_then(|r| match (r, p) {
+                // Not the code's failure: the toolchain's or the caches' (said in plain words).
+                (Ok(o), p) if !o.success() && !o.timed_out => match p.explain(&o.stderr_str()) {
+                    Some(u) => Err(u),
+                    None => Ok(Ok(o)),
+                },
+                (r, _) => Ok(r),
+            }),
+            None => Ok(cmd.run()),
+        };
+        let result = match ran {
+            Ok(r) => r,
+            Err(u) => {
+                report.status = Status::Error;
+                report.note = Some(u.message);
+                report.hints.push(u.help);
+                report.duration_ms = step_started.elapsed().as_millis() as u64;
+                out.push(report);
+                continue;
+            }
+        };
+        match result {
             Err(RunError::NotFound(p)) => {
                 report.status = Status::Missing;
                 report.note = Some(format!("{} not found on PATH", p.to_string_lossy()));

@@ -20,7 +20,7 @@ use crate::harness::{BIN, Run, TestRepo, assert_subset, on_path, tools_node_modu
 
 /// Whether `tool` (a program, `clippy`, or a node package of the pinned tools) is available. When
 /// it is not: in CI the test fails; locally it prints a loud `SKIPPED: <why>` and the test returns.
-fn require(tool: &str) -> bool {
+pub(crate) fn require(tool: &str) -> bool {
     let missing = match tool {
         "eslint" | "prettier" | "@eslint/js" => {
             let pkg = tools_node_modules().join(tool).join("package.json");

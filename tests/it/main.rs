@@ -9,5 +9,6 @@ mod fixtures;
 mod golangci;
 mod harness;
 mod hostile;
+mod prepare;
 mod txn;
 mod verify;

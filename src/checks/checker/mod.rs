@@ -195,6 +195,7 @@ pub fn each_file(call: &Call, one: impl Fn(&Input) -> Ran<FileOut>) -> Ran<Out> 
             Ran::Skipped(s) => outs.push(FileOut::Skipped(s)),
             Ran::Error(e) => outs.push(FileOut::Error(e)),
             Ran::Missing(m) => return Ran::Missing(m),
+            Ran::Unready { message, help } => return Ran::Unready { message, help },
             Ran::Timeout => return Ran::Timeout,
         }
     }

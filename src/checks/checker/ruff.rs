@@ -57,7 +57,7 @@ pub(super) fn batch(call: &Call, lint: bool) -> Ran<Out> {
         Ran::Missing(m) => Ran::Missing(m),
         Ran::Timeout => Ran::Timeout,
         // A configuration this batch could not reproduce: one stdin run per file.
-        Ran::Skipped(_) | Ran::Error(_) => per_file(call, lint),
+        Ran::Skipped(_) | Ran::Error(_) | Ran::Unready { .. } => per_file(call, lint),
     }
 }
 
