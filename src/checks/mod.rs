@@ -74,8 +74,6 @@ pub struct Options {
     pub jobs: usize,
     /// `--checks LIST`: only these checkers (None = all that apply).
     pub only: Option<Vec<String>>,
-    /// Never fetch dependencies (`--offline`).
-    pub offline: bool,
     /// Show a progress bar on stderr (when it is a terminal) once checks take longer than a moment.
     pub progress: bool,
     /// Other files of the state under check whose content differs from the working tree, laid over
@@ -99,7 +97,6 @@ impl Default for Options {
             timeout: None,
             jobs: 0,
             only: None,
-            offline: false,
             progress: false,
             context: Vec::new(),
             offline: false,

@@ -33,8 +33,9 @@ use std::time::Duration;
 use regex::Regex;
 use sha2::{Digest, Sha256};
 
-use super::mirror::{Mirror, Overlay};
-use super::tools::{Ran, which};
+use crate::project::mirror::{Mirror, Overlay};
+use super::tools::Ran;
+use crate::project::tools::which;
 use crate::runner::{Cmd, Output};
 
 /// A download gets at least this long, whatever the checker's own timeout: a first fetch of a real
