@@ -188,7 +188,7 @@ pub fn clippy(
     )
 }
 
-/// `golangci-lint run` when it is installed, else `go vet`, on the packages of the edited files.
+/// `golangci-lint run` when it is installed, else `go vet`, on every package of the module.
 pub fn go_lint(
     go: &[OsString],
     repo_root: &Path,
@@ -203,29 +203,15 @@ pub fn go_lint(
         Ok(m) => m,
         Err(e) => return Ran::Error(e),
     };
-    let mut dirs: Vec<String> = Vec::new();
     for o in overlays {
         if let Err(e) = mirror.overlay(git_dir, o.rel, o.content) {
             return Ran::Error(e);
         }
-        let in_module = o
-            .rel
-            .strip_prefix(&project.rel_root)
-            .unwrap_or(o.rel)
-            .trim_start_matches('/');
-        let dir = Path::new(in_module)
-            .parent()
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let pkg = if dir.is_empty() {
-            ".".to_string()
-        } else {
-            format!("./{dir}")
-        };
-        if !dirs.contains(&pkg) {
-            dirs.push(pkg);
-        }
     }
+    // Every package of the module, not only the edited ones: a patch breaks the packages that
+    // use what it changed (a missed call site in another package), and the build cache keeps
+    // the untouched packages cheap.
+    let dirs = ["./..."];
     let real_dir = prepare::real_dir(repo_root, &project.rel_root);
     let prep = prepare::Package {
         toolchain: Toolchain::Go,
