@@ -1,6 +1,7 @@
 //! `go vet` (or `golangci-lint run` where installed): every Go module's linter, over every
 //! package of the module in the mirror, findings anywhere in them (a missed call site in another
 //! package is a new finding there).
+
 use super::{Batch, Call, Checker, Files, Out, Uses};
 use crate::checks::package;
 use crate::checks::tools::Ran;
