@@ -29,6 +29,8 @@ pub mod package;
 pub mod parse;
 pub mod ruff_batch;
 pub mod run;
+pub mod runners;
+pub mod scratch_tree;
 pub mod tools;
 
 use std::path::PathBuf;
