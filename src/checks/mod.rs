@@ -28,6 +28,8 @@ pub mod parse;
 pub mod prepare;
 pub mod ruff_batch;
 pub mod run;
+pub mod runners;
+pub mod scratch_tree;
 pub mod select;
 pub mod tools;
 
