@@ -100,13 +100,7 @@ fn run(
 
 /// A run that gave no output (missing, timeout, could not start), as any [`Ran`].
 fn relay<T>(r: Ran<()>) -> Ran<T> {
-    match r {
-        Ran::Done(()) => Ran::Error("internal: no result".into()),
-        Ran::Skipped(s) => Ran::Skipped(s),
-        Ran::Missing(s) => Ran::Missing(s),
-        Ran::Error(s) => Ran::Error(s),
-        Ran::Timeout => Ran::Timeout,
-    }
+    r.relay()
 }
 
 /// `path` relative to `base` when below it, else as is.
