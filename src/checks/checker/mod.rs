@@ -22,10 +22,15 @@ use crate::project::config::{Config, Kind};
 use crate::project::detect::{Lang, Project};
 use crate::project::evidence::{Evidence, Signals, Use};
 
+pub mod biome_format;
+pub mod biome_lint;
+pub mod black;
 pub mod clippy;
 pub mod eslint;
+pub mod flake8;
 pub mod go_lint;
 pub mod gofmt;
+pub mod oxlint;
 pub mod prettier;
 pub mod ruff;
 pub mod ruff_format;
@@ -35,9 +40,15 @@ pub mod xo;
 /// Every built-in checker. Order is the order of `detect`'s listing within a language.
 pub static TABLE: &[&Checker] = &[
     &ruff_format::CHECKER,
+    &black::CHECKER,
     &ruff::CHECKER,
+    &flake8::CHECKER,
     &prettier::CHECKER,
+    &biome_format::CHECKER,
     &eslint::CHECKER,
+    &xo::CHECKER,
+    &biome_lint::CHECKER,
+    &oxlint::CHECKER,
     &rustfmt::CHECKER,
     &clippy::CHECKER,
     &gofmt::CHECKER,
