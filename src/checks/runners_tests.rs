@@ -490,6 +490,11 @@ fn a_missing_program_is_missing() {
         oxlint(&argv, &root, &root, &[file], &[], scratch.path(), T),
         Ran::Missing(_)
     ));
+    let nothing = biome_lint(&argv, &root, &root, &[], &[], scratch.path(), T);
+    assert!(
+        matches!(nothing, Ran::Done(f) if f.is_empty()),
+        "no files, no run"
+    );
     assert!(matches!(
         biome_format(&[], &root, &file, &[], T),
         Ran::Error(_)
