@@ -9,7 +9,8 @@
 //!   configuration, excludes and per-file ignores apply as for the file on disk;
 //! - biome's linter and oxlint have no usable stdin mode (biome `check`/`lint` on stdin only say
 //!   "the contents aren't fixed"; oxlint has none): they lint a [`ScratchTree`] in the caller's
-//!   scratch directory, one process per batch, findings mapped back to repository paths;
+//!   scratch directory (biome: never one inside `.git`, where its scanner sees no nested
+//!   configuration), one process per batch, findings mapped back to repository paths;
 //! - xo writes caches and, for TypeScript, a copy of the input under the project's
 //!   `node_modules/.cache`: `CACHE_DIR` sends that into the scratch directory (see [`xo`]).
 //!
@@ -41,20 +42,20 @@ pub struct Source<'a> {
 
 /// An option to drop from the extra arguments; `value`: it takes the next argument unless given
 /// as `--opt=value`.
-struct Drop {
+struct Strip {
     name: &'static str,
     value: bool,
 }
 
-const fn flag(name: &'static str) -> Drop {
-    Drop { name, value: false }
+const fn flag(name: &'static str) -> Strip {
+    Strip { name, value: false }
 }
 
-const fn with_value(name: &'static str) -> Drop {
-    Drop { name, value: true }
+const fn with_value(name: &'static str) -> Strip {
+    Strip { name, value: true }
 }
 
-fn kept(extra: &[String], drop: &[Drop]) -> Vec<OsString> {
+fn kept(extra: &[String], drop: &[Strip]) -> Vec<OsString> {
     let mut out = Vec::with_capacity(extra.len());
     let mut it = extra.iter();
     while let Some(a) = it.next() {
@@ -74,14 +75,16 @@ fn kept(extra: &[String], drop: &[Drop]) -> Vec<OsString> {
     out
 }
 
-fn run(
+/// Runs the tool; `Err` is the [`Ran`] for a run with no output (not installed, timed out, could
+/// not start).
+fn run<T>(
     argv: &[OsString],
     cwd: &Path,
     args: Vec<OsString>,
     stdin: Option<&str>,
     env: &[(&str, &Path)],
     timeout: Duration,
-) -> Result<Output, Ran<()>> {
+) -> Result<Output, Ran<T>> {
     let Some((program, pre)) = argv.split_first() else {
         return Err(Ran::Error("empty command".into()));
     };
@@ -96,11 +99,6 @@ fn run(
         cmd = cmd.env(*k, *v);
     }
     tools::ran(cmd.run())
-}
-
-/// A run that gave no output (missing, timeout, could not start), as any [`Ran`].
-fn relay<T>(r: Ran<()>) -> Ran<T> {
-    r.relay()
 }
 
 /// `path` relative to `base` when below it, else as is.
@@ -182,7 +180,7 @@ pub fn biome_format(
     args.push(path);
     let out = match run(argv, cwd, args, Some(file.text), &[], timeout) {
         Ok(o) => o,
-        Err(why) => return relay(why),
+        Err(why) => return why,
     };
     let stderr = out.stderr_str();
     if let Some(line) = stderr
@@ -211,6 +209,10 @@ pub fn biome_lint(
     scratch: &Path,
     timeout: Duration,
 ) -> Ran<Vec<RawFinding>> {
+    // With no paths biome would lint its whole working directory.
+    if files.is_empty() {
+        return Ran::Done(Vec::new());
+    }
     let texts: Vec<(&str, &str)> = files.iter().map(|f| (f.rel, f.text)).collect();
     // biome's scanner skips everything below a `.git` directory, nested `biome.json` files
     // included (verified: a tree in `<repo>/.git/patchgate/scratch` lost them), so such a
@@ -254,7 +256,7 @@ pub fn biome_lint(
     args.extend(files.iter().map(|f| tree.path(f.rel).into_os_string()));
     let out = match run(argv, &tool_cwd, args, None, &[], timeout) {
         Ok(o) => o,
-        Err(why) => return relay(why),
+        Err(why) => return why,
     };
     let stdout = out.stdout_str();
     if !matches!(out.code, Some(0 | 1)) || stdout.trim().is_empty() {
@@ -289,6 +291,10 @@ pub fn oxlint(
     scratch: &Path,
     timeout: Duration,
 ) -> Ran<Vec<RawFinding>> {
+    // With no paths oxlint would lint its whole working directory.
+    if files.is_empty() {
+        return Ran::Done(Vec::new());
+    }
     let texts: Vec<(&str, &str)> = files.iter().map(|f| (f.rel, f.text)).collect();
     let tree = match ScratchTree::build(repo_root, scratch, "oxlint-", &texts, cwd) {
         Ok(t) => t,
@@ -310,7 +316,6 @@ pub fn oxlint(
             flag("--fix"),
             flag("--fix-suggestions"),
             flag("--fix-dangerously"),
-            flag("--quiet"),
             with_value("--format"),
             with_value("-f"),
         ],
@@ -324,7 +329,7 @@ pub fn oxlint(
     );
     let out = match run(argv, &tool_cwd, args, None, &[], timeout) {
         Ok(o) => o,
-        Err(why) => return relay(why),
+        Err(why) => return why,
     };
     if !matches!(out.code, Some(0 | 1)) {
         return Ran::Error(first_lines(&format!(
@@ -384,7 +389,7 @@ pub fn black(
     args.push("-".into());
     let out = match run(argv, cwd, args, Some(file.text), &[], timeout) {
         Ok(o) => o,
-        Err(why) => return relay(why),
+        Err(why) => return why,
     };
     let stderr = out.stderr_str();
     match out.code {
@@ -430,7 +435,7 @@ pub fn flake8(
     args.push("-".into());
     let out = match run(argv, cwd, args, Some(file.text), &[], timeout) {
         Ok(o) => o,
-        Err(why) => return relay(why),
+        Err(why) => return why,
     };
     let stderr = out.stderr_str();
     if !matches!(out.code, Some(0 | 1)) || stderr.contains("Traceback (most recent call last)") {
@@ -482,7 +487,6 @@ pub fn xo(
             flag("--fix"),
             flag("--open"),
             flag("--stdin"),
-            flag("--quiet"),
             with_value("--reporter"),
             with_value("--stdin-filename"),
             with_value("--print-config"),
@@ -499,7 +503,7 @@ pub fn xo(
         timeout,
     ) {
         Ok(o) => o,
-        Err(why) => return relay(why),
+        Err(why) => return why,
     };
     let stdout = out.stdout_str();
     if !stdout.trim_start().starts_with('[') {

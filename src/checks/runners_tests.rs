@@ -158,6 +158,7 @@ fn biome_lint_sees_the_patched_text_with_each_files_configuration() {
         (
             "biome.json",
             r#"{ "vcs": { "enabled": true, "clientKind": "git", "useIgnoreFile": true },
+                 "files": { "includes": ["**", "!**/skip/**"] },
                  "extends": ["./configs/base.json"] }"#,
         ),
         (
@@ -179,6 +180,7 @@ fn biome_lint_sees_the_patched_text_with_each_files_configuration() {
         ("src/clean.js", "export const c = 1;\n"),
         ("web/w.js", bad),
         ("gen/g.js", bad),
+        ("src/skip/s.js", bad),
         ("src/syntax.js", "const a = (;\n"),
         (
             "src/imports.js",
@@ -210,7 +212,7 @@ fn biome_lint_sees_the_patched_text_with_each_files_configuration() {
             ("src/syntax.js", 1, "parse"),
         ],
         "the patched text of src/a.js is linted, web/ has its nested config (noDebugger off), \
-         gen/ is gitignored, the base config's useConst off is extended, no format findings"
+         gen/ is gitignored, skip/ excluded by files.includes, the base config's useConst off is extended, no format findings"
     );
     assert_eq!(before, snapshot(&root), "the project was not touched");
     assert_eq!(
@@ -490,6 +492,11 @@ fn a_missing_program_is_missing() {
         oxlint(&argv, &root, &root, &[file], &[], scratch.path(), T),
         Ran::Missing(_)
     ));
+    let nothing = biome_lint(&argv, &root, &root, &[], &[], scratch.path(), T);
+    assert!(
+        matches!(nothing, Ran::Done(f) if f.is_empty()),
+        "no files, no run"
+    );
     assert!(matches!(
         biome_format(&[], &root, &file, &[], T),
         Ran::Error(_)
