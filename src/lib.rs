@@ -5,6 +5,7 @@
 //! - [`plan`]: every edit matched and applied in memory; misses diagnosed;
 //! - [`txn`]: the verified plan written back atomically;
 //! - [`report`]: the outcome as JSON, markdown or human diagnostics;
+//! - [`project`]: which tools a file's project uses, from its own files;
 //! - [`cli`]: the command line around them ([`mod@apply`] is the pipeline driver).
 
 pub mod apply;
@@ -13,6 +14,7 @@ pub mod cli;
 pub mod error;
 pub mod patch;
 pub mod plan;
+pub mod project;
 pub mod repo;
 pub mod report;
 pub mod runner;
