@@ -7,6 +7,7 @@
 //! - [`checks`], [`verify`]: the gate over the patched state;
 //! - [`txn`]: the verified plan written back atomically;
 //! - [`report`]: the outcome as JSON, markdown or human diagnostics;
+//! - [`project`]: which tools a file's project uses, from its own files;
 //! - [`cli`]: the command line around them ([`mod@apply`] is the pipeline driver).
 
 pub mod apply;

@@ -390,7 +390,10 @@ mod tests {
         let after = "call(aaa,bbb)\nmid = 0\nok=2\n";
         let formatted = "call(aaa, bbb)\nmid = 0\nok = 2\n";
         let f = format_findings(after, formatted, &LineMap::new(before, after), Some(&dirty));
-        assert_eq!(f.iter().map(|x| x.new).collect::<Vec<_>>(), vec![false, true]);
+        assert_eq!(
+            f.iter().map(|x| x.new).collect::<Vec<_>>(),
+            vec![false, true]
+        );
         // An inserted, badly formatted line blocks.
         let after = "call(aaa,bbb)\nmid = 0\nok = 1\nx=[1,2]\n";
         let formatted = "call(aaa, bbb)\nmid = 0\nok = 1\nx = [1, 2]\n";

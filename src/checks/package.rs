@@ -14,12 +14,12 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::project::detect::Project;
 use super::finding::RawFinding;
-use crate::project::mirror::Mirror;
 use super::parse;
 use super::prepare::{self, Diagnosis, Toolchain};
 use super::tools::{Ran, first_lines};
+use crate::project::detect::Project;
+use crate::project::mirror::Mirror;
 use crate::project::tools::which;
 use crate::runner::Cmd;
 

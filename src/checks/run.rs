@@ -439,7 +439,9 @@ fn table_job(
             "internal: {} gave a verdict count that does not match its files",
             checker.name
         ))),
-        Ran::Done(Out::Package(all)) => package_verdicts(ctx, checker, items, all, &call_on, started),
+        Ran::Done(Out::Package(all)) => {
+            package_verdicts(ctx, checker, items, all, &call_on, started)
+        }
         other => fail_all(other.relay()),
     }
 }
@@ -469,7 +471,8 @@ fn files_verdicts(
             FileOut::Formatted(f) if ctx.opts.fix => {
                 let mut r = report(&item.rel, name, kind, Status::Pass, started);
                 r.diff = Some(diff_of(item, &f));
-                r.note = Some("formatted (--fix): the formatted content is what gets written".into());
+                r.note =
+                    Some("formatted (--fix): the formatted content is what gets written".into());
                 fixed.push((item.rel.clone(), f));
                 reports.push(r);
             }
@@ -484,10 +487,24 @@ fn files_verdicts(
                 reports.push(r);
             }
             FileOut::Skipped(s) => {
-                reports.push(non_result::<()>(item, name, kind, Ran::Skipped(s), timeout, started));
+                reports.push(non_result::<()>(
+                    item,
+                    name,
+                    kind,
+                    Ran::Skipped(s),
+                    timeout,
+                    started,
+                ));
             }
             FileOut::Error(e) => {
-                reports.push(non_result::<()>(item, name, kind, Ran::Error(e), timeout, started));
+                reports.push(non_result::<()>(
+                    item,
+                    name,
+                    kind,
+                    Ran::Error(e),
+                    timeout,
+                    started,
+                ));
             }
             out => pending.push((item, out)),
         }

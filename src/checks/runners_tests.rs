@@ -9,7 +9,7 @@ const T: Duration = Duration::from_secs(60);
 
 /// The tool's argv, or None (skipped) when it is not installed outside CI.
 fn tool(name: &str) -> Option<Vec<OsString>> {
-    match tools::which(name) {
+    match crate::project::tools::which(name) {
         Some(p) => Some(vec![p.into_os_string()]),
         None if std::env::var("CI").as_deref() == Ok("true") => {
             panic!("{name} is not on PATH (scripts/install-checkers installs it)")

@@ -9,9 +9,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::project::detect::Project;
 use super::finding::RawFinding;
 use super::parse;
+use crate::project::detect::Project;
 use crate::runner::{Cmd, Output, RunError};
 
 /// What running a tool gave.

@@ -3,8 +3,8 @@
 //! because 2 means "an edit did not apply".
 
 mod check;
-mod detect;
 mod demo;
+mod detect;
 mod recover;
 
 use std::io::{IsTerminal, Read, Write};

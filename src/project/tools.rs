@@ -93,6 +93,10 @@ mod tests {
             project_local("biome", &proj, &repo),
             Some(repo.join("node_modules/.bin/biome"))
         );
-        assert_eq!(project_local("ruff", &proj, &repo), None, "above the repository");
+        assert_eq!(
+            project_local("ruff", &proj, &repo),
+            None,
+            "above the repository"
+        );
     }
 }

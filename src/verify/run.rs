@@ -37,12 +37,12 @@ use serde::Serialize;
 use super::Failure;
 use super::hints;
 use super::parse;
-use crate::project::config::{Config, StepCommands};
-use crate::project::detect::{Lang, Project};
-use crate::project::mirror::Mirror;
 use crate::checks::package::{CARGO, GO, cargo_package};
 use crate::checks::prepare::{self, Toolchain};
 use crate::checks::tools::Ran;
+use crate::project::config::{Config, StepCommands};
+use crate::project::detect::{Lang, Project};
+use crate::project::mirror::Mirror;
 use crate::project::tools::{program, project_local, which};
 use crate::runner::{Cmd, RunError};
 

@@ -12,14 +12,15 @@ use crate::project::config::Kind;
 use crate::project::detect::Lang;
 use crate::project::evidence::{Evidence, Signals, Use};
 
+pub const CONFIGS: &[&str] = &["biome.json", "biome.jsonc"];
+
 pub static SIGNALS: Signals = Signals {
-    config_files: &["biome.json", "biome.jsonc"],
-    package_json_keys: &[],
-    pyproject_tables: &[],
-    ini_sections: &[],
+    name: "biome (format)",
+    config_files: CONFIGS,
     commands: &["biome format", "biome check", "biome ci"],
     precommit_ids: &["biome-format", "biome-check", "biome-ci"],
     dependencies: &["@biomejs/biome"],
+    ..Signals::NONE
 };
 
 pub static CHECKER: Checker = Checker {

@@ -10,13 +10,12 @@ use crate::project::detect::Lang;
 use crate::project::evidence::{Evidence, Signals, Use};
 
 pub static SIGNALS: Signals = Signals {
-    config_files: &["biome.json", "biome.jsonc"],
-    package_json_keys: &[],
-    pyproject_tables: &[],
-    ini_sections: &[],
+    name: "biome (lint)",
+    config_files: super::biome_format::CONFIGS,
     commands: &["biome lint", "biome check", "biome ci"],
     precommit_ids: &["biome-lint", "biome-check", "biome-ci"],
     dependencies: &["@biomejs/biome"],
+    ..Signals::NONE
 };
 
 pub static CHECKER: Checker = Checker {

@@ -9,13 +9,12 @@ use crate::project::detect::Lang;
 use crate::project::evidence::Signals;
 
 pub static SIGNALS: Signals = Signals {
-    config_files: &[],
-    package_json_keys: &[],
+    name: "black",
     pyproject_tables: &["tool.black"],
-    ini_sections: &[],
     commands: &["black"],
     precommit_ids: &["black", "black-jupyter"],
     dependencies: &["black"],
+    ..Signals::NONE
 };
 
 pub static CHECKER: Checker = Checker {

@@ -10,13 +10,14 @@ use crate::project::detect::Lang;
 use crate::project::evidence::Signals;
 
 pub static SIGNALS: Signals = Signals {
+    name: "flake8",
     config_files: &[".flake8"],
-    package_json_keys: &[],
-    pyproject_tables: &[],
+    pyproject_tables: &["tool.flake8"],
     ini_sections: &[("setup.cfg", "flake8"), ("tox.ini", "flake8")],
     commands: &["flake8"],
     precommit_ids: &["flake8"],
-    dependencies: &["flake8"],
+    dependencies: &["flake8", "flake8-*"],
+    ..Signals::NONE
 };
 
 pub static CHECKER: Checker = Checker {

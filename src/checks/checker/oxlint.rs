@@ -10,18 +10,17 @@ use crate::project::detect::Lang;
 use crate::project::evidence::Signals;
 
 pub static SIGNALS: Signals = Signals {
+    name: "oxlint",
     config_files: &[
         ".oxlintrc.json",
         ".oxlintrc.jsonc",
         "oxlint.config.ts",
         "oxlint.config.mts",
     ],
-    package_json_keys: &[],
-    pyproject_tables: &[],
-    ini_sections: &[],
     commands: &["oxlint"],
     precommit_ids: &["oxlint"],
-    dependencies: &["oxlint"],
+    dependencies: &["oxlint", "oxlint-tsgolint"],
+    ..Signals::NONE
 };
 
 pub static CHECKER: Checker = Checker {

@@ -10,6 +10,7 @@ use crate::project::detect::Lang;
 use crate::project::evidence::{Evidence, Signals, Use};
 
 pub static SIGNALS: Signals = Signals {
+    name: "xo",
     config_files: &[
         "xo.config.js",
         "xo.config.cjs",
@@ -17,13 +18,15 @@ pub static SIGNALS: Signals = Signals {
         "xo.config.ts",
         "xo.config.cts",
         "xo.config.mts",
+        ".xo-config",
+        ".xo-config.json",
+        ".xo-config.js",
+        ".xo-config.cjs",
     ],
     package_json_keys: &["xo"],
-    pyproject_tables: &[],
-    ini_sections: &[],
     commands: &["xo"],
-    precommit_ids: &["xo"],
     dependencies: &["xo"],
+    ..Signals::NONE
 };
 
 /// For eslint and prettier: not used where the project uses xo.
