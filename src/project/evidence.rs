@@ -4,7 +4,7 @@
 //! pyproject tables, INI sections, the command words that run it, its pre-commit hook ids, its
 //! package names); [`Evidence::uses`] evaluates such a declaration for one file, from the
 //! project's own files only. The evaluation knows no tool by name: what each tool looks like is
-//! declared in [`known`] (and, after the checks restructuring, in each checker's own file).
+//! declared in its checker's own file (`checks::checker::*::SIGNALS`; mypy's in [`known`]).
 //!
 //! Rules (shared/LINTERS.md §E, DESIGN.md §3 "Which checkers run"):
 //! - **Strong** evidence is a config file or the tool's own key/table (`.prettierrc`,
@@ -25,7 +25,7 @@
 //! What [`Signals`] cannot express is left to the checker, with helpers here: a tool switched off
 //! inside its config (biome's `formatter.enabled: false`: [`Evidence::json_flag`]), which kind of
 //! config was found (eslint flat vs legacy: [`Evidence::find_config`]), one tool replacing others
-//! (xo runs eslint and prettier itself); see [`known`].
+//! (xo runs eslint and prettier itself): the checkers' `Uses::Evidence` refinements.
 
 mod command;
 pub mod known;
