@@ -5,6 +5,7 @@
 //! - [`plan`]: every edit matched and applied in memory; misses diagnosed;
 //! - [`txn`]: the verified plan written back atomically;
 //! - [`report`]: the outcome as JSON, markdown or human diagnostics;
+//! - [`syntax`]: the built-in syntax gate (tree-sitter and document parsers, new errors only);
 //! - [`cli`]: the command line around them ([`mod@apply`] is the pipeline driver).
 
 pub mod apply;
@@ -16,6 +17,7 @@ pub mod plan;
 pub mod repo;
 pub mod report;
 pub mod runner;
+pub mod syntax;
 pub mod timing;
 pub mod txn;
 pub mod verify;
