@@ -277,5 +277,26 @@ mod tests {
             "the reused tree must give the same result"
         );
         assert!(inc.root_node().has_error());
+        // And back, from the broken tree to the original (how the gate parses the original).
+        let back =
+            reparse(Language::Rust, &inc, &single_edit(after, before), before).expect("reparse");
+        assert_eq!(back.root_node().to_sexp(), old.root_node().to_sexp());
+        let py_before = "def f(a):\n    if a:\n        return 1\n    return 2\n";
+        let py_after = "def f(a):\n    if a:\n        return (1\n    return 2\n";
+        let broken = parse(Language::Python, py_after).expect("parse");
+        let back = reparse(
+            Language::Python,
+            &broken,
+            &single_edit(py_after, py_before),
+            py_before,
+        )
+        .expect("reparse");
+        assert_eq!(
+            back.root_node().to_sexp(),
+            parse(Language::Python, py_before)
+                .expect("parse")
+                .root_node()
+                .to_sexp()
+        );
     }
 }
