@@ -35,10 +35,12 @@ pub mod prettier;
 pub mod ruff;
 pub mod ruff_format;
 pub mod rustfmt;
+pub mod syntax;
 pub mod xo;
 
 /// Every built-in checker. Order is the order of `detect`'s listing within a language.
 pub static TABLE: &[&Checker] = &[
+    &syntax::CHECKER,
     &ruff_format::CHECKER,
     &black::CHECKER,
     &ruff::CHECKER,
