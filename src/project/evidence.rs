@@ -42,7 +42,8 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 
 use lintstaged::LintStaged;
-use read::{DirInfo, Files, Loaded};
+use precommit::Hook;
+use read::{DirInfo, Files, Loaded, PackageJson};
 
 /// What a checker declares as evidence that a project uses it. Every list may be empty; start
 /// from [`Signals::NONE`] with struct update syntax.
@@ -230,7 +231,7 @@ impl Evidence {
         let mut notes = Notes::default();
         self.strong(&dirs, signals, &mut notes)
             .or_else(|| self.lint_staged(&rel, &dirs, signals, &mut notes))
-            .or_else(|| self.pre_commit(&rel, signals, &mut notes))
+            .or_else(|| self.pre_commit(&rel, &dirs, signals, &mut notes))
             .or_else(|| self.scripts(&dirs, signals, &mut notes))
             .unwrap_or_else(|| Use::NotUsed {
                 why: self.why_not(&dirs, signals, notes),
@@ -243,21 +244,23 @@ impl Evidence {
     pub fn owner(&self, rel: &str, candidates: &[&Signals]) -> Option<usize> {
         let (rel, dirs) = self.walk(rel)?;
         let mut owners = BTreeSet::new();
-        self.with_lint_staged(&dirs, |dir, _, cfg| {
+        self.with_lint_staged(&dirs, |at, _, cfg| {
             let Ok(cfg) = cfg else { return };
-            let file = rel_to(&rel, &dir.rel);
+            let scripts = nearest_scripts(at);
+            let file = rel_to(&rel, &at[0].rel);
             for entry in cfg.entries.iter().filter(|e| e.matches(file)) {
                 for (i, c) in candidates.iter().enumerate() {
-                    if entry.runs(c.commands).is_some() {
+                    if runs_any(&entry.commands, c.commands, scripts).is_some() {
                         owners.insert(i);
                     }
                 }
             }
         });
         if let Loaded::Ok(pc) = &*self.files.precommit(&self.root) {
+            let scripts = nearest_scripts(&dirs[dirs.len() - 1..]);
             for hook in pc.hooks.iter().filter(|h| pc.covers(h, &rel)) {
                 for (i, c) in candidates.iter().enumerate() {
-                    if hook.runs(c.precommit_ids, c.commands).is_some() {
+                    if hook_runs(hook, c, scripts).is_some() {
                         owners.insert(i);
                     }
                 }
@@ -369,22 +372,24 @@ impl Evidence {
     }
 
     /// Calls `f` with the lint-staged configuration nearest to the file (the deepest directory
-    /// that has one, package.json's key first), if any.
+    /// that has one, package.json's key first), if any. `f` gets the directories from the
+    /// configuration's up to the root.
     fn with_lint_staged(
         &self,
         dirs: &[Dir],
-        f: impl FnOnce(&Dir, &str, Result<&LintStaged, &str>),
+        f: impl FnOnce(&[Dir], &str, Result<&LintStaged, &str>),
     ) {
-        for d in dirs {
+        for (i, d) in dirs.iter().enumerate() {
+            let at = &dirs[i..];
             if let Loaded::Ok(pj) = &d.info.package_json
                 && let Some(cfg) = &pj.lint_staged
             {
-                return f(d, "package.json", cfg.as_ref().map_err(String::as_str));
+                return f(at, "package.json", cfg.as_ref().map_err(String::as_str));
             }
             match &d.info.lint_staged {
                 None | Some((_, Loaded::Absent)) => {}
-                Some((name, Loaded::Bad(why))) => return f(d, name, Err(why)),
-                Some((name, Loaded::Ok(cfg))) => return f(d, name, Ok(cfg)),
+                Some((name, Loaded::Bad(why))) => return f(at, name, Err(why)),
+                Some((name, Loaded::Ok(cfg))) => return f(at, name, Ok(cfg)),
             }
         }
     }
@@ -400,7 +405,8 @@ impl Evidence {
             return None;
         }
         let mut found = None;
-        self.with_lint_staged(dirs, |d, name, cfg| {
+        self.with_lint_staged(dirs, |at, name, cfg| {
+            let d = &at[0];
             let cfg = match cfg {
                 Ok(cfg) => cfg,
                 Err(why) => {
@@ -412,15 +418,16 @@ impl Evidence {
                 }
             };
             let file = rel_to(rel, &d.rel);
+            let scripts = nearest_scripts(at);
             let mut elsewhere = Vec::new();
             for entry in &cfg.entries {
-                let Some(cmd) = entry.runs(sig.commands) else {
+                let Some(ran) = runs_any(&entry.commands, sig.commands, scripts) else {
                     continue;
                 };
                 if entry.matches(file) {
                     found = Some(Use::Used {
                         evidence: format!(
-                            "lint-staged `{}` in {} runs `{cmd}`",
+                            "lint-staged `{}` in {} runs {ran}",
                             entry.key,
                             d.rel_file(name)
                         ),
@@ -444,7 +451,7 @@ impl Evidence {
         found
     }
 
-    fn pre_commit(&self, rel: &str, sig: &Signals, notes: &mut Notes) -> Option<Use> {
+    fn pre_commit(&self, rel: &str, dirs: &[Dir], sig: &Signals, notes: &mut Notes) -> Option<Use> {
         if sig.precommit_ids.is_empty() && sig.commands.is_empty() {
             return None;
         }
@@ -460,8 +467,9 @@ impl Evidence {
             }
             Loaded::Ok(pc) => pc,
         };
+        let scripts = nearest_scripts(&dirs[dirs.len() - 1..]);
         for hook in &pc.hooks {
-            let Some(what) = hook.runs(sig.precommit_ids, sig.commands) else {
+            let Some(what) = hook_runs(hook, sig, scripts) else {
                 continue;
             };
             if pc.covers(hook, rel) {
@@ -576,6 +584,72 @@ impl Evidence {
         }
         found
     }
+}
+
+/// The scripts npm would run from the first of `dirs`: its nearest readable package.json.
+fn nearest_scripts(dirs: &[Dir]) -> Option<&PackageJson> {
+    dirs.iter().find_map(|d| d.info.package_json.ok())
+}
+
+/// How a command line was found to run a tool: `` `prettier` `` or
+/// `` `npm run format` → scripts.format → `prettier` ``.
+struct Ran {
+    command: &'static str,
+    via: Vec<String>,
+}
+
+impl std::fmt::Display for Ran {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for script in &self.via {
+            write!(f, "scripts.{script} → ")?;
+        }
+        write!(f, "`{}`", self.command)
+    }
+}
+
+/// How deep `npm run a` → scripts.a → `npm run b` … is followed; also ends a cycle.
+const SCRIPT_DEPTH: usize = 3;
+
+/// The first of `commands` that one of `lines` runs, directly or through the package.json
+/// scripts it calls.
+fn runs_any(
+    lines: &[Vec<String>],
+    commands: &[&'static str],
+    scripts: Option<&PackageJson>,
+) -> Option<Ran> {
+    lines
+        .iter()
+        .find_map(|l| runs_line(l, commands, scripts, SCRIPT_DEPTH))
+}
+
+fn runs_line(
+    line: &[String],
+    commands: &[&'static str],
+    scripts: Option<&PackageJson>,
+    depth: usize,
+) -> Option<Ran> {
+    if let Some(command) = command::first_run(line, commands) {
+        return Some(Ran {
+            command,
+            via: Vec::new(),
+        });
+    }
+    let pj = scripts.filter(|_| depth > 0)?;
+    command::script_refs(line).into_iter().find_map(|name| {
+        let (_, body) = pj.scripts.iter().find(|(n, _)| n == name)?;
+        let mut ran = runs_line(body, commands, scripts, depth - 1)?;
+        ran.via.insert(0, name.to_string());
+        Some(ran)
+    })
+}
+
+/// Is `hook` one of the declared hook ids, or does its `entry` run the tool? Says which.
+fn hook_runs(hook: &Hook, sig: &Signals, scripts: Option<&PackageJson>) -> Option<String> {
+    if hook.is_one_of(sig.precommit_ids) {
+        return Some(format!("hook `{}`", hook.id));
+    }
+    let ran = runs_line(&hook.entry, sig.commands, scripts, SCRIPT_DEPTH)?;
+    Some(format!("hook `{}` (entry runs {ran})", hook.id))
 }
 
 /// `"prettier: "`, or nothing for an unnamed declaration.

@@ -178,6 +178,29 @@ fn lintstagedrc_json_nearest_configuration_only() {
 }
 
 #[test]
+fn lint_staged_commands_that_call_package_scripts() {
+    let t = Tree::new();
+    t.write(
+        "web/package.json",
+        r#"{"scripts": {"lint:fix": "eslint --fix", "fmt": "pnpm run --silent fmt:md",
+                        "fmt:md": "prettier --write", "a": "npm run b", "b": "npm run a"},
+            "lint-staged": {"*.ts": "npm run lint:fix", "*.md": "yarn fmt", "*.css": "npm run a"}}"#,
+    );
+    let ev = t.ev();
+    let (e, _, dir, _) = used(ev.uses("web/src/x.ts", &ESLINT));
+    assert_eq!(
+        e,
+        "lint-staged `*.ts` in web/package.json runs scripts.lint:fix → `eslint`"
+    );
+    assert_eq!(dir, t.root.join("web"));
+    let cands = [&PRETTIER, &ESLINT, &BIOME_FORMAT];
+    assert_eq!(ev.owner("web/docs/a.md", &cands), Some(0));
+    assert_eq!(ev.owner("web/src/x.ts", &cands), Some(1));
+    // A cycle of scripts ends.
+    assert_eq!(ev.owner("web/a.css", &cands), None);
+}
+
+#[test]
 fn lint_staged_js_configuration_is_scanned() {
     let t = Tree::new();
     t.write(
