@@ -314,8 +314,14 @@ impl Evidence {
             .rev()
             .map(|n| {
                 let rel = parts[..n].join("/");
+                // `root.join("")` would end in a `/`, which shows in reports.
+                let abs = if rel.is_empty() {
+                    self.root.clone()
+                } else {
+                    self.root.join(&rel)
+                };
                 Dir {
-                    info: self.files.dir(&self.root.join(&rel)),
+                    info: self.files.dir(&abs),
                     rel,
                 }
             })
@@ -702,9 +708,9 @@ fn compress(names: &[&str]) -> Vec<String> {
             [None] => stem.to_string(),
             [Some(e)] => format!("{stem}.{e}"),
             _ if exts.contains(&None) => {
-                let alts: Vec<String> = exts
-                    .iter()
-                    .map(|e| e.map_or(String::new(), |e| format!(".{e}")))
+                // The bare name first: `.eslintrc{,.json}`, not `.eslintrc{.json,}`.
+                let alts: Vec<String> = std::iter::once(String::new())
+                    .chain(exts.iter().flatten().map(|e| format!(".{e}")))
                     .collect();
                 format!("{stem}{{{}}}", alts.join(","))
             }

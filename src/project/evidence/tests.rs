@@ -85,6 +85,7 @@ fn a_workspace_member_is_governed_by_its_root() {
     let (ev, _, dir, _) = used(t.ev().uses("packages/a/src/x.ts", &BIOME_FORMAT));
     assert_eq!(ev, "biome.json at the repository root");
     assert_eq!(dir, t.root);
+    assert!(!dir.to_string_lossy().ends_with('/'), "{}", dir.display());
 }
 
 #[test]
@@ -340,13 +341,16 @@ fn owner_follows_the_lint_staged_globs() {
         "package.json",
         r#"{"devDependencies": {"prettier": "^3", "@biomejs/biome": "^2"},
             "scripts": {"fmt:md": "prettier --write '**/*.md'"},
-            "lint-staged": {"*.{js,ts,mts}": ["biome format --write", "biome lint"],
+            "lint-staged": {"packages/*/src/**/*.ts": ["biome format --write", "biome lint"],
+                            "packages/*/**/*.md": "prettier --ignore-unknown --write",
                             "*.md": "prettier --write"}}"#,
     );
     let ev = t.ev();
     let cands = [&PRETTIER, &BIOME_FORMAT];
     assert_eq!(ev.owner("packages/zod/src/v4/x.ts", &cands), Some(1));
+    assert_eq!(ev.owner("packages/zod/README.md", &cands), Some(0));
     assert_eq!(ev.owner("README.md", &cands), Some(0));
+    assert_eq!(ev.owner("packages/zod/tests/x.ts", &cands), None);
     assert_eq!(ev.owner("data.json", &cands), None);
     // Both have evidence for a .ts file (prettier through a script); the owner settles it.
     used(ev.uses("src/x.ts", &PRETTIER));
