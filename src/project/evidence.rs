@@ -32,6 +32,7 @@ pub mod known;
 mod lintstaged;
 mod precommit;
 mod read;
+mod reason;
 #[cfg(test)]
 mod tests;
 
@@ -44,6 +45,7 @@ use serde::Serialize;
 use lintstaged::LintStaged;
 use precommit::Hook;
 use read::{DirInfo, Files, Loaded, PackageJson};
+use reason::Notes;
 
 /// What a checker declares as evidence that a project uses it. Every list may be empty; start
 /// from [`Signals::NONE`] with struct update syntax.
@@ -172,39 +174,6 @@ impl Dir {
     }
 }
 
-/// What was seen on the way to "not used": commands that run the tool on other files
-/// (`misses`) and files that could not be read (`bad`). Kept in order, without repeats.
-#[derive(Default)]
-struct Notes {
-    misses: Vec<String>,
-    bad: Vec<String>,
-}
-
-fn push_new(list: &mut Vec<String>, note: String) {
-    if !list.contains(&note) {
-        list.push(note);
-    }
-}
-
-impl Notes {
-    fn miss(&mut self, note: String) {
-        push_new(&mut self.misses, note);
-    }
-
-    fn unreadable(&mut self, note: String) {
-        push_new(&mut self.bad, note);
-    }
-
-    fn bad<T>(&mut self, loaded: &Loaded<T>, dir: &Dir, name: &str) {
-        if let Some(why) = loaded.bad() {
-            self.unreadable(format!(
-                "{} could not be read and counts as absent ({why})",
-                dir.rel_file(name)
-            ));
-        }
-    }
-}
-
 impl Evidence {
     pub fn new(repo_root: &Path) -> Evidence {
         Evidence {
@@ -224,7 +193,7 @@ impl Evidence {
             return Use::NotUsed {
                 why: format!(
                     "{}`{rel}` is not a path inside the repository",
-                    prefix(signals)
+                    reason::prefix(signals)
                 ),
             };
         };
@@ -234,7 +203,7 @@ impl Evidence {
             .or_else(|| self.pre_commit(&rel, &dirs, signals, &mut notes))
             .or_else(|| self.scripts(&dirs, signals, &mut notes))
             .unwrap_or_else(|| Use::NotUsed {
-                why: self.why_not(&dirs, signals, notes),
+                why: reason::why_not(&self.files, &dirs, signals, notes),
             })
     }
 
@@ -524,72 +493,6 @@ impl Evidence {
         }
         None
     }
-
-    fn why_not(&self, dirs: &[Dir], sig: &Signals, notes: Notes) -> String {
-        let mut looked = Vec::new();
-        looked.extend(compress(sig.config_files));
-        looked.extend(
-            sig.package_json_keys
-                .iter()
-                .map(|k| format!("package.json \"{k}\"")),
-        );
-        looked.extend(
-            sig.pyproject_tables
-                .iter()
-                .map(|t| format!("pyproject.toml [{t}]")),
-        );
-        looked.extend(sig.toml_tables.iter().map(|(f, t)| format!("{f} [{t}]")));
-        looked.extend(sig.ini_sections.iter().map(|(f, s)| format!("{f} [{s}]")));
-        let mut why = prefix(sig);
-        why.push_str("no configuration");
-        if !looked.is_empty() {
-            why.push_str(&format!(" ({})", looked.join(", ")));
-        }
-        if !sig.commands.is_empty() || !sig.precommit_ids.is_empty() {
-            why.push_str(", no script, lint-staged entry or pre-commit hook runs it");
-        }
-        for n in notes.misses {
-            why.push_str("; ");
-            why.push_str(&n);
-        }
-        if !sig.dependencies.is_empty() {
-            let deps = self.dependencies(dirs, sig.dependencies);
-            if deps.is_empty() {
-                why.push_str("; not a dependency either");
-            } else {
-                why.push_str(&format!(
-                    "; a dependency alone ({}) is not evidence",
-                    deps.join(", ")
-                ));
-            }
-        }
-        for n in notes.bad {
-            why.push_str("; ");
-            why.push_str(&n);
-        }
-        why
-    }
-
-    /// Where the project declares one of `wanted` as a dependency, upward from the file.
-    fn dependencies(&self, dirs: &[Dir], wanted: &[&str]) -> Vec<String> {
-        let mut found: Vec<String> = Vec::new();
-        for d in dirs {
-            for (place, name) in self.files.deps(&d.info) {
-                if !wanted.iter().any(|w| dep_matches(w, name)) {
-                    continue;
-                }
-                let place = if d.rel.is_empty() {
-                    place.clone()
-                } else {
-                    format!("{place} {}", d.at())
-                };
-                if !found.contains(&place) {
-                    found.push(place);
-                }
-            }
-        }
-        found
-    }
 }
 
 /// The scripts npm would run from the first of `dirs`: its nearest readable package.json.
@@ -658,15 +561,6 @@ fn hook_runs(hook: &Hook, sig: &Signals, scripts: Option<&PackageJson>) -> Optio
     Some(format!("hook `{}` (entry runs {ran})", hook.id))
 }
 
-/// `"prettier: "`, or nothing for an unnamed declaration.
-fn prefix(sig: &Signals) -> String {
-    if sig.name.is_empty() {
-        String::new()
-    } else {
-        format!("{}: ", sig.name)
-    }
-}
-
 /// `rel` relative to the directory `dir` (which contains it).
 fn rel_to<'a>(rel: &'a str, dir: &str) -> &'a str {
     if dir.is_empty() {
@@ -676,48 +570,4 @@ fn rel_to<'a>(rel: &'a str, dir: &str) -> &'a str {
             .and_then(|r| r.strip_prefix('/'))
             .unwrap_or(rel)
     }
-}
-
-/// npm names compare exactly, Python names by their normalized form (case, `-`/`_`/`.`); a
-/// declared name ending in `*` is a prefix (`flake8-*`).
-fn dep_matches(wanted: &str, name: &str) -> bool {
-    let norm = |s: &str| s.to_ascii_lowercase().replace(['_', '.'], "-");
-    match wanted.strip_suffix('*') {
-        Some(prefix) => norm(name).starts_with(&norm(prefix)),
-        None => norm(name) == norm(wanted),
-    }
-}
-
-/// Config names for a reason, grouped by stem: `.prettierrc{,.json,.yaml}`,
-/// `prettier.config.{js,mjs}`.
-fn compress(names: &[&str]) -> Vec<String> {
-    let mut groups: Vec<(&str, Vec<Option<&str>>)> = Vec::new();
-    for name in names {
-        let (stem, ext) = match name.rsplit_once('.') {
-            Some((stem, ext)) if !stem.is_empty() => (stem, Some(ext)),
-            _ => (*name, None),
-        };
-        match groups.iter_mut().find(|(s, _)| *s == stem) {
-            Some((_, exts)) => exts.push(ext),
-            None => groups.push((stem, vec![ext])),
-        }
-    }
-    groups
-        .into_iter()
-        .map(|(stem, exts)| match exts.as_slice() {
-            [None] => stem.to_string(),
-            [Some(e)] => format!("{stem}.{e}"),
-            _ if exts.contains(&None) => {
-                // The bare name first: `.eslintrc{,.json}`, not `.eslintrc{.json,}`.
-                let alts: Vec<String> = std::iter::once(String::new())
-                    .chain(exts.iter().flatten().map(|e| format!(".{e}")))
-                    .collect();
-                format!("{stem}{{{}}}", alts.join(","))
-            }
-            _ => {
-                let alts: Vec<&str> = exts.iter().flatten().copied().collect();
-                format!("{stem}.{{{}}}", alts.join(","))
-            }
-        })
-        .collect()
 }
