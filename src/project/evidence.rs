@@ -32,6 +32,7 @@ pub mod known;
 mod lintstaged;
 mod precommit;
 mod read;
+mod reason;
 #[cfg(test)]
 mod tests;
 
@@ -42,7 +43,9 @@ use std::sync::{Arc, Mutex};
 use serde::Serialize;
 
 use lintstaged::LintStaged;
-use read::{DirInfo, Files, Loaded};
+use precommit::Hook;
+use read::{DirInfo, Files, Loaded, PackageJson};
+use reason::Notes;
 
 /// What a checker declares as evidence that a project uses it. Every list may be empty; start
 /// from [`Signals::NONE`] with struct update syntax.
@@ -171,39 +174,6 @@ impl Dir {
     }
 }
 
-/// What was seen on the way to "not used": commands that run the tool on other files
-/// (`misses`) and files that could not be read (`bad`). Kept in order, without repeats.
-#[derive(Default)]
-struct Notes {
-    misses: Vec<String>,
-    bad: Vec<String>,
-}
-
-fn push_new(list: &mut Vec<String>, note: String) {
-    if !list.contains(&note) {
-        list.push(note);
-    }
-}
-
-impl Notes {
-    fn miss(&mut self, note: String) {
-        push_new(&mut self.misses, note);
-    }
-
-    fn unreadable(&mut self, note: String) {
-        push_new(&mut self.bad, note);
-    }
-
-    fn bad<T>(&mut self, loaded: &Loaded<T>, dir: &Dir, name: &str) {
-        if let Some(why) = loaded.bad() {
-            self.unreadable(format!(
-                "{} could not be read and counts as absent ({why})",
-                dir.rel_file(name)
-            ));
-        }
-    }
-}
-
 impl Evidence {
     pub fn new(repo_root: &Path) -> Evidence {
         Evidence {
@@ -223,17 +193,17 @@ impl Evidence {
             return Use::NotUsed {
                 why: format!(
                     "{}`{rel}` is not a path inside the repository",
-                    prefix(signals)
+                    reason::prefix(signals)
                 ),
             };
         };
         let mut notes = Notes::default();
         self.strong(&dirs, signals, &mut notes)
             .or_else(|| self.lint_staged(&rel, &dirs, signals, &mut notes))
-            .or_else(|| self.pre_commit(&rel, signals, &mut notes))
+            .or_else(|| self.pre_commit(&rel, &dirs, signals, &mut notes))
             .or_else(|| self.scripts(&dirs, signals, &mut notes))
             .unwrap_or_else(|| Use::NotUsed {
-                why: self.why_not(&dirs, signals, notes),
+                why: reason::why_not(&self.files, &dirs, signals, notes),
             })
     }
 
@@ -243,21 +213,23 @@ impl Evidence {
     pub fn owner(&self, rel: &str, candidates: &[&Signals]) -> Option<usize> {
         let (rel, dirs) = self.walk(rel)?;
         let mut owners = BTreeSet::new();
-        self.with_lint_staged(&dirs, |dir, _, cfg| {
+        self.with_lint_staged(&dirs, |at, _, cfg| {
             let Ok(cfg) = cfg else { return };
-            let file = rel_to(&rel, &dir.rel);
+            let scripts = nearest_scripts(at);
+            let file = rel_to(&rel, &at[0].rel);
             for entry in cfg.entries.iter().filter(|e| e.matches(file)) {
                 for (i, c) in candidates.iter().enumerate() {
-                    if entry.runs(c.commands).is_some() {
+                    if runs_any(&entry.commands, c.commands, scripts).is_some() {
                         owners.insert(i);
                     }
                 }
             }
         });
         if let Loaded::Ok(pc) = &*self.files.precommit(&self.root) {
+            let scripts = nearest_scripts(&dirs[dirs.len() - 1..]);
             for hook in pc.hooks.iter().filter(|h| pc.covers(h, &rel)) {
                 for (i, c) in candidates.iter().enumerate() {
-                    if hook.runs(c.precommit_ids, c.commands).is_some() {
+                    if hook_runs(hook, c, scripts).is_some() {
                         owners.insert(i);
                     }
                 }
@@ -311,8 +283,14 @@ impl Evidence {
             .rev()
             .map(|n| {
                 let rel = parts[..n].join("/");
+                // `root.join("")` would end in a `/`, which shows in reports.
+                let abs = if rel.is_empty() {
+                    self.root.clone()
+                } else {
+                    self.root.join(&rel)
+                };
                 Dir {
-                    info: self.files.dir(&self.root.join(&rel)),
+                    info: self.files.dir(&abs),
                     rel,
                 }
             })
@@ -369,22 +347,24 @@ impl Evidence {
     }
 
     /// Calls `f` with the lint-staged configuration nearest to the file (the deepest directory
-    /// that has one, package.json's key first), if any.
+    /// that has one, package.json's key first), if any. `f` gets the directories from the
+    /// configuration's up to the root.
     fn with_lint_staged(
         &self,
         dirs: &[Dir],
-        f: impl FnOnce(&Dir, &str, Result<&LintStaged, &str>),
+        f: impl FnOnce(&[Dir], &str, Result<&LintStaged, &str>),
     ) {
-        for d in dirs {
+        for (i, d) in dirs.iter().enumerate() {
+            let at = &dirs[i..];
             if let Loaded::Ok(pj) = &d.info.package_json
                 && let Some(cfg) = &pj.lint_staged
             {
-                return f(d, "package.json", cfg.as_ref().map_err(String::as_str));
+                return f(at, "package.json", cfg.as_ref().map_err(String::as_str));
             }
             match &d.info.lint_staged {
                 None | Some((_, Loaded::Absent)) => {}
-                Some((name, Loaded::Bad(why))) => return f(d, name, Err(why)),
-                Some((name, Loaded::Ok(cfg))) => return f(d, name, Ok(cfg)),
+                Some((name, Loaded::Bad(why))) => return f(at, name, Err(why)),
+                Some((name, Loaded::Ok(cfg))) => return f(at, name, Ok(cfg)),
             }
         }
     }
@@ -400,7 +380,8 @@ impl Evidence {
             return None;
         }
         let mut found = None;
-        self.with_lint_staged(dirs, |d, name, cfg| {
+        self.with_lint_staged(dirs, |at, name, cfg| {
+            let d = &at[0];
             let cfg = match cfg {
                 Ok(cfg) => cfg,
                 Err(why) => {
@@ -412,15 +393,16 @@ impl Evidence {
                 }
             };
             let file = rel_to(rel, &d.rel);
+            let scripts = nearest_scripts(at);
             let mut elsewhere = Vec::new();
             for entry in &cfg.entries {
-                let Some(cmd) = entry.runs(sig.commands) else {
+                let Some(ran) = runs_any(&entry.commands, sig.commands, scripts) else {
                     continue;
                 };
                 if entry.matches(file) {
                     found = Some(Use::Used {
                         evidence: format!(
-                            "lint-staged `{}` in {} runs `{cmd}`",
+                            "lint-staged `{}` in {} runs {ran}",
                             entry.key,
                             d.rel_file(name)
                         ),
@@ -444,7 +426,7 @@ impl Evidence {
         found
     }
 
-    fn pre_commit(&self, rel: &str, sig: &Signals, notes: &mut Notes) -> Option<Use> {
+    fn pre_commit(&self, rel: &str, dirs: &[Dir], sig: &Signals, notes: &mut Notes) -> Option<Use> {
         if sig.precommit_ids.is_empty() && sig.commands.is_empty() {
             return None;
         }
@@ -460,8 +442,9 @@ impl Evidence {
             }
             Loaded::Ok(pc) => pc,
         };
+        let scripts = nearest_scripts(&dirs[dirs.len() - 1..]);
         for hook in &pc.hooks {
-            let Some(what) = hook.runs(sig.precommit_ids, sig.commands) else {
+            let Some(what) = hook_runs(hook, sig, scripts) else {
                 continue;
             };
             if pc.covers(hook, rel) {
@@ -510,81 +493,72 @@ impl Evidence {
         }
         None
     }
+}
 
-    fn why_not(&self, dirs: &[Dir], sig: &Signals, notes: Notes) -> String {
-        let mut looked = Vec::new();
-        looked.extend(compress(sig.config_files));
-        looked.extend(
-            sig.package_json_keys
-                .iter()
-                .map(|k| format!("package.json \"{k}\"")),
-        );
-        looked.extend(
-            sig.pyproject_tables
-                .iter()
-                .map(|t| format!("pyproject.toml [{t}]")),
-        );
-        looked.extend(sig.toml_tables.iter().map(|(f, t)| format!("{f} [{t}]")));
-        looked.extend(sig.ini_sections.iter().map(|(f, s)| format!("{f} [{s}]")));
-        let mut why = prefix(sig);
-        why.push_str("no configuration");
-        if !looked.is_empty() {
-            why.push_str(&format!(" ({})", looked.join(", ")));
-        }
-        if !sig.commands.is_empty() || !sig.precommit_ids.is_empty() {
-            why.push_str(", no script, lint-staged entry or pre-commit hook runs it");
-        }
-        for n in notes.misses {
-            why.push_str("; ");
-            why.push_str(&n);
-        }
-        if !sig.dependencies.is_empty() {
-            let deps = self.dependencies(dirs, sig.dependencies);
-            if deps.is_empty() {
-                why.push_str("; not a dependency either");
-            } else {
-                why.push_str(&format!(
-                    "; a dependency alone ({}) is not evidence",
-                    deps.join(", ")
-                ));
-            }
-        }
-        for n in notes.bad {
-            why.push_str("; ");
-            why.push_str(&n);
-        }
-        why
-    }
+/// The scripts npm would run from the first of `dirs`: its nearest readable package.json.
+fn nearest_scripts(dirs: &[Dir]) -> Option<&PackageJson> {
+    dirs.iter().find_map(|d| d.info.package_json.ok())
+}
 
-    /// Where the project declares one of `wanted` as a dependency, upward from the file.
-    fn dependencies(&self, dirs: &[Dir], wanted: &[&str]) -> Vec<String> {
-        let mut found: Vec<String> = Vec::new();
-        for d in dirs {
-            for (place, name) in self.files.deps(&d.info) {
-                if !wanted.iter().any(|w| dep_matches(w, name)) {
-                    continue;
-                }
-                let place = if d.rel.is_empty() {
-                    place.clone()
-                } else {
-                    format!("{place} {}", d.at())
-                };
-                if !found.contains(&place) {
-                    found.push(place);
-                }
-            }
+/// How a command line was found to run a tool: `` `prettier` `` or
+/// `` `npm run format` → scripts.format → `prettier` ``.
+struct Ran {
+    command: &'static str,
+    via: Vec<String>,
+}
+
+impl std::fmt::Display for Ran {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for script in &self.via {
+            write!(f, "scripts.{script} → ")?;
         }
-        found
+        write!(f, "`{}`", self.command)
     }
 }
 
-/// `"prettier: "`, or nothing for an unnamed declaration.
-fn prefix(sig: &Signals) -> String {
-    if sig.name.is_empty() {
-        String::new()
-    } else {
-        format!("{}: ", sig.name)
+/// How deep `npm run a` → scripts.a → `npm run b` … is followed; also ends a cycle.
+const SCRIPT_DEPTH: usize = 3;
+
+/// The first of `commands` that one of `lines` runs, directly or through the package.json
+/// scripts it calls.
+fn runs_any(
+    lines: &[Vec<String>],
+    commands: &[&'static str],
+    scripts: Option<&PackageJson>,
+) -> Option<Ran> {
+    lines
+        .iter()
+        .find_map(|l| runs_line(l, commands, scripts, SCRIPT_DEPTH))
+}
+
+fn runs_line(
+    line: &[String],
+    commands: &[&'static str],
+    scripts: Option<&PackageJson>,
+    depth: usize,
+) -> Option<Ran> {
+    if let Some(command) = command::first_run(line, commands) {
+        return Some(Ran {
+            command,
+            via: Vec::new(),
+        });
     }
+    let pj = scripts.filter(|_| depth > 0)?;
+    command::script_refs(line).into_iter().find_map(|name| {
+        let (_, body) = pj.scripts.iter().find(|(n, _)| n == name)?;
+        let mut ran = runs_line(body, commands, scripts, depth - 1)?;
+        ran.via.insert(0, name.to_string());
+        Some(ran)
+    })
+}
+
+/// Is `hook` one of the declared hook ids, or does its `entry` run the tool? Says which.
+fn hook_runs(hook: &Hook, sig: &Signals, scripts: Option<&PackageJson>) -> Option<String> {
+    if hook.is_one_of(sig.precommit_ids) {
+        return Some(format!("hook `{}`", hook.id));
+    }
+    let ran = runs_line(&hook.entry, sig.commands, scripts, SCRIPT_DEPTH)?;
+    Some(format!("hook `{}` (entry runs {ran})", hook.id))
 }
 
 /// `rel` relative to the directory `dir` (which contains it).
@@ -596,48 +570,4 @@ fn rel_to<'a>(rel: &'a str, dir: &str) -> &'a str {
             .and_then(|r| r.strip_prefix('/'))
             .unwrap_or(rel)
     }
-}
-
-/// npm names compare exactly, Python names by their normalized form (case, `-`/`_`/`.`); a
-/// declared name ending in `*` is a prefix (`flake8-*`).
-fn dep_matches(wanted: &str, name: &str) -> bool {
-    let norm = |s: &str| s.to_ascii_lowercase().replace(['_', '.'], "-");
-    match wanted.strip_suffix('*') {
-        Some(prefix) => norm(name).starts_with(&norm(prefix)),
-        None => norm(name) == norm(wanted),
-    }
-}
-
-/// Config names for a reason, grouped by stem: `.prettierrc{,.json,.yaml}`,
-/// `prettier.config.{js,mjs}`.
-fn compress(names: &[&str]) -> Vec<String> {
-    let mut groups: Vec<(&str, Vec<Option<&str>>)> = Vec::new();
-    for name in names {
-        let (stem, ext) = match name.rsplit_once('.') {
-            Some((stem, ext)) if !stem.is_empty() => (stem, Some(ext)),
-            _ => (*name, None),
-        };
-        match groups.iter_mut().find(|(s, _)| *s == stem) {
-            Some((_, exts)) => exts.push(ext),
-            None => groups.push((stem, vec![ext])),
-        }
-    }
-    groups
-        .into_iter()
-        .map(|(stem, exts)| match exts.as_slice() {
-            [None] => stem.to_string(),
-            [Some(e)] => format!("{stem}.{e}"),
-            _ if exts.contains(&None) => {
-                let alts: Vec<String> = exts
-                    .iter()
-                    .map(|e| e.map_or(String::new(), |e| format!(".{e}")))
-                    .collect();
-                format!("{stem}{{{}}}", alts.join(","))
-            }
-            _ => {
-                let alts: Vec<&str> = exts.iter().flatten().copied().collect();
-                format!("{stem}.{{{}}}", alts.join(","))
-            }
-        })
-        .collect()
 }

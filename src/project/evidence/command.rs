@@ -69,6 +69,28 @@ pub(super) fn first_run<'a>(tokens: &[String], commands: &[&'a str]) -> Option<&
     commands.iter().copied().find(|c| runs(tokens, c))
 }
 
+/// Names of package.json scripts the line may call: `npm run X`, `npm run-script X`,
+/// `pnpm [run] X`, `yarn [run] X`, `bun run X` (options between are skipped). Names that are no
+/// script (`pnpm install`) are filtered out by the caller, which knows the scripts.
+pub(super) fn script_refs(tokens: &[String]) -> Vec<&str> {
+    let mut out = Vec::new();
+    for (i, t) in tokens.iter().enumerate() {
+        if !matches!(t.as_str(), "npm" | "pnpm" | "yarn" | "bun") {
+            continue;
+        }
+        let mut rest = tokens[i + 1..]
+            .iter()
+            .take_while(|w| !w.is_empty())
+            .filter(|w| !w.starts_with('-'));
+        match rest.next().map(String::as_str) {
+            Some("run" | "run-script") => out.extend(rest.next().map(String::as_str)),
+            Some(name) => out.push(name),
+            None => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +119,23 @@ mod tests {
         assert!(!run("biome check .", "biome format"));
         assert!(!run("ruff check . && format", "ruff format"));
         assert!(!run("", "ruff"));
+    }
+
+    #[test]
+    fn script_references() {
+        let refs = |l: &str| -> Vec<String> {
+            script_refs(&tokenize(l))
+                .into_iter()
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(
+            refs("npm run --silent format:md && yarn lint"),
+            ["format:md", "lint"]
+        );
+        assert_eq!(refs("pnpm -r fmt"), ["fmt"]);
+        assert_eq!(refs("bun run check; npm"), ["check"]);
+        assert!(refs("prettier --write").is_empty());
     }
 
     #[test]

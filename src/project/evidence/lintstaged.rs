@@ -62,13 +62,6 @@ impl Entry {
         };
         m.glob.is_match(subject) != m.negate
     }
-
-    /// The first of `commands` that one of this entry's commands runs.
-    pub(super) fn runs<'a>(&self, commands: &[&'a str]) -> Option<&'a str> {
-        self.commands
-            .iter()
-            .find_map(|t| command::first_run(t, commands))
-    }
 }
 
 fn compile(key: &str) -> Option<Matcher> {
@@ -216,6 +209,12 @@ fn string_literals(text: &str) -> Vec<(String, usize)> {
 mod tests {
     use super::*;
 
+    fn runs<'a>(e: &Entry, commands: &[&'a str]) -> Option<&'a str> {
+        e.commands
+            .iter()
+            .find_map(|t| command::first_run(t, commands))
+    }
+
     fn entry(key: &str) -> Entry {
         Entry::new(key, vec!["prettier --write".into()])
     }
@@ -260,9 +259,9 @@ export default {
         );
         let keys: Vec<&str> = cfg.entries.iter().map(|e| e.key.as_str()).collect();
         assert_eq!(keys, ["*.{ts,tsx}", "*.md"]);
-        assert_eq!(cfg.entries[0].runs(&["biome lint"]), Some("biome lint"));
-        assert_eq!(cfg.entries[1].runs(&["prettier"]), Some("prettier"));
-        assert_eq!(cfg.entries[1].runs(&["biome format"]), None);
+        assert_eq!(runs(&cfg.entries[0], &["biome lint"]), Some("biome lint"));
+        assert_eq!(runs(&cfg.entries[1], &["prettier"]), Some("prettier"));
+        assert_eq!(runs(&cfg.entries[1], &["biome format"]), None);
     }
 
     #[test]

@@ -110,6 +110,7 @@ fn a_workspace_member_is_governed_by_its_root() {
     let (ev, _, dir, _) = used(t.ev().uses("packages/a/src/x.ts", &BIOME_FORMAT));
     assert_eq!(ev, "biome.json at the repository root");
     assert_eq!(dir, t.root);
+    assert!(!dir.to_string_lossy().ends_with('/'), "{}", dir.display());
 }
 
 #[test]
@@ -200,6 +201,29 @@ fn lintstagedrc_json_nearest_configuration_only() {
     // The root's configuration does not govern web/ files: lint-staged takes the deepest one.
     why(ev.uses("web/src/a.ts", &PRETTIER));
     used(ev.uses("api/a.ts", &PRETTIER));
+}
+
+#[test]
+fn lint_staged_commands_that_call_package_scripts() {
+    let t = Tree::new();
+    t.write(
+        "web/package.json",
+        r#"{"scripts": {"lint:fix": "eslint --fix", "fmt": "pnpm run --silent fmt:md",
+                        "fmt:md": "prettier --write", "a": "npm run b", "b": "npm run a"},
+            "lint-staged": {"*.ts": "npm run lint:fix", "*.md": "yarn fmt", "*.css": "npm run a"}}"#,
+    );
+    let ev = t.ev();
+    let (e, _, dir, _) = used(ev.uses("web/src/x.ts", &ESLINT));
+    assert_eq!(
+        e,
+        "lint-staged `*.ts` in web/package.json runs scripts.lint:fix → `eslint`"
+    );
+    assert_eq!(dir, t.root.join("web"));
+    let cands = [&PRETTIER, &ESLINT, &BIOME_FORMAT];
+    assert_eq!(ev.owner("web/docs/a.md", &cands), Some(0));
+    assert_eq!(ev.owner("web/src/x.ts", &cands), Some(1));
+    // A cycle of scripts ends.
+    assert_eq!(ev.owner("web/a.css", &cands), None);
 }
 
 #[test]
@@ -342,13 +366,16 @@ fn owner_follows_the_lint_staged_globs() {
         "package.json",
         r#"{"devDependencies": {"prettier": "^3", "@biomejs/biome": "^2"},
             "scripts": {"fmt:md": "prettier --write '**/*.md'"},
-            "lint-staged": {"*.{js,ts,mts}": ["biome format --write", "biome lint"],
+            "lint-staged": {"packages/*/src/**/*.ts": ["biome format --write", "biome lint"],
+                            "packages/*/**/*.md": "prettier --ignore-unknown --write",
                             "*.md": "prettier --write"}}"#,
     );
     let ev = t.ev();
     let cands = [&PRETTIER, &BIOME_FORMAT];
     assert_eq!(ev.owner("packages/zod/src/v4/x.ts", &cands), Some(1));
+    assert_eq!(ev.owner("packages/zod/README.md", &cands), Some(0));
     assert_eq!(ev.owner("README.md", &cands), Some(0));
+    assert_eq!(ev.owner("packages/zod/tests/x.ts", &cands), None);
     assert_eq!(ev.owner("data.json", &cands), None);
     // Both have evidence for a .ts file (prettier through a script); the owner settles it.
     used(ev.uses("src/x.ts", &PRETTIER));
