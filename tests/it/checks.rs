@@ -787,10 +787,10 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
             .push(c["checker"].as_str().expect("checker").to_string());
     }
     let want: std::collections::BTreeMap<String, Vec<String>> = [
-        ("go/main.go", ["gofmt", "go-lint"]),
-        ("py/app.py", ["ruff-format", "ruff"]),
-        ("rs/src/lib.rs", ["rustfmt", "clippy"]),
-        ("web/src/app.js", ["prettier", "eslint"]),
+        ("go/main.go", ["gofmt", "go-lint", "syntax"]),
+        ("py/app.py", ["ruff-format", "ruff", "syntax"]),
+        ("rs/src/lib.rs", ["rustfmt", "clippy", "syntax"]),
+        ("web/src/app.js", ["prettier", "eslint", "syntax"]),
     ]
     .into_iter()
     .map(|(p, cs)| (p.to_string(), cs.map(String::from).to_vec()))
@@ -802,26 +802,56 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
     let got = detect.json();
     let mut entries: Vec<&Value> = got.as_array().expect("a list").iter().collect();
     entries.sort_by_key(|e| e["lang"].as_str().unwrap_or("").to_string());
-    let tools = |names: [&str; 2]| json!(names.map(|n| json!({"name": n, "available": true})));
-    let expect = |lang: &str, dir: &str, marker: &str, checkers: [&str; 2]| {
+    let expect = |lang: &str, dir: &str, marker: &str, checkers: [&str; 3]| {
         json!({
             "lang": lang,
             "project": {"lang": lang, "rel_root": dir, "marker": marker},
             "checkers": checkers,
             "reason": format!("{lang} file in the project at {dir}/ (found {marker})"),
-            "tools": tools(checkers),
         })
     };
     assert_subset(
         &json!(entries),
         &json!([
-            expect("go", "go", "go.mod", ["gofmt", "go-lint"]),
-            expect("node", "web", "package.json", ["prettier", "eslint"]),
-            expect("python", "py", "pyproject.toml", ["ruff-format", "ruff"]),
-            expect("rust", "rs", "Cargo.toml", ["rustfmt", "clippy"]),
+            expect("go", "go", "go.mod", ["syntax", "gofmt", "go-lint"]),
+            expect(
+                "node",
+                "web",
+                "package.json",
+                ["syntax", "prettier", "eslint"]
+            ),
+            expect(
+                "python",
+                "py",
+                "pyproject.toml",
+                ["syntax", "ruff-format", "ruff"]
+            ),
+            expect("rust", "rs", "Cargo.toml", ["syntax", "rustfmt", "clippy"]),
         ]),
         "detect",
     );
+    // Every checker considered is listed: used ones with their program found, the others with
+    // the reason they are not used.
+    for e in &entries {
+        for c in e["considered"].as_array().expect("considered") {
+            match c["verdict"].as_str() {
+                Some("used") => assert_eq!(c["available"], true, "{c:#}"),
+                Some("not_used") => {
+                    assert!(c["why"].as_str().is_some_and(|w| !w.is_empty()), "{c:#}")
+                }
+                _ => panic!("no verdict: {c:#}"),
+            }
+        }
+    }
+    let python = entries
+        .iter()
+        .find(|e| e["lang"] == "python")
+        .expect("python");
+    let black = python["considered"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["name"] == "black"))
+        .expect("black considered");
+    assert_eq!(black["verdict"], "not_used", "{black:#}");
     for e in &entries {
         let path = e["path"].as_str().expect("path");
         let dir = e["project"]["rel_root"].as_str().expect("rel_root");
@@ -834,11 +864,14 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
         .iter()
         .find(|e| e["lang"] == "node")
         .expect("node entry");
-    for t in node["tools"].as_array().expect("tools") {
-        let detail = t["detail"].as_str().unwrap_or("");
+    for t in node["considered"].as_array().expect("considered") {
         let name = t["name"].as_str().unwrap_or("");
+        if !["prettier", "eslint"].contains(&name) {
+            continue;
+        }
+        let detail = t["detail"].as_str().unwrap_or("");
         assert!(
-            detail.starts_with("module ") && detail.ends_with(&format!("/web/node_modules/{name}")),
+            detail.ends_with(&format!("/web/node_modules/{name}")),
             "{t:#}"
         );
     }
@@ -847,7 +880,7 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
     one.assert_code(0);
     assert_subset(
         &one.json(),
-        &json!([{"path": "rs/src/lib.rs", "lang": "rust", "checkers": ["rustfmt", "clippy"]}]),
+        &json!([{"path": "rs/src/lib.rs", "lang": "rust", "checkers": ["syntax", "rustfmt", "clippy"]}]),
         "detect one file",
     );
 }
