@@ -4,13 +4,16 @@
 //! errors). Needs no tool installed and runs in-process.
 //!
 //! Owns: the extension → language choice ([`Language`]), the per-thread parsers, and the rule
-//! that only errors the patch introduced count ([`new_errors`]). Stands alone: nothing here
-//! depends on the checker pipeline, which decides what to do with the errors.
+//! that only errors the patch introduced count ([`new_errors`]); and, from the same parsers,
+//! the definitions and identifier uses of a file ([`symbols`]) for the dangling-reference check
+//! and symbol-scoped edits. Stands alone: nothing here depends on the checker pipeline, which
+//! decides what to do with the errors.
 
 mod data;
 mod errors;
 mod indent;
 pub mod languages;
+pub mod symbols;
 mod text;
 
 pub use errors::new_errors;
