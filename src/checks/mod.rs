@@ -26,6 +26,7 @@ pub mod node;
 pub mod package;
 pub mod parse;
 pub mod prepare;
+pub mod references;
 pub mod ruff_batch;
 pub mod run;
 pub mod runners;

@@ -34,6 +34,8 @@ pub struct Ctx<'a> {
     pub git_dir: &'a Path,
     pub config: &'a Config,
     pub opts: &'a Options,
+    /// Files the patch deletes, with their original content (what they defined is gone).
+    pub removed: &'a [(String, Arc<Vec<u8>>)],
 }
 
 /// A file as the checkers see it.
@@ -137,7 +139,7 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
         // The long jobs (a node start, a cargo or go build) first, in FIFO order, so every worker
         // starts on one of them and the quick per-file tools fill in around them.
         jobs.sort_by_key(|j| match j {
-            Job::Table { checker, .. } => checker.batch != Batch::Package,
+            Job::Table { checker, .. } => !matches!(checker.batch, Batch::Package),
             Job::Custom { .. } => true,
         });
         let results = std::sync::Mutex::new(Vec::with_capacity(jobs.len()));
@@ -259,20 +261,28 @@ fn jobs_for(ctx: &Ctx, items: &[(Item, Vec<Considered>)], kind: Kind) -> Vec<Job
                 });
                 continue;
             }
-            let rel_root = c
-                .project
-                .as_ref()
-                .map(|p| p.rel_root.clone())
-                .unwrap_or_default();
-            // A package is one run whatever the configuration directories; a project batch
-            // splits where files find different configurations (or hooks give other args).
+            let rel_root = match checker.batch {
+                Batch::Patch => String::new(),
+                _ => c
+                    .project
+                    .as_ref()
+                    .map(|p| p.rel_root.clone())
+                    .unwrap_or_default(),
+            };
+            // A package is one run whatever the configuration directories, the patch one run
+            // whatever the projects; a project batch splits where files find different
+            // configurations (or hooks give other args).
             let (cwd_key, args_key) = match checker.batch {
-                Batch::Package => (PathBuf::new(), Vec::new()),
+                Batch::Package | Batch::Patch => (PathBuf::new(), Vec::new()),
                 _ => (cwd.clone(), args.clone()),
+            };
+            let project = match checker.batch {
+                Batch::Patch => None,
+                _ => c.project.clone(),
             };
             batches
                 .entry((checker.name, rel_root, cwd_key, args_key))
-                .or_insert_with(|| (c.project.clone(), Vec::new()))
+                .or_insert_with(|| (project, Vec::new()))
                 .1
                 .push(item.clone());
         }
@@ -426,6 +436,7 @@ fn table_job(
             args,
             timeout,
             context: &ctx.opts.context,
+            removed: ctx.removed,
             baseline,
             offline: ctx.opts.offline,
         })
@@ -675,7 +686,10 @@ fn package_verdicts(
     let by_file = |all: &[RawFinding], rel: &str| -> Vec<RawFinding> {
         all.iter().filter(|f| f.path == rel).cloned().collect()
     };
-    let base_all = if all.is_empty() {
+    // A built-in checker compares with the original itself: what it reports is new.
+    let base_all = if matches!(checker.uses, Uses::BuiltIn) {
+        Some(Vec::new())
+    } else if all.is_empty() {
         None
     } else {
         let inputs: Vec<Input> = items

@@ -206,6 +206,7 @@ pub fn run_check(
             git_dir: &repo.git_dir,
             config: &config,
             opts: &opts,
+            removed: &[],
         };
         let outcome = checks::run::run(&ctx, &files);
         let mut report = if outcome.blocked {

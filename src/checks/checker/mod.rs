@@ -32,6 +32,7 @@ pub mod go_lint;
 pub mod gofmt;
 pub mod oxlint;
 pub mod prettier;
+pub mod references;
 pub mod ruff;
 pub mod ruff_format;
 pub mod rustfmt;
@@ -41,6 +42,7 @@ pub mod xo;
 /// Every built-in checker. Order is the order of `detect`'s listing within a language.
 pub static TABLE: &[&Checker] = &[
     &syntax::CHECKER,
+    &references::CHECKER,
     &ruff_format::CHECKER,
     &black::CHECKER,
     &ruff::CHECKER,
@@ -105,6 +107,8 @@ pub enum Batch {
     Project,
     /// One run over the whole package, in the mirror; findings anywhere in it.
     Package,
+    /// One run over every file of the patch it applies to; findings anywhere.
+    Patch,
 }
 
 /// What locating a program needs.
@@ -163,6 +167,8 @@ pub struct Call<'a> {
     pub timeout: Duration,
     /// Other files whose state differs from the working tree (package checkers lay them over).
     pub context: &'a [ContextFile],
+    /// Files the patch deletes, with their original content.
+    pub removed: &'a [(String, std::sync::Arc<Vec<u8>>)],
     /// This run checks the original content (the baseline).
     pub baseline: bool,
     /// Work offline: never fetch dependencies.
