@@ -130,10 +130,11 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
         ));
     }
 
-    // A deleted file has nothing to check, but a checker that looks at the whole patch (the
-    // references check) must run for it even when no changed file would start it: a patch that
-    // only deletes a module whose function is still imported.
-    let for_removed: Vec<&'static Checker> = ctx
+    // A deleted file has nothing to check, but the checkers that look past the edited files (the
+    // references check over the patch, clippy and go vet over the package) must run for it even
+    // when no changed file would start them: a patch that only deletes a module whose function
+    // is still used elsewhere.
+    let for_removed: Vec<Considered> = ctx
         .removed
         .iter()
         .flat_map(|(rel, _)| {
@@ -145,8 +146,7 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
                 rel,
             )
         })
-        .filter(|c| c.checker.batch == Batch::Patch && matches!(c.verdict, Verdict::Used { .. }))
-        .map(|c| c.checker)
+        .filter(|c| matches!(c.checker.batch, Batch::Patch | Batch::Package))
         .collect();
 
     let pool = rayon::ThreadPoolBuilder::new()
@@ -261,30 +261,30 @@ fn progress_bar(wanted: bool) -> indicatif::ProgressBar {
 }
 
 /// The jobs of one kind: `items` with the checkers each is considered for, and `for_removed`,
-/// patch-wide checkers that run for deleted files (with no item of their own).
+/// the patch-wide and package checkers considered for deleted files (which start a job with no
+/// item of their own).
 fn jobs_for(
     ctx: &Ctx,
     items: &[(Item, Vec<Considered>)],
-    for_removed: &[&'static Checker],
+    for_removed: &[Considered],
     kind: Kind,
 ) -> Vec<Job> {
     let mut jobs = Vec::new();
-    type Key = (&'static str, String, PathBuf, Vec<String>);
-    let mut batches: BTreeMap<Key, (Option<Project>, Vec<Item>)> = BTreeMap::new();
-    for checker in for_removed.iter().filter(|c| c.kind == kind) {
-        batches
-            .entry((checker.name, String::new(), PathBuf::new(), Vec::new()))
-            .or_insert_with(|| (None, Vec::new()));
+    let mut batches: BTreeMap<BatchKey, (Option<Project>, Vec<Item>)> = BTreeMap::new();
+    for c in for_removed.iter().filter(|c| c.checker.kind == kind) {
+        if let Verdict::Used { cwd, args, .. } = &c.verdict {
+            let (key, project) = batch_key(c, cwd, args);
+            batches.entry(key).or_insert_with(|| (project, Vec::new()));
+        }
     }
     for (item, considered) in items {
         for c in considered.iter().filter(|c| c.checker.kind == kind) {
             let Verdict::Used { cwd, args, .. } = &c.verdict else {
                 continue;
             };
-            let checker = c.checker;
-            if checker.batch == Batch::PerFile {
+            if c.checker.batch == Batch::PerFile {
                 jobs.push(Job::Table {
-                    checker,
+                    checker: c.checker,
                     project: c.project.clone(),
                     cwd: cwd.clone(),
                     args: args.clone(),
@@ -292,27 +292,9 @@ fn jobs_for(
                 });
                 continue;
             }
-            let rel_root = match checker.batch {
-                Batch::Patch => String::new(),
-                _ => c
-                    .project
-                    .as_ref()
-                    .map(|p| p.rel_root.clone())
-                    .unwrap_or_default(),
-            };
-            // A package is one run whatever the configuration directories, the patch one run
-            // whatever the projects; a project batch splits where files find different
-            // configurations (or hooks give other args).
-            let (cwd_key, args_key) = match checker.batch {
-                Batch::Package | Batch::Patch => (PathBuf::new(), Vec::new()),
-                _ => (cwd.clone(), args.clone()),
-            };
-            let project = match checker.batch {
-                Batch::Patch => None,
-                _ => c.project.clone(),
-            };
+            let (key, project) = batch_key(c, cwd, args);
             batches
-                .entry((checker.name, rel_root, cwd_key, args_key))
+                .entry(key)
                 .or_insert_with(|| (project, Vec::new()))
                 .1
                 .push(item.clone());
@@ -354,6 +336,34 @@ fn jobs_for(
         }
     }
     jobs
+}
+
+/// Checker, project root, working directory and arguments: files with the same key share a run.
+type BatchKey = (&'static str, String, PathBuf, Vec<String>);
+
+/// The batch a file joins for checker `c` (not per-file), and the project that batch runs for.
+fn batch_key(c: &Considered, cwd: &Path, args: &[String]) -> (BatchKey, Option<Project>) {
+    let checker = c.checker;
+    let rel_root = match checker.batch {
+        Batch::Patch => String::new(),
+        _ => c
+            .project
+            .as_ref()
+            .map(|p| p.rel_root.clone())
+            .unwrap_or_default(),
+    };
+    // A package is one run whatever the configuration directories, the patch one run whatever
+    // the projects; a project batch splits where files find different configurations (or hooks
+    // give other args).
+    let (cwd_key, args_key) = match checker.batch {
+        Batch::Package | Batch::Patch => (PathBuf::new(), Vec::new()),
+        _ => (cwd.to_path_buf(), args.to_vec()),
+    };
+    let project = match checker.batch {
+        Batch::Patch => None,
+        _ => c.project.clone(),
+    };
+    ((checker.name, rel_root, cwd_key, args_key), project)
 }
 
 fn report(rel: &str, checker: &str, kind: Kind, status: Status, started: Instant) -> CheckReport {

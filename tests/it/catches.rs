@@ -785,3 +785,58 @@ fn go_the_complete_rename_passes() {
         "pass"
     );
 }
+
+/// A file of `lib` deleted, alone and with an edit of the package's other file: the command that
+/// still calls its function no longer compiles (go vet runs for a deleted file too, on a mirror
+/// without it).
+#[test]
+fn go_deleting_a_file_whose_function_another_package_calls_is_refused() {
+    if !require_all(GO_TOOLS) {
+        return;
+    }
+    let repo = go_repo();
+    repo.write(
+        "lib/extra.go",
+        "package lib\n\n// Helper is used by cmd/extra.\nfunc Helper() int {\n\treturn 1\n}\n",
+    );
+    repo.write(
+        "cmd/extra/main.go",
+        "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/m/lib\"\n)\n\nfunc main() {\n\tfmt.Println(lib.Helper())\n}\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-q", "-m", "extra"]);
+    let delete = json!({"file_path": "lib/extra.go", "delete": true});
+    let edit = json!({"file_path": "lib/lib.go", "old_string": "splits a setting",
+        "new_string": "splits one setting"});
+    for edits in [json!([delete]), json!([delete, edit])] {
+        let report = refused(&repo, &json!({ "edits": edits }).to_string());
+        dangling(
+            &report,
+            "cmd/extra/main.go",
+            10,
+            "Helper",
+            "lib/extra.go:4",
+            true,
+        );
+        caught(
+            &report,
+            "cmd/extra/main.go",
+            10,
+            "go-lint",
+            "undefined: lib.Helper",
+            true,
+        );
+    }
+}
+
+/// A module file deleted while `lib.rs` still declares it: clippy cannot find the module.
+#[test]
+fn rust_deleting_a_module_file_that_is_still_declared_is_refused() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = rust_repo();
+    let patch = json!({"edits": [{"file_path": "src/cli.rs", "delete": true}]}).to_string();
+    let report = refused(&repo, &patch);
+    caught(&report, "src/lib.rs", 2, "clippy", "E0583", true);
+}
