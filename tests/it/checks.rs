@@ -787,10 +787,16 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
             .push(c["checker"].as_str().expect("checker").to_string());
     }
     let want: std::collections::BTreeMap<String, Vec<String>> = [
-        ("go/main.go", ["gofmt", "go-lint", "syntax"]),
-        ("py/app.py", ["ruff-format", "ruff", "syntax"]),
-        ("rs/src/lib.rs", ["rustfmt", "clippy", "syntax"]),
-        ("web/src/app.js", ["prettier", "eslint", "syntax"]),
+        ("go/main.go", ["gofmt", "go-lint", "references", "syntax"]),
+        ("py/app.py", ["ruff-format", "ruff", "references", "syntax"]),
+        (
+            "rs/src/lib.rs",
+            ["rustfmt", "clippy", "references", "syntax"],
+        ),
+        (
+            "web/src/app.js",
+            ["prettier", "eslint", "references", "syntax"],
+        ),
     ]
     .into_iter()
     .map(|(p, cs)| (p.to_string(), cs.map(String::from).to_vec()))
@@ -802,7 +808,7 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
     let got = detect.json();
     let mut entries: Vec<&Value> = got.as_array().expect("a list").iter().collect();
     entries.sort_by_key(|e| e["lang"].as_str().unwrap_or("").to_string());
-    let expect = |lang: &str, dir: &str, marker: &str, checkers: [&str; 3]| {
+    let expect = |lang: &str, dir: &str, marker: &str, checkers: [&str; 4]| {
         json!({
             "lang": lang,
             "project": {"lang": lang, "rel_root": dir, "marker": marker},
@@ -813,20 +819,30 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
     assert_subset(
         &json!(entries),
         &json!([
-            expect("go", "go", "go.mod", ["syntax", "gofmt", "go-lint"]),
+            expect(
+                "go",
+                "go",
+                "go.mod",
+                ["syntax", "references", "gofmt", "go-lint"]
+            ),
             expect(
                 "node",
                 "web",
                 "package.json",
-                ["syntax", "prettier", "eslint"]
+                ["syntax", "references", "prettier", "eslint"]
             ),
             expect(
                 "python",
                 "py",
                 "pyproject.toml",
-                ["syntax", "ruff-format", "ruff"]
+                ["syntax", "references", "ruff-format", "ruff"]
             ),
-            expect("rust", "rs", "Cargo.toml", ["syntax", "rustfmt", "clippy"]),
+            expect(
+                "rust",
+                "rs",
+                "Cargo.toml",
+                ["syntax", "references", "rustfmt", "clippy"]
+            ),
         ]),
         "detect",
     );
@@ -880,7 +896,7 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
     one.assert_code(0);
     assert_subset(
         &one.json(),
-        &json!([{"path": "rs/src/lib.rs", "lang": "rust", "checkers": ["syntax", "rustfmt", "clippy"]}]),
+        &json!([{"path": "rs/src/lib.rs", "lang": "rust", "checkers": ["syntax", "references", "rustfmt", "clippy"]}]),
         "detect one file",
     );
 }
