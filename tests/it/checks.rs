@@ -788,7 +788,7 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
     }
     let want: std::collections::BTreeMap<String, Vec<String>> = [
         ("go/main.go", ["gofmt", "go-lint", "references", "syntax"]),
-        ("py/app.py", ["ruff-format", "ruff", "references", "syntax"]),
+        ("py/app.py", ["ruff-format", "references", "ruff", "syntax"]),
         (
             "rs/src/lib.rs",
             ["rustfmt", "clippy", "references", "syntax"],
