@@ -10,7 +10,7 @@
 //! - Go: the user's module and build caches (GOMODCACHE, GOCACHE) as they are, `GOPROXY=off`;
 //! - Rust and Go: dependencies missing from those caches are fetched first, unless offline, and a
 //!   toolchain too old for the project is an `error` with a hint, not a build failure
-//!   (`checks::prepare`);
+//!   (`project::prepare`);
 //! - Node: the project's `node_modules` linked into the mirror; the package manager chosen from the
 //!   lockfile;
 //! - Python: the project's own virtualenv (`.venv`/`venv`, else `python3`), with the mirror first
@@ -38,11 +38,11 @@ use super::Failure;
 use super::hints;
 use super::parse;
 use crate::checks::package::{CARGO, GO, cargo_package};
-use crate::checks::prepare::{self, Toolchain};
 use crate::checks::tools::Ran;
 use crate::project::config::{Config, StepCommands};
 use crate::project::detect::{Lang, Project};
 use crate::project::mirror::Mirror;
+use crate::project::prepare::{self, Toolchain};
 use crate::project::tools::{program, project_local, which};
 use crate::runner::{Cmd, RunError};
 
