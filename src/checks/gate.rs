@@ -2,10 +2,13 @@
 //!
 //! Lines are mapped from the patched file back to the original through the equal blocks of a line
 //! diff (the OpenHands approach in PRIOR-ART, which survives inserted lines shifting everything
-//! below them). A finding is *old* when it stands on an unchanged line whose original line had a
-//! baseline finding of the same rule and message, matched one to one; anything else is *new*,
-//! including a finding on an untouched line that the patch caused (a definition removed
-//! elsewhere). A finding without a line is old when the baseline has the same rule and message.
+//! below them). A finding is *old* when the baseline has a finding of the same rule and message,
+//! matched one to one, at its corresponding place: the original line of an unchanged line, or
+//! one of the original lines that a changed line replaced (so renaming an identifier on a line
+//! that was already too long passes, as long as the message stays the same). Anything else is
+//! *new*: a finding on an inserted line, and a finding on an untouched line that the patch caused
+//! (a definition removed elsewhere). A finding without a line is old when the baseline has the
+//! same rule and message.
 //!
 //! A formatter's hunk is new only where the patch made the formatting worse: a hunk is "already
 //! there" when every patched line in it is unchanged, or was changed from original lines of which
@@ -116,13 +119,17 @@ pub fn mark(
     findings
         .iter()
         .map(|f| {
-            let old_line = if f.line == 0 {
-                Some(0)
+            // The original lines this finding may have been on: its own line's original, else
+            // the lines its (changed) line replaced; none for an inserted line.
+            let (lo, hi) = if f.line == 0 {
+                (0, 0)
+            } else if let Some(l) = map.old_line(f.line) {
+                (l, l)
             } else {
-                map.old_line(f.line)
+                map.replaced(f.line).unwrap_or((1, 0))
             };
             let old = baseline.is_some()
-                && old_line.is_some_and(|l| {
+                && (lo..=hi).any(|l| {
                     match pool.get_mut(&(l, f.rule.as_str(), f.message.as_str())) {
                         Some(n) if *n > 0 => {
                             *n -= 1;
@@ -334,6 +341,39 @@ mod tests {
         let map = LineMap::new(before, after);
         let marked = mark(&[raw(2, "F821", "undefined name f")], Some(&[]), &map);
         assert!(marked[0].new);
+    }
+
+    #[test]
+    fn a_finding_on_a_changed_line_is_old_only_if_the_lines_it_replaced_had_it() {
+        let before = "x = 1\nlong_name_here = 2\ny = 3\n";
+        // Line 2 renamed (same length), a line inserted at the end.
+        let after = "x = 1\nlong_value_here = 2\ny = 3\nlong_extra = 4\n";
+        let map = LineMap::new(before, after);
+        assert_eq!(map.replaced(2), Some((2, 2)));
+        assert_eq!(map.replaced(4), None);
+        let base = [raw(2, "E501", "line too long (20 > 10 characters)")];
+        let now = [
+            raw(2, "E501", "line too long (20 > 10 characters)"),
+            raw(4, "E501", "line too long (20 > 10 characters)"),
+        ];
+        let new: Vec<bool> = mark(&now, Some(&base), &map)
+            .iter()
+            .map(|f| f.new)
+            .collect();
+        assert_eq!(new, vec![false, true], "the inserted line's finding is new");
+        // A different message (the line got longer, another name is unused) is new.
+        let now = [raw(2, "E501", "line too long (21 > 10 characters)")];
+        assert!(mark(&now, Some(&base), &map)[0].new);
+        // Matched one to one: the replaced line had one such finding, not two.
+        let twice = [
+            raw(2, "E501", "line too long (20 > 10 characters)"),
+            raw(2, "E501", "line too long (20 > 10 characters)"),
+        ];
+        let new: Vec<bool> = mark(&twice, Some(&base), &map)
+            .iter()
+            .map(|f| f.new)
+            .collect();
+        assert_eq!(new, vec![false, true]);
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub(crate) fn require(tool: &str) -> bool {
     false
 }
 
-fn require_all(tools: &[&str]) -> bool {
+pub(crate) fn require_all(tools: &[&str]) -> bool {
     tools.iter().all(|t| require(t))
 }
 
@@ -72,13 +72,13 @@ fn require_all(tools: &[&str]) -> bool {
 // Running patchgate and reading its report
 
 /// A one-edit patch, as JSON (no YAML quoting to get wrong around tabs, quotes and `%`).
-fn patch(file: &str, old: &str, new: &str) -> String {
+pub(crate) fn patch(file: &str, old: &str, new: &str) -> String {
     json!({"edits": [{"file_path": file, "old_string": old, "new_string": new}]}).to_string()
 }
 
 /// The `checks[]` entry of `checker` on `path`.
 #[track_caller]
-fn check<'a>(report: &'a Value, path: &str, checker: &str) -> &'a Value {
+pub(crate) fn check<'a>(report: &'a Value, path: &str, checker: &str) -> &'a Value {
     report["checks"]
         .as_array()
         .and_then(|cs| {
@@ -89,7 +89,7 @@ fn check<'a>(report: &'a Value, path: &str, checker: &str) -> &'a Value {
 }
 
 #[track_caller]
-fn findings(c: &Value) -> &Vec<Value> {
+pub(crate) fn findings(c: &Value) -> &Vec<Value> {
     c["findings"]
         .as_array()
         .unwrap_or_else(|| panic!("no findings array in {c:#}"))
@@ -150,7 +150,12 @@ fn run_bounded(dir: &Path, args: &[&OsStr], path_var: Option<&OsStr>, limit: Dur
 }
 
 /// `patchgate apply <patch> --format json ARGS` with `PATH` replaced.
-fn apply_with_path(repo: &TestRepo, patch: &str, args: &[&str], path_var: &OsStr) -> Run {
+pub(crate) fn apply_with_path(
+    repo: &TestRepo,
+    patch: &str,
+    args: &[&str],
+    path_var: &OsStr,
+) -> Run {
     let pfile = tempfile::NamedTempFile::new().expect("patch file");
     std::fs::write(pfile.path(), patch).expect("write patch");
     let mut all: Vec<&OsStr> = vec![
