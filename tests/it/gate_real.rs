@@ -44,7 +44,7 @@ fn considered<'a>(entry: &'a Value, name: &str) -> &'a Value {
 #[track_caller]
 fn assert_detect(repo: &TestRepo, rel: &str, used: &[(&str, &str)]) -> Value {
     let entry = detect(repo, rel);
-    let mut want = vec!["syntax"];
+    let mut want = vec!["syntax", "references"];
     want.extend(used.iter().map(|(name, _)| *name));
     assert_eq!(entry["checkers"], json!(want), "{entry:#}");
     for (name, file) in used {
@@ -205,12 +205,20 @@ fn typescript_without_configuration_runs_neither_prettier_nor_eslint() {
     run.assert_code(0);
     let report = run.json();
     assert_eq!(report["status"], "dry_run", "{report:#}");
-    assert_eq!(checkers_on(&report, "src/app.ts"), ["syntax"], "{report:#}");
+    assert_eq!(
+        checkers_on(&report, "src/app.ts"),
+        ["references", "syntax"],
+        "{report:#}"
+    );
 
     // The rename of a parameter on the long line applies; no prettier or eslint report.
     let renamed = LONG_TS.replace("alpha", "first");
     let report = applied(&repo, "src/app.ts", LONG_TS, &renamed);
-    assert_eq!(checkers_on(&report, "src/app.ts"), ["syntax"], "{report:#}");
+    assert_eq!(
+        checkers_on(&report, "src/app.ts"),
+        ["references", "syntax"],
+        "{report:#}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -283,7 +291,7 @@ fn biome_project_gates_new_formatting_and_new_lint_findings_only() {
     let report = applied(&repo, APP, "add(aaa,bbb)", "add(ccc,bbb)");
     assert_eq!(
         checkers_on(&report, APP),
-        ["biome-format", "biome-lint", "syntax"]
+        ["biome-format", "biome-lint", "references", "syntax"]
     );
     assert_subset(
         &check(&report, APP, "biome-format")["findings"],
@@ -358,7 +366,10 @@ fn prettier_and_eslint_project_gates_new_formatting_and_new_lint_findings_only()
     assert_eq!(check(&report, APP, "prettier")["status"], "pass");
 
     let report = applied(&repo, APP, "add(1,2)", "add(3,2)");
-    assert_eq!(checkers_on(&report, APP), ["eslint", "prettier", "syntax"]);
+    assert_eq!(
+        checkers_on(&report, APP),
+        ["eslint", "prettier", "references", "syntax"]
+    );
     assert_subset(
         &check(&report, APP, "prettier")["findings"],
         &json!([{"line": 5, "new": false}]),
@@ -451,10 +462,16 @@ fn black_project_runs_black_not_ruff_format_and_gates_new_lines_only() {
         "    x = [1, 2, 3]",
         "add(1, 2)",
     );
-    assert_eq!(checkers_on(&report, "app.py"), ["black", "syntax"]);
+    assert_eq!(
+        checkers_on(&report, "app.py"),
+        ["black", "references", "syntax"]
+    );
 
     let report = applied(&repo, "app.py", "add(1,2)", "add(3,2)");
-    assert_eq!(checkers_on(&report, "app.py"), ["black", "syntax"]);
+    assert_eq!(
+        checkers_on(&report, "app.py"),
+        ["black", "references", "syntax"]
+    );
 }
 
 /// Line 5 is 74 characters, over the project's 60.
@@ -537,5 +554,9 @@ fn xo_project_runs_xo_instead_of_eslint_and_prettier() {
         "xo",
     );
     assert_one_new(check(&report, APP, "xo"), 2, "no-debugger");
-    assert_eq!(checkers_on(&report, APP), ["syntax", "xo"], "{report:#}");
+    assert_eq!(
+        checkers_on(&report, APP),
+        ["references", "syntax", "xo"],
+        "{report:#}"
+    );
 }

@@ -77,7 +77,7 @@ fn a_biome_workspace_member_is_governed_by_the_root_configuration() {
     );
     assert_eq!(
         checkers_on(&report, member),
-        ["biome-format", "biome-lint", "syntax"]
+        ["biome-format", "biome-lint", "references", "syntax"]
     );
 }
 
@@ -169,5 +169,8 @@ fn prettier_flake8_and_black_workspace_members_are_governed_by_the_root_configur
         "    return a + b\n",
         "    return a + b\n\n\nNAME = 'demo'\n",
     );
-    assert_eq!(checkers_on(&report, py), ["black", "flake8", "syntax"]);
+    assert_eq!(
+        checkers_on(&report, py),
+        ["black", "flake8", "references", "syntax"]
+    );
 }
