@@ -8,6 +8,7 @@
 //! alone is printed for comparison. `RUNS` (default 50) sets the number of timed runs. Each
 //! figure is the median wall time and, in brackets, the median CPU time of the thread.
 //! Under `cargo test --all-targets` (no `--bench` argument) it only checks the verdicts.
+//! A second table times `syntax::symbols` (definitions, identifier uses) on the same files.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -80,6 +81,32 @@ fn main() {
             ms(t_clean),
             ms(t_broken),
             ms(t_already)
+        );
+    }
+    println!();
+    println!(
+        "symbols (`syntax::symbols`, one parse each), medians in ms: wall time (thread CPU time)"
+    );
+    println!("| file | definitions | found | identifier_uses | found |");
+    println!("|---|---:|---:|---:|---:|");
+    for case in cases() {
+        let Some(defs) = syntax::symbols::definitions(case.rel, &case.text) else {
+            continue;
+        };
+        let uses = syntax::symbols::identifier_uses(case.rel, &case.text).unwrap_or_default();
+        let t_defs = median(runs, || {
+            syntax::symbols::definitions(case.rel, &case.text).map_or(0, |d| d.len())
+        });
+        let t_uses = median(runs, || {
+            syntax::symbols::identifier_uses(case.rel, &case.text).map_or(0, |u| u.len())
+        });
+        println!(
+            "| {} | {} | {} | {} | {} |",
+            case.rel,
+            ms(t_defs),
+            defs.len(),
+            ms(t_uses),
+            uses.len()
         );
     }
 }

@@ -76,7 +76,7 @@ pub fn identifier_uses(rel: &str, text: &str) -> Option<Vec<(String, usize, usiz
                 let p = node.start_position();
                 let line = p.row + 1;
                 out.push((
-                    text[node.byte_range()].to_string(),
+                    text.get(node.byte_range()).unwrap_or_default().to_string(),
                     line,
                     lines.char_column(line, p.column),
                 ));
@@ -152,7 +152,7 @@ impl<'a> Collector<'a> {
     }
 
     fn text_of(&self, node: Node) -> &'a str {
-        &self.text[node.byte_range()]
+        self.text.get(node.byte_range()).unwrap_or_default()
     }
 
     /// Records a definition named by `name_node`, spanning `span`.
