@@ -132,6 +132,10 @@ pub struct CheckReport {
     /// What to run so the checker can run (with an `error` it could do nothing about).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    /// The file is one the patch did not change (a package checker's or the references check's
+    /// finding elsewhere, blamed on the patch); the reports' summaries count these apart.
+    #[serde(skip)]
+    pub untouched: bool,
 }
 
 impl serde::Serialize for Kind {

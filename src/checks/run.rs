@@ -336,6 +336,7 @@ fn report(rel: &str, checker: &str, kind: Kind, status: Status, started: Instant
         duration_ms: started.elapsed().as_millis() as u64,
         note: None,
         help: None,
+        untouched: false,
     }
 }
 
@@ -741,6 +742,7 @@ fn package_verdicts(
                 Status::Fail
             };
             r.note = Some("in a file the patch did not change: caused by the patch".into());
+            r.untouched = true;
             reports.push(r);
         }
     }

@@ -1,9 +1,108 @@
 //! The checks part of the human and markdown reports: what blocks first (new findings, grouped by
-//! file, with the formatter's diff), then what did not run, then a count of what passed.
+//! file, with the formatter's diff), then what did not run, then a count of what passed; and the
+//! count of new problems the summary lines give.
+//!
+//! A *problem* is a place (file and line) where a failing check has a new finding: a missed call
+//! site that both the compiler and the references check report is one problem, not two.
 
 use std::fmt::Write;
 
+use crate::checks::finding::Finding;
 use crate::checks::{CheckReport, Status};
+
+/// One place the patch broke, with every new finding there.
+pub struct Problem<'a> {
+    pub path: &'a str,
+    pub line: usize,
+    /// In a file the patch did not change.
+    pub untouched: bool,
+    /// `(checker, finding)`, in the order of the report.
+    pub findings: Vec<(&'a str, &'a Finding)>,
+}
+
+/// The new findings of failing checks, one entry per place, ordered by file and line.
+pub fn problems(checks: &[CheckReport]) -> Vec<Problem<'_>> {
+    let mut out: Vec<Problem> = Vec::new();
+    for r in checks.iter().filter(|r| r.status == Status::Fail) {
+        for f in r.findings.iter().filter(|f| f.new) {
+            match out
+                .iter_mut()
+                .find(|p| p.path == r.path && p.line == f.line)
+            {
+                Some(p) => {
+                    p.untouched |= r.untouched;
+                    p.findings.push((&r.checker, f));
+                }
+                None => out.push(Problem {
+                    path: &r.path,
+                    line: f.line,
+                    untouched: r.untouched,
+                    findings: vec![(&r.checker, f)],
+                }),
+            }
+        }
+    }
+    out.sort_by(|a, b| (a.path, a.line).cmp(&(b.path, b.line)));
+    out
+}
+
+/// What blocked, for a summary line: "2 new problems caused by this patch (1 in a file it did
+/// not change)". `None` when no check has a new finding (a failed verify step, `--gate any` on
+/// old findings): then the caller's generic wording stands. `patch`: the run applied a patch
+/// (`patchgate check` has none to blame).
+pub fn summary(checks: &[CheckReport], patch: bool) -> Option<String> {
+    let found = problems(checks);
+    let n = found.len();
+    if n == 0 {
+        return None;
+    }
+    let elsewhere = found.iter().filter(|p| p.untouched).count();
+    let mut line = format!(
+        "{n} new problem{}{}",
+        if n == 1 { "" } else { "s" },
+        if patch { " caused by this patch" } else { "" }
+    );
+    if elsewhere > 0 {
+        let files = if elsewhere == 1 { "a file" } else { "files" };
+        let _ = if patch {
+            write!(line, " ({elsewhere} in {files} it did not change)")
+        } else {
+            write!(line, " ({elsewhere} outside the files checked)")
+        };
+    }
+    Some(line)
+}
+
+/// Markdown: the places to fix, file and line first, one line each (for the top of the report).
+pub fn markdown_to_fix(checks: &[CheckReport]) -> String {
+    let found = problems(checks);
+    let mut out = String::new();
+    if found.is_empty() {
+        return out;
+    }
+    let _ = writeln!(out, "### To fix\n");
+    for p in found {
+        let what: Vec<String> = p
+            .findings
+            .iter()
+            .map(|(checker, f)| format!("{checker} `{}`: {}", f.rule, f.message))
+            .collect();
+        let _ = writeln!(
+            out,
+            "- `{}:{}` — {}{}",
+            p.path,
+            p.line,
+            what.join("; "),
+            if p.untouched {
+                " (in a file the patch did not change)"
+            } else {
+                ""
+            }
+        );
+    }
+    out.push('\n');
+    out
+}
 
 fn status_word(s: Status) -> &'static str {
     match s {
@@ -322,6 +421,7 @@ mod tests {
             duration_ms: 0,
             note: Some("ruff not found on PATH".into()),
             help: None,
+            untouched: false,
         }
     }
 
@@ -369,6 +469,96 @@ mod tests {
                  run `cargo fetch` in /p, or unset CARGO_NET_OFFLINE\n"
             ),
             "{md}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod summary_tests {
+    use super::*;
+    use crate::checks::Kind;
+    use crate::checks::finding::Severity;
+
+    fn failing(path: &str, checker: &str, at: &[(usize, bool)], untouched: bool) -> CheckReport {
+        CheckReport {
+            path: path.into(),
+            checker: checker.into(),
+            kind: Kind::Lint,
+            status: Status::Fail,
+            findings: at
+                .iter()
+                .map(|&(line, new)| Finding {
+                    line,
+                    column: 5,
+                    rule: format!("{checker}-rule"),
+                    severity: Severity::Error,
+                    message: format!("{checker} says so"),
+                    new,
+                })
+                .collect(),
+            diff: None,
+            duration_ms: 0,
+            note: None,
+            help: None,
+            untouched,
+        }
+    }
+
+    /// A missed call site in an untouched file that the compiler and the references check both
+    /// report, and an old finding next to a new one in the edited file.
+    fn missed_call_site() -> Vec<CheckReport> {
+        vec![
+            failing("src/a.rs", "clippy", &[(3, false), (9, true)], false),
+            failing("src/cli.rs", "clippy", &[(4, true)], true),
+            failing("src/cli.rs", "references", &[(4, true)], true),
+        ]
+    }
+
+    #[test]
+    fn the_summary_counts_places_and_those_in_untouched_files() {
+        assert_eq!(
+            summary(&missed_call_site(), true).as_deref(),
+            Some("2 new problems caused by this patch (1 in a file it did not change)")
+        );
+        let one = [failing("a.py", "ruff", &[(2, true)], false)];
+        assert_eq!(
+            summary(&one, true).as_deref(),
+            Some("1 new problem caused by this patch")
+        );
+        let elsewhere = [
+            failing("b.py", "references", &[(2, true), (7, true)], true),
+            failing("c.py", "references", &[(1, true)], true),
+        ];
+        assert_eq!(
+            summary(&elsewhere, true).as_deref(),
+            Some("3 new problems caused by this patch (3 in files it did not change)")
+        );
+        assert_eq!(
+            summary(&elsewhere, false).as_deref(),
+            Some("3 new problems (3 outside the files checked)")
+        );
+    }
+
+    #[test]
+    fn no_new_finding_gives_no_summary() {
+        // `--gate any` on a finding that was already there; a passing check is never counted.
+        let old = [failing("a.py", "ruff", &[(2, false)], false)];
+        assert_eq!(summary(&old, true), None);
+        let mut passed = failing("a.py", "ruff", &[(2, true)], false);
+        passed.status = Status::Pass;
+        assert_eq!(summary(&[passed], true), None);
+        assert_eq!(markdown_to_fix(&old), "");
+    }
+
+    #[test]
+    fn markdown_lists_each_place_to_fix_once_with_what_each_checker_said() {
+        let md = markdown_to_fix(&missed_call_site());
+        assert_eq!(
+            md,
+            "### To fix\n\n\
+             - `src/a.rs:9` — clippy `clippy-rule`: clippy says so\n\
+             - `src/cli.rs:4` — clippy `clippy-rule`: clippy says so; references \
+             `references-rule`: references says so (in a file the patch did not change)\n\n"
         );
     }
 }

@@ -157,7 +157,11 @@ pub fn render_human(r: &Report, color: bool) -> String {
         ),
         Status::ChecksFailed => paint.p(
             RED,
-            "checks failed: the patch introduced problems; nothing was written",
+            &format!(
+                "checks failed: {}; nothing was written",
+                super::checks::summary(&r.checks, r.patch.is_some())
+                    .unwrap_or_else(|| "the patch introduced problems".into())
+            ),
         ),
         Status::Clean => paint.p(GREEN, "checks passed"),
         Status::Error => {

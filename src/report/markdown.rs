@@ -1,6 +1,7 @@
 //! The markdown rendering, for an agent's context window: the verdict first, then what needs
-//! fixing (each miss with its best candidates and their real text), then what changed. Short: a
-//! diff is shown only for a dry run, and candidate texts are capped.
+//! fixing (the places the checks blame on the patch, file and line; each miss with its best
+//! candidates and their real text), then what changed. Short: a diff is shown only for a dry run,
+//! and candidate texts are capped.
 
 use std::fmt::Write;
 
@@ -28,9 +29,11 @@ pub fn render_markdown(r: &Report) -> String {
             "rejected: {} of {total} edits did not apply; nothing written",
             bad.len()
         ),
-        Status::ChecksFailed => {
-            "checks failed: the patch introduced problems; nothing written".to_string()
-        }
+        Status::ChecksFailed => format!(
+            "checks failed: {}; nothing written",
+            super::checks::summary(&r.checks, r.patch.is_some())
+                .unwrap_or_else(|| "the patch introduced problems".into())
+        ),
         Status::Clean => "checks passed".to_string(),
         Status::Error => "error; nothing written".to_string(),
     };
@@ -44,6 +47,10 @@ pub fn render_markdown(r: &Report) -> String {
             let _ = writeln!(out, "\nFix: {h}");
         }
         out.push('\n');
+    }
+    // What the agent has to fix, file and line, before any detail.
+    if r.status == Status::ChecksFailed {
+        out.push_str(&super::checks::markdown_to_fix(&r.checks));
     }
     for e in &bad {
         let what = if e.invalid {
