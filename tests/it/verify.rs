@@ -227,7 +227,8 @@ fn python_project() -> TestRepo {
     TestRepo::new()
         .file(
             "pyproject.toml",
-            "[project]\nname = \"calc\"\nversion = \"0.1.0\"\nrequires-python = \">=3.9\"\n",
+            "[project]\nname = \"calc\"\nversion = \"0.1.0\"\nrequires-python = \">=3.9\"\n\n\
+             [tool.mypy]\nwarn_unused_configs = true\n",
         )
         .file("calc/__init__.py", "")
         .file(
@@ -346,15 +347,12 @@ fn refused(repo: &TestRepo, patch: &str, steps: &str) -> Value {
         before,
         "the repository changed:\n{report:#}"
     );
-    // (The tools' own files in the mirror and the target directory are not leftovers: its
-    // Cargo.lock, cargo's incremental `….lock` files.)
+    // (The target directory's files are not leftovers: cargo's incremental `….lock` files. The
+    // mirror is outside the repository.)
     let leftovers: Vec<String> = repo
         .leftovers()
         .into_iter()
-        .filter(|l| {
-            !l.contains("/.git/patchgate/node_modules/mirror/")
-                && !l.contains("/.git/patchgate/cargo-target/")
-        })
+        .filter(|l| !l.contains("/.git/patchgate/cargo-target/"))
         .collect();
     assert_eq!(
         leftovers,
