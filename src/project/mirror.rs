@@ -146,9 +146,10 @@ pub fn cache_entry(git_dir: &Path) -> Result<PathBuf, String> {
     } else {
         &canonical
     };
+    // Readable, and never hidden (a temporary directory's name starts with a dot).
     let name: String = named
         .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
+        .map(|n| n.to_string_lossy().trim_start_matches('.').to_string())
         .unwrap_or_default()
         .chars()
         .map(|c| {
