@@ -503,15 +503,23 @@ fn judge(mut d: Done, shown: &str, maps: &Maps, patch: bool) -> (VerifyReport, S
             BaselineUse::Unavailable => String::new(),
         };
         let since = if patch { "before the patch" } else { "at HEAD" };
+        let failures = |n: usize| if n == 1 { "failure" } else { "failures" };
         let said = match &base {
             Err(why) if patch => format!(
                 "no baseline: {why}; only failures in the patched files block ({old} of {total} outside them)"
             ),
             Err(why) => format!("no baseline: {why}"),
-            Ok(_) if old == total && patch => {
-                format!("{total} failure(s) were already there {since} ({whence})")
-            }
-            Ok(_) => format!("{old} of {total} failure(s) were already there {since} ({whence})"),
+            Ok(_) if old == 0 => format!("none of the failures was there {since} ({whence})"),
+            Ok(_) if old == total && patch => format!(
+                "{total} {} {} already there {since} ({whence})",
+                failures(total),
+                if total == 1 { "was" } else { "were" }
+            ),
+            Ok(_) => format!(
+                "{old} of {total} {} {} already there {since} ({whence})",
+                failures(total),
+                if old == 1 { "was" } else { "were" }
+            ),
         };
         report.note = Some(match report.note.take() {
             Some(n) => format!("{n}; {said}"),

@@ -893,12 +893,11 @@ fn passed_with_old(report: &Value, step_name: &str, source: &str, count: usize) 
         "{entry:#}"
     );
     let note = entry["note"].as_str().unwrap_or_default();
-    assert!(
-        note.contains(&format!(
-            "{count} failure(s) were already there before the patch"
-        )),
-        "{entry:#}"
-    );
+    let said = match count {
+        1 => "1 failure was already there before the patch".to_string(),
+        n => format!("{n} failures were already there before the patch"),
+    };
+    assert!(note.contains(&said), "{entry:#}");
 }
 
 /// A Python package with mypy configured (`files`), two type errors and a failing test in
@@ -1010,7 +1009,7 @@ fn python_existing_failures_do_not_block_and_the_baseline_is_cached() {
         entry["note"]
             .as_str()
             .unwrap_or_default()
-            .contains("1 of 2 failure(s) were already there before the patch (baseline: cached)"),
+            .contains("1 of 2 failures was already there before the patch (baseline: cached)"),
         "{entry:#}"
     );
     assert_eq!(names(entry, true), ["tests/test_ops.py::test_add_numbers"]);
@@ -1044,7 +1043,7 @@ fn python_existing_failures_do_not_block_and_the_baseline_is_cached() {
         entry["note"]
             .as_str()
             .unwrap_or_default()
-            .contains("1 of 2 failure(s) were already there at HEAD"),
+            .contains("1 of 2 failures was already there at HEAD"),
         "{entry:#}"
     );
     assert_eq!(runs(&marker), 4);
@@ -1445,4 +1444,76 @@ fn mirror_matches_in_place_rust() {
             ("build", status(build_ok), build),
         ],
     );
+}
+
+#[test]
+fn mirror_matches_in_place_node_workspace_member() {
+    if !require("node") {
+        return;
+    }
+    // A member of a workspace: its tsconfig extends the root's, and its test imports a package
+    // installed (hoisted) in the root's node_modules only.
+    let repo = TestRepo::new()
+        .file(
+            "package.json",
+            "{\"name\": \"ws\", \"private\": true, \"workspaces\": [\"packages/*\"]}\n",
+        )
+        .file(
+            "tsconfig.base.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"es2022\", \
+             \"module\": \"nodenext\", \"skipLibCheck\": true}}\n",
+        )
+        .file(".gitignore", "node_modules\n")
+        .file(
+            "packages/app/package.json",
+            "{\"name\": \"app\", \"version\": \"1.0.0\", \"type\": \"module\", \
+             \"scripts\": {\"test\": \"node --test\"}}\n",
+        )
+        .file(
+            "packages/app/tsconfig.json",
+            "{\"extends\": \"../../tsconfig.base.json\", \"include\": [\"src\"]}\n",
+        )
+        .file(
+            "packages/app/src/a.ts",
+            "export function f(x) {\n  return x;\n}\n",
+        )
+        .file(
+            "packages/app/test/ts.test.js",
+            "import { test } from \"node:test\";\nimport assert from \"node:assert/strict\";\n\
+             import ts from \"typescript\";\n\n\
+             test(\"typescript is installed\", () => {\n  assert.equal(typeof ts.version, \"string\");\n});\n",
+        );
+    std::os::unix::fs::symlink(tools_node_modules(), repo.path().join("node_modules"))
+        .expect("link node_modules");
+    let repo = repo.commit();
+    let run = repo.run(&[
+        "verify",
+        "--steps",
+        "typecheck,test",
+        "packages/app",
+        "--format",
+        "json",
+    ]);
+    let report = run.json();
+    let app = repo.path().join("packages/app");
+    let tsc = tools_node_modules().join(".bin/tsc");
+    let out = Command::new(&tsc)
+        .args(["--noEmit", "--pretty", "false"])
+        .current_dir(&app)
+        .output()
+        .expect("tsc runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let in_place = patchgate::checks::parse::tsc_text(&stdout).expect("tsc output");
+    assert_eq!(in_place.len(), 1, "in place: one implicit any:\n{stdout}");
+    let entry = step(&report, "typecheck");
+    assert_eq!(entry["status"], "fail", "{entry:#}");
+    assert_eq!(failures(entry).len(), 1, "{entry:#}");
+    assert_eq!(failures(entry)[0]["name"], in_place[0].rule, "{entry:#}");
+    assert_eq!(
+        failures(entry)[0]["file"],
+        "packages/app/src/a.ts",
+        "{entry:#}"
+    );
+    let test = step(&report, "test");
+    assert_eq!(test["status"], "pass", "{test:#}");
 }
