@@ -23,7 +23,7 @@
 # passes (every error was already there); its cost with the baseline to compute (the first
 # patch on a base: mypy on the patched state and on the original; `.git/patchgate/cache/verify`
 # removed before each run) against the second patch on the same base (baseline cached: mypy
-# once), and mypy in place for scale. The mirror and mypy's cache in it stay warm throughout.
+# once), and mypy in place after the same edit for scale. The mirror and mypy's cache in it stay warm throughout.
 #
 # Environment knobs: PARTS (default "test typecheck"), RUNS (default 15 per warm command), ROUNDS
 # (default 3), COLD_RUNS (default 5), MODULES (default 20), LINES (default 150), PY_RUNS (default
@@ -309,14 +309,30 @@ EOF
 (cd "$PY" && git_quiet init -q && git_quiet add -A && git_quiet commit -q -m init)
 PY_LINES=$(cat "$PY"/pkg/*.py | wc -l)
 PY_MID=$(printf 'm%02d' $((PY_MODULES / 2)))
-# A docstring grown to five lines: every error of the module moves, and is still the same error.
-python3 - "$WORK/py.yaml" "pkg/$PY_MID.py" "\"\"\"Module $((PY_MODULES / 2)).\"\"\"" <<'EOF'
+# Two patches on the same base, each a docstring grown to five lines (every error of the module
+# moves, and is still the same error); the timed runs alternate between them, so each run is a
+# new patch on the same base (mypy in the mirror re-checks the module and the ones importing it).
+for v in a b; do
+python3 - "$WORK/py-$v.yaml" "pkg/$PY_MID.py" "\"\"\"Module $((PY_MODULES / 2)).\"\"\"" "$v" <<'EOF'
 import json, sys
-path, file, old = sys.argv[1:]
-new = old[:-3] + "\n\nHelpers for the benchmark, with errors that were\nalready there.\n\"\"\""
+path, file, old, variant = sys.argv[1:]
+new = old[:-3] + f"\n\nHelpers for the benchmark ({variant}), with errors that were\nalready there.\n\"\"\""
 json.dump({"message": "docstring", "edits": [{"file_path": file, "old_string": old, "new_string": new}]},
           open(path, "w"), indent=2)
 EOF
+done
+cp "$WORK/py-a.yaml" "$WORK/py.yaml"
+PY_TOGGLE="if cmp -s $WORK/py.yaml $WORK/py-a.yaml; then cp $WORK/py-b.yaml $WORK/py.yaml; else cp $WORK/py-a.yaml $WORK/py.yaml; fi"
+# The same edit in place, toggled before each in-place run.
+cp "$PY/pkg/$PY_MID.py" "$WORK/py-orig.py"
+python3 - "$WORK/py-a.yaml" "$WORK/py-orig.py" "$WORK/py-edited.py" <<'EOF'
+import json, sys
+e = json.load(open(sys.argv[1]))["edits"][0]
+text = open(sys.argv[2]).read()
+assert text.count(e["old_string"]) == 1
+open(sys.argv[3], "w").write(text.replace(e["old_string"], e["new_string"]))
+EOF
+PY_EDIT="if cmp -s $PY/pkg/$PY_MID.py $WORK/py-orig.py; then cp $WORK/py-edited.py $PY/pkg/$PY_MID.py; else cp $WORK/py-orig.py $PY/pkg/$PY_MID.py; fi"
 PY_CMD="$PG apply $WORK/py.yaml --verify typecheck --checks none --dry-run --format json"
 cd "$PY"
 
@@ -341,12 +357,13 @@ log "timing: $ROUNDS rounds of $PY_PER_ROUND runs per command"
 python3 -m mypy -O json >/dev/null 2>&1 || true  # mypy's cache in place, once
 for r in $(seq "$ROUNDS"); do
     hyperfine -N --style basic --runs "$PY_PER_ROUND" \
-        --prepare "rm -rf $PY/.git/patchgate/cache/verify" \
+        --prepare "bash -c 'rm -rf $PY/.git/patchgate/cache/verify; $PY_TOGGLE'" \
         --export-json "$OUT/py-first.round$r.json" -n "first patch on the base (baseline run)" "$PY_CMD"
-    hyperfine -N --style basic --warmup 1 --runs "$PY_PER_ROUND" \
+    hyperfine -N --style basic --warmup 1 --runs "$PY_PER_ROUND" --prepare "bash -c '$PY_TOGGLE'" \
         --export-json "$OUT/py-second.round$r.json" -n "second patch on the base (baseline cached)" "$PY_CMD"
-    hyperfine -N -i --style basic --warmup 1 --runs "$PY_PER_ROUND" \
-        --export-json "$OUT/py-mypy.round$r.json" -n "mypy in place" "python3 -m mypy -O json"
+    hyperfine -N -i --style basic --warmup 1 --runs "$PY_PER_ROUND" --prepare "bash -c '$PY_EDIT'" \
+        --export-json "$OUT/py-mypy.round$r.json" -n "mypy in place, after the same edit" "python3 -m mypy -O json"
+    cp "$WORK/py-orig.py" "pkg/$PY_MID.py"
     echo "round $r/$ROUNDS done"
 done
 git diff --quiet
@@ -382,14 +399,16 @@ lines.append("Command: \`patchgate apply py.yaml --verify typecheck --checks non
              "(\`python -m mypy -O json\` in the mirror). The step fails on the patched state, so it needs "
              "its baseline: on the first patch on a base, mypy runs again on the original state "
              "(\`.git/patchgate/cache/verify\` removed before each run); on the second, the baseline comes from "
-             "the cache. Both pass, every error reported as already there. The mirror and mypy's cache in it "
-             "are warm in both (the second run of an agent's session, not the first).")
+             "the cache. Both pass, every error reported as already there. The runs alternate between two such "
+             "patches (different docstrings), so each is a new patch on the same base. The mirror and mypy's "
+             "cache in it are warm in both (not an agent's first call). In place: mypy in the working tree with "
+             "the same docstring edit toggled in before each run.")
 lines.append("")
 lines.append("| command | median (s) | min – max (s) | runs | vs mypy in place |")
 lines.append("|---|---|---|---|---|")
 lines.append(row("first patch on the base (baseline run)", first))
 lines.append(row("second patch on the base (baseline cached)", second))
-lines.append(row("\`python -m mypy -O json\` in place (warm cache)", mypy))
+lines.append(row("\`python -m mypy -O json\` in place, after the same edit (warm cache)", mypy))
 lines.append("")
 lines.append(f"The cached baseline saves {first[0] - second[0]:.3f} s per patch ({second[0] / first[0]:.2f}x of the first).")
 lines.append("")
