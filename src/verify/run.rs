@@ -378,10 +378,11 @@ fn verify_project(cx: &Ctx, project: &Project, steps: &[Step]) -> Vec<VerifyRepo
             baseline::usable(c.status, &c.failures, None).map(<[Found]>::to_vec)
         };
         d.baseline = match &original_id {
-            None => Some((
-                Err("there is no HEAD commit to compare with".into()),
-                BaselineUse::Unavailable,
-            )),
+            None => {
+                // Nothing was committed: everything is new since then.
+                d.run.note = Some("no HEAD commit to compare with: every failure is new".into());
+                None
+            }
             Some(id) if *id == checked_id => Some((
                 baseline::usable(d.run.status, &d.run.failures, None).map(<[Found]>::to_vec),
                 BaselineUse::Same,

@@ -1517,3 +1517,32 @@ fn mirror_matches_in_place_node_workspace_member() {
     let test = step(&report, "test");
     assert_eq!(test["status"], "pass", "{test:#}");
 }
+
+#[test]
+fn verify_without_a_commit_counts_every_failure_as_new() {
+    if !require("python") {
+        return;
+    }
+    let repo = TestRepo::new()
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"x\"\nversion = \"0.1.0\"\n",
+        )
+        .file(
+            "tests/test_x.py",
+            "def test_x() -> None:\n    assert 1 == 2\n",
+        );
+    let run = repo.run(&["verify", "--steps", "test", ".", "--format", "json"]);
+    run.assert_code(1);
+    let report = run.json();
+    let entry = step(&report, "test");
+    assert_eq!(entry["status"], "fail", "{entry:#}");
+    assert_eq!(names(entry, true), ["tests/test_x.py::test_x"], "{entry:#}");
+    assert!(entry.get("baseline").is_none(), "{entry:#}");
+    assert!(
+        entry["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("no HEAD commit")),
+        "{entry:#}"
+    );
+}
