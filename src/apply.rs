@@ -178,11 +178,13 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     if let Some(check_opts) = &opts.checks {
         config.check_names(check_opts.only.as_deref())?;
         let files = check_files(&repo, &plan);
+        let removed = removed_files(&plan);
         let ctx = checks::run::Ctx {
             repo_root: &repo.roots.root,
             git_dir: &repo.git_dir,
             config: &config,
             opts: check_opts,
+            removed: &removed,
         };
         let outcome = checks::run::run(&ctx, &files);
         for (rel, bytes) in outcome.fixed {
@@ -390,6 +392,15 @@ fn check_files(repo: &Repo, plan: &plan::Plan) -> Vec<CheckFile> {
                 after: f.after.clone()?,
             })
         })
+        .collect()
+}
+
+/// The files the plan deletes, with their original content.
+fn removed_files(plan: &plan::Plan) -> Vec<(String, std::sync::Arc<Vec<u8>>)> {
+    plan.files
+        .iter()
+        .filter(|f| f.after.is_none())
+        .filter_map(|f| Some((f.path.clone(), f.before.clone()?)))
         .collect()
 }
 

@@ -4,6 +4,8 @@
 //! - [`patch`]: the patch file format (YAML/JSON) and its typed edits;
 //! - [`plan`]: every edit matched and applied in memory; misses diagnosed;
 //! - [`project`]: what a project is and which tools it uses (shared by the checks and verify);
+//! - [`syntax`]: the built-in parsers (tree-sitter and document parsers): syntax errors the
+//!   patch introduced, definitions and uses;
 //! - [`checks`], [`verify`]: the gate over the patched state;
 //! - [`txn`]: the verified plan written back atomically;
 //! - [`report`]: the outcome as JSON, markdown or human diagnostics;
@@ -19,6 +21,7 @@ pub mod project;
 pub mod repo;
 pub mod report;
 pub mod runner;
+pub mod syntax;
 pub mod timing;
 pub mod txn;
 pub mod verify;

@@ -10,10 +10,10 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::project::config::{Custom, OutputFormat};
 use super::finding::RawFinding;
 use super::parse;
 use super::tools::{Ran, first_lines};
+use crate::project::config::{Custom, OutputFormat};
 use crate::runner::Cmd;
 
 pub fn run(

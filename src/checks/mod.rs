@@ -13,8 +13,8 @@
 //!   directory of patchgate's.
 //!
 //! Modules: `detect` (which checkers), `config` (`.patchgate.toml`), `tools` (binaries and the
-//! stdin tools), `ruff_batch`, `node` (the eslint/prettier bridge), `package` (clippy, go vet) and
-//! `mirror`, `custom`, `parse` (each tool's output), `gate` (new vs old findings), `baseline`
+//! stdin tools), `ruff_batch`, `node` (the eslint/prettier bridge), `package` (clippy, go vet),
+//! `mirror` and `prepare` (their dependencies and toolchain), `custom`, `parse` (each tool's output), `gate` (new vs old findings), `baseline`
 //! (cached original results), `run` (scheduling with rayon, timeouts, statuses).
 
 pub mod baseline;
@@ -25,8 +25,11 @@ pub mod gate;
 pub mod node;
 pub mod package;
 pub mod parse;
+pub mod references;
 pub mod ruff_batch;
 pub mod run;
+pub mod runners;
+pub mod scratch_tree;
 pub mod select;
 pub mod tools;
 
@@ -73,14 +76,15 @@ pub struct Options {
     pub jobs: usize,
     /// `--checks LIST`: only these checkers (None = all that apply).
     pub only: Option<Vec<String>>,
-    /// Never fetch dependencies (`--offline`).
-    pub offline: bool,
     /// Show a progress bar on stderr (when it is a terminal) once checks take longer than a moment.
     pub progress: bool,
     /// Other files of the state under check whose content differs from the working tree, laid over
     /// the package mirrors too (`check --staged`: the index's version of files with unstaged
     /// changes, and untracked files as absent), so nothing unstaged leaks into the verdict.
     pub context: Vec<ContextFile>,
+    /// `--offline`: never download a package checker's dependencies (`cargo fetch`,
+    /// `go mod download`); missing ones make the checker `error` with a help.
+    pub offline: bool,
 }
 
 /// A file of the state under check (path, content; `None`: absent) that the working tree lacks.
@@ -95,9 +99,9 @@ impl Default for Options {
             timeout: None,
             jobs: 0,
             only: None,
-            offline: false,
             progress: false,
             context: Vec::new(),
+            offline: false,
         }
     }
 }
@@ -125,6 +129,9 @@ pub struct CheckReport {
     pub duration_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// What to run so the checker can run (with an `error` it could do nothing about).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
 }
 
 impl serde::Serialize for Kind {

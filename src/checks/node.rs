@@ -536,4 +536,3 @@ mod tests {
         assert_eq!(err, Some(NodeError::Missing(want.into())));
     }
 }
-

@@ -5,17 +5,21 @@
 //! are filtered to the edited files. Cargo gets a persistent target directory of patchgate's own
 //! (`<git dir>/patchgate/cargo-target`), so repeated checks are incremental and never fight the
 //! user's editor over `target/`'s lock; clippy runs are serialized, since they share it.
+//!
+//! Before either runs, `prepare` makes sure the project's dependencies are in the local cache and
+//! the toolchain is new enough; what it cannot fix is an `error` with a help, not cargo's raw line.
 
 use std::ffi::OsString;
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::project::detect::Project;
 use super::finding::RawFinding;
-use crate::project::mirror::Mirror;
 use super::parse;
 use super::tools::{Ran, first_lines};
+use crate::project::detect::Project;
+use crate::project::mirror::Mirror;
+use crate::project::prepare::{self, Diagnosis, Toolchain};
 use crate::project::tools::which;
 use crate::runner::Cmd;
 
@@ -64,6 +68,12 @@ pub fn cargo_package<T>(
         .timeout(timeout);
     let out = super::tools::ran(meta.run())?;
     if !out.success() {
+        // A manifest this cargo cannot read (a newer edition) says so in plain words.
+        if let Some(Diagnosis::Toolchain { message, help }) =
+            prepare::diagnose_cargo(&out.stderr_str())
+        {
+            return Err(Ran::Unready { message, help });
+        }
         return Err(Ran::Error(format!(
             "cargo metadata: {}",
             first_lines(&out.stderr_str())
@@ -103,6 +113,7 @@ pub fn clippy(
     project: &Project,
     overlays: &[Overlay],
     timeout: Duration,
+    offline: bool,
 ) -> Ran<Vec<RawFinding>> {
     let _serial = CARGO.lock().unwrap_or_else(|p| p.into_inner());
     let (ws_rel, name) = match cargo_package(argv, repo_root, project, timeout) {
@@ -118,6 +129,22 @@ pub fn clippy(
         if let Err(e) = mirror.overlay(git_dir, o.rel, o.content) {
             return Ran::Error(e);
         }
+    }
+    let real_dir = prepare::real_dir(repo_root, &ws_rel);
+    let prep = prepare::Package {
+        toolchain: Toolchain::Cargo,
+        argv,
+        git_dir,
+        mirror: &mirror,
+        mirror_rel: &ws_rel,
+        package_rel: &project.rel_root,
+        real_dir: &real_dir,
+        overlays,
+        offline,
+        timeout,
+    };
+    if let Err(u) = prep.ensure() {
+        return u.into();
     }
     let mut cmd = Cmd::new(argv[0].clone(), &mirror.root)
         .args(argv[1..].iter().cloned())
@@ -135,15 +162,19 @@ pub fn clippy(
         )
         .timeout(timeout);
     cmd = cmd.env("CARGO_TERM_COLOR", "never");
-    let out = match run_cmd(cmd) {
-        Ok(o) => o,
-        Err(r) => return r,
+    let out = match prep.run(|| run_cmd(cmd.clone())) {
+        Ok(Ok(o)) => o,
+        Ok(Err(r)) => return r,
+        Err(u) => return u.into(),
     };
     let findings = match parse::cargo::cargo_json(&out.stdout_str()) {
         Ok(f) => f,
         Err(e) => return Ran::Error(format!("unreadable cargo output: {e}")),
     };
     if !out.success() && findings.is_empty() {
+        if let Some(u) = prep.explain(&out.stderr_str()) {
+            return u.into();
+        }
         return Ran::Error(first_lines(&out.stderr_str()));
     }
     Ran::Done(
@@ -157,7 +188,7 @@ pub fn clippy(
     )
 }
 
-/// `golangci-lint run` when it is installed, else `go vet`, on the packages of the edited files.
+/// `golangci-lint run` when it is installed, else `go vet`, on every package of the module.
 pub fn go_lint(
     go: &[OsString],
     repo_root: &Path,
@@ -165,59 +196,61 @@ pub fn go_lint(
     project: &Project,
     overlays: &[Overlay],
     timeout: Duration,
+    offline: bool,
 ) -> Ran<Vec<RawFinding>> {
     let _serial = GO.lock().unwrap_or_else(|p| p.into_inner());
     let mirror = match Mirror::sync(repo_root, git_dir, &project.rel_root) {
         Ok(m) => m,
         Err(e) => return Ran::Error(e),
     };
-    let mut dirs: Vec<String> = Vec::new();
     for o in overlays {
         if let Err(e) = mirror.overlay(git_dir, o.rel, o.content) {
             return Ran::Error(e);
         }
-        let in_module = o
-            .rel
-            .strip_prefix(&project.rel_root)
-            .unwrap_or(o.rel)
-            .trim_start_matches('/');
-        let dir = Path::new(in_module)
-            .parent()
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let pkg = if dir.is_empty() {
-            ".".to_string()
-        } else {
-            format!("./{dir}")
-        };
-        if !dirs.contains(&pkg) {
-            dirs.push(pkg);
-        }
     }
+    // Every package of the module, not only the edited ones: a patch breaks the packages that
+    // use what it changed (a missed call site in another package), and the build cache keeps
+    // the untouched packages cheap.
+    let dirs = ["./..."];
+    let real_dir = prepare::real_dir(repo_root, &project.rel_root);
+    let prep = prepare::Package {
+        toolchain: Toolchain::Go,
+        argv: go,
+        git_dir,
+        mirror: &mirror,
+        mirror_rel: &project.rel_root,
+        package_rel: &project.rel_root,
+        real_dir: &real_dir,
+        overlays,
+        offline,
+        timeout,
+    };
+    if let Err(u) = prep.ensure() {
+        return u.into();
+    }
+    // Offline as always (a user's GOPROXY kept): `prepare` did any downloading.
     let base = |prog: OsString| {
-        Cmd::new(prog, &mirror.root)
-            .env(
-                "GOTOOLCHAIN",
-                std::env::var_os("GOTOOLCHAIN").unwrap_or_else(|| "local".into()),
-            )
-            .env(
-                "GOPROXY",
-                std::env::var_os("GOPROXY").unwrap_or_else(|| "off".into()),
-            )
-            .env(
-                "GOFLAGS",
-                std::env::var_os("GOFLAGS").unwrap_or_else(|| "-buildvcs=false".into()),
-            )
-            .timeout(timeout)
+        let cmd = prepare::go_env(Cmd::new(prog, &mirror.root), false);
+        cmd.env(
+            "GOPROXY",
+            std::env::var_os("GOPROXY").unwrap_or_else(|| "off".into()),
+        )
+        .timeout(timeout)
     };
     if let Some(golangci) = which("golangci-lint") {
         let cmd = base(golangci.into_os_string())
             .args(["run", "--output.json.path", "stdout", "--show-stats=false"])
             .args(dirs.iter());
-        let out = match run_cmd(cmd) {
-            Ok(o) => o,
-            Err(r) => return r,
+        let out = match prep.run(|| run_cmd(cmd.clone())) {
+            Ok(Ok(o)) => o,
+            Ok(Err(r)) => return r,
+            Err(u) => return u.into(),
         };
+        if !matches!(out.code, Some(0) | Some(1))
+            && let Some(u) = prep.explain(&out.stderr_str())
+        {
+            return u.into();
+        }
         return match (out.code, parse::go::golangci_json(&out.stdout_str())) {
             (Some(0) | Some(1), Ok(f)) => Ran::Done(
                 f.into_iter()
@@ -234,11 +267,18 @@ pub fn go_lint(
         .args(go[1..].iter().cloned())
         .arg("vet")
         .args(dirs.iter());
-    let out = match run_cmd(cmd) {
-        Ok(o) => o,
-        Err(r) => return r,
+    let out = match prep.run(|| run_cmd(cmd.clone())) {
+        Ok(Ok(o)) => o,
+        Ok(Err(r)) => return r,
+        Err(u) => return u.into(),
     };
     let text = out.stderr_str();
+    // Before the findings: `main.go:3:8: module lookup disabled by GOPROXY=off` looks like one.
+    if !out.success()
+        && let Some(u) = prep.explain(&text)
+    {
+        return u.into();
+    }
     let findings = match parse::go::go_vet_text(&text) {
         Ok(f) => f,
         Err(e) => return Ran::Error(format!("unreadable go vet output: {e}")),

@@ -34,6 +34,8 @@ pub struct Ctx<'a> {
     pub git_dir: &'a Path,
     pub config: &'a Config,
     pub opts: &'a Options,
+    /// Files the patch deletes, with their original content (what they defined is gone).
+    pub removed: &'a [(String, Arc<Vec<u8>>)],
 }
 
 /// A file as the checkers see it.
@@ -137,7 +139,7 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
         // The long jobs (a node start, a cargo or go build) first, in FIFO order, so every worker
         // starts on one of them and the quick per-file tools fill in around them.
         jobs.sort_by_key(|j| match j {
-            Job::Table { checker, .. } => checker.batch != Batch::Package,
+            Job::Table { checker, .. } => !matches!(checker.batch, Batch::Package),
             Job::Custom { .. } => true,
         });
         let results = std::sync::Mutex::new(Vec::with_capacity(jobs.len()));
@@ -259,20 +261,28 @@ fn jobs_for(ctx: &Ctx, items: &[(Item, Vec<Considered>)], kind: Kind) -> Vec<Job
                 });
                 continue;
             }
-            let rel_root = c
-                .project
-                .as_ref()
-                .map(|p| p.rel_root.clone())
-                .unwrap_or_default();
-            // A package is one run whatever the configuration directories; a project batch
-            // splits where files find different configurations (or hooks give other args).
+            let rel_root = match checker.batch {
+                Batch::Patch => String::new(),
+                _ => c
+                    .project
+                    .as_ref()
+                    .map(|p| p.rel_root.clone())
+                    .unwrap_or_default(),
+            };
+            // A package is one run whatever the configuration directories, the patch one run
+            // whatever the projects; a project batch splits where files find different
+            // configurations (or hooks give other args).
             let (cwd_key, args_key) = match checker.batch {
-                Batch::Package => (PathBuf::new(), Vec::new()),
+                Batch::Package | Batch::Patch => (PathBuf::new(), Vec::new()),
                 _ => (cwd.clone(), args.clone()),
+            };
+            let project = match checker.batch {
+                Batch::Patch => None,
+                _ => c.project.clone(),
             };
             batches
                 .entry((checker.name, rel_root, cwd_key, args_key))
-                .or_insert_with(|| (c.project.clone(), Vec::new()))
+                .or_insert_with(|| (project, Vec::new()))
                 .1
                 .push(item.clone());
         }
@@ -325,6 +335,7 @@ fn report(rel: &str, checker: &str, kind: Kind, status: Status, started: Instant
         diff: None,
         duration_ms: started.elapsed().as_millis() as u64,
         note: None,
+        help: None,
     }
 }
 
@@ -346,21 +357,24 @@ fn non_result<T>(
     timeout: Duration,
     started: Instant,
 ) -> CheckReport {
-    let (status, note) = match ran {
-        Ran::Done(_) => (Status::Pass, None),
-        Ran::Skipped(s) => (Status::Skipped, Some(s)),
-        Ran::Missing(s) => (Status::Missing, Some(s)),
-        Ran::Error(s) => (Status::Error, Some(s)),
+    let (status, note, help) = match ran {
+        Ran::Done(_) => (Status::Pass, None, None),
+        Ran::Skipped(s) => (Status::Skipped, Some(s), None),
+        Ran::Missing(s) => (Status::Missing, Some(s), None),
+        Ran::Error(s) => (Status::Error, Some(s), None),
+        Ran::Unready { message, help } => (Status::Error, Some(message), Some(help)),
         Ran::Timeout => (
             Status::Timeout,
             Some(format!(
                 "killed after {} s (with its child processes)",
                 timeout.as_secs_f64()
             )),
+            None,
         ),
     };
     let mut r = report(&item.rel, checker, kind, status, started);
     r.note = note;
+    r.help = help;
     r
 }
 
@@ -422,6 +436,7 @@ fn table_job(
             args,
             timeout,
             context: &ctx.opts.context,
+            removed: ctx.removed,
             baseline,
             offline: ctx.opts.offline,
         })
@@ -435,7 +450,9 @@ fn table_job(
             "internal: {} gave a verdict count that does not match its files",
             checker.name
         ))),
-        Ran::Done(Out::Package(all)) => package_verdicts(ctx, checker, items, all, &call_on, started),
+        Ran::Done(Out::Package(all)) => {
+            package_verdicts(ctx, checker, items, all, &call_on, started)
+        }
         other => fail_all(other.relay()),
     }
 }
@@ -465,7 +482,8 @@ fn files_verdicts(
             FileOut::Formatted(f) if ctx.opts.fix => {
                 let mut r = report(&item.rel, name, kind, Status::Pass, started);
                 r.diff = Some(diff_of(item, &f));
-                r.note = Some("formatted (--fix): the formatted content is what gets written".into());
+                r.note =
+                    Some("formatted (--fix): the formatted content is what gets written".into());
                 fixed.push((item.rel.clone(), f));
                 reports.push(r);
             }
@@ -480,10 +498,24 @@ fn files_verdicts(
                 reports.push(r);
             }
             FileOut::Skipped(s) => {
-                reports.push(non_result::<()>(item, name, kind, Ran::Skipped(s), timeout, started));
+                reports.push(non_result::<()>(
+                    item,
+                    name,
+                    kind,
+                    Ran::Skipped(s),
+                    timeout,
+                    started,
+                ));
             }
             FileOut::Error(e) => {
-                reports.push(non_result::<()>(item, name, kind, Ran::Error(e), timeout, started));
+                reports.push(non_result::<()>(
+                    item,
+                    name,
+                    kind,
+                    Ran::Error(e),
+                    timeout,
+                    started,
+                ));
             }
             out => pending.push((item, out)),
         }
@@ -654,7 +686,10 @@ fn package_verdicts(
     let by_file = |all: &[RawFinding], rel: &str| -> Vec<RawFinding> {
         all.iter().filter(|f| f.path == rel).cloned().collect()
     };
-    let base_all = if all.is_empty() {
+    // A built-in checker compares with the original itself: what it reports is new.
+    let base_all = if matches!(checker.uses, Uses::BuiltIn) {
+        Some(Vec::new())
+    } else if all.is_empty() {
         None
     } else {
         let inputs: Vec<Input> = items

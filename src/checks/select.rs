@@ -122,6 +122,7 @@ fn consider_one(
                         evidence,
                         config_dir,
                         args,
+                        ..
                     } => Verdict::Used {
                         evidence,
                         // A configuration above the project (a monorepo's root) is found from

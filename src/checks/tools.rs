@@ -9,21 +9,12 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::project::detect::Project;
 use super::finding::RawFinding;
 use super::parse;
+use crate::project::detect::Project;
 use crate::runner::{Cmd, Output, RunError};
 
-/// What running a tool gave.
-#[derive(Debug, Clone)]
-pub enum Ran<T> {
-    Done(T),
-    /// The tool's configuration excludes the file, or the tool does not apply to it.
-    Skipped(String),
-    Missing(String),
-    Error(String),
-    Timeout,
-}
+pub use crate::project::tools::Ran;
 
 /// A checker process's outcome as a [`Ran`]: its output, or why there is none (timed out, not
 /// installed, could not start).
@@ -49,19 +40,6 @@ fn run(argv: &[OsString], cwd: &Path, stdin: &str, timeout: Duration) -> Result<
 
 fn relay<T>(r: Ran<()>) -> Ran<T> {
     r.relay()
-}
-
-impl<T> Ran<T> {
-    /// A run without a result as a run of another type (a result here is an internal error).
-    pub fn relay<U>(self) -> Ran<U> {
-        match self {
-            Ran::Done(_) => Ran::Error("internal: no result".into()),
-            Ran::Skipped(s) => Ran::Skipped(s),
-            Ran::Missing(s) => Ran::Missing(s),
-            Ran::Error(s) => Ran::Error(s),
-            Ran::Timeout => Ran::Timeout,
-        }
-    }
 }
 
 /// The first lines of a tool's complaint, for a one-line note.

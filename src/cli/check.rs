@@ -4,11 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-
 use crate::checks::{self, CheckFile};
-use crate::project::detect;
 use crate::cli::{OutputFormat, print_error, print_report};
 use crate::error::{Error, Exit};
+use crate::project::detect;
 use crate::repo::Repo;
 use crate::report::{Report, Status};
 use crate::runner::Cmd;
@@ -207,6 +206,7 @@ pub fn run_check(
             git_dir: &repo.git_dir,
             config: &config,
             opts: &opts,
+            removed: &[],
         };
         let outcome = checks::run::run(&ctx, &files);
         let mut report = if outcome.blocked {

@@ -3,8 +3,8 @@
 //! because 2 means "an edit did not apply".
 
 mod check;
-mod detect;
 mod demo;
+mod detect;
 mod recover;
 
 use std::io::{IsTerminal, Read, Write};
@@ -127,8 +127,9 @@ struct CheckArgs {
     /// Checker jobs in parallel (default: one per core).
     #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 0)]
     jobs: usize,
-    /// Never fetch a package checker's missing dependencies (also: CARGO_NET_OFFLINE,
-    /// GOFLAGS=-mod=vendor, GOPROXY=off).
+    /// Never download dependencies for clippy / go vet (`cargo fetch`, `go mod download`);
+    /// missing ones make the checker `error` with what to run. Also implied by
+    /// CARGO_NET_OFFLINE=true (Rust) and GOPROXY=off (Go).
     #[arg(long)]
     offline: bool,
 }
@@ -208,6 +209,10 @@ struct VerifyArgs {
     /// Timeout per step, in seconds (default 600).
     #[arg(long, value_name = "SECS")]
     timeout: Option<u64>,
+    /// Never download the Rust / Go dependencies (`cargo fetch`, `go mod download`); missing ones
+    /// make the step `error` with what to run.
+    #[arg(long)]
+    offline: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
     format: OutputFormat,
@@ -291,6 +296,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
                 steps,
                 require_tools: v.require_tools,
                 timeout: v.timeout.map(std::time::Duration::from_secs),
+                offline: v.offline,
             };
             check::run_verify(
                 &v.dir.unwrap_or_else(|| PathBuf::from(".")),
@@ -334,6 +340,7 @@ fn run_apply(a: ApplyArgs) -> i32 {
                 })?,
                 require_tools: a.check.require_tools,
                 timeout: None,
+                offline: a.check.offline,
             }),
             None => None,
         };

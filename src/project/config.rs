@@ -45,7 +45,10 @@ fn builtin(name: &str) -> bool {
 
 /// Every built-in checker's name, for messages.
 fn builtin_names() -> Vec<&'static str> {
-    crate::checks::checker::TABLE.iter().map(|c| c.name).collect()
+    crate::checks::checker::TABLE
+        .iter()
+        .map(|c| c.name)
+        .collect()
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -232,8 +235,8 @@ impl Custom {
                 "[checkers.{name}] needs `globs`: which files it checks"
             ))
         })?;
-        let globs = globs(&patterns)
-            .map_err(|e| config_error(&format!("[checkers.{name}] globs: {e}")))?;
+        let globs =
+            globs(&patterns).map_err(|e| config_error(&format!("[checkers.{name}] globs: {e}")))?;
         let output = c.output.unwrap_or(OutputFormat::Json);
         if output == OutputFormat::Regex {
             let pattern = c.pattern.as_deref().ok_or_else(|| {
@@ -309,7 +312,10 @@ mod tests {
         assert!(m.is_match("src/a.ts") && m.is_match("src/b.tsx") && !m.is_match("src/x/a.ts"));
         let m = g("[ab].js");
         assert!(m.is_match("a.js") && m.is_match("x/b.js") && !m.is_match("c.js"));
-        assert!(globs(&["src/[a.py".to_string()]).is_err(), "an invalid glob is an error");
+        assert!(
+            globs(&["src/[a.py".to_string()]).is_err(),
+            "an invalid glob is an error"
+        );
     }
 
     #[test]

@@ -115,7 +115,10 @@ mod tests {
             Some("py/pkg".into())
         );
         assert_eq!(p("tools/x.py").map(|p| p.rel_root), Some(String::new()));
-        assert_eq!(p("web/src/a.ts").map(|p| p.marker), Some("package.json".into()));
+        assert_eq!(
+            p("web/src/a.ts").map(|p| p.marker),
+            Some("package.json".into())
+        );
         assert_eq!(p("rs/src/lib.rs").map(|p| p.rel_root), Some("rs".into()));
         assert_eq!(p("go/cmd/main.go").map(|p| p.rel_root), Some("go".into()));
         assert_eq!(p("web/a.go"), None, "no go.mod above it");

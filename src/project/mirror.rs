@@ -435,6 +435,16 @@ impl Mirror {
             .map_err(|e| format!("{}: {e}", self.manifest_path.display()))
     }
 
+    /// The repository paths copied from the working tree (not the files an overlay created).
+    pub fn listed(&self) -> impl Iterator<Item = &str> {
+        self.manifest.files.keys().map(String::as_str)
+    }
+
+    /// Where a repository path lives in the mirror.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.base.join(rel)
+    }
+
     /// Whether repository path `rel` is part of this mirror (the project's files and those
     /// directly in the directories above it): what an overlay for this project may touch.
     pub fn covers(&self, rel: &str) -> bool {

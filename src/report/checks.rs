@@ -48,6 +48,12 @@ pub fn human(checks: &[CheckReport], paint: &dyn Fn(bool, &str) -> String) -> St
         );
         let mut sorted: Vec<_> = r.findings.iter().collect();
         sorted.sort_by_key(|f| (!f.new, f.line, f.column));
+        // A formatter's hunks that were already there are one summary line, not a wall of text.
+        let format = r.kind == crate::checks::Kind::Format;
+        let old = r.findings.iter().filter(|f| !f.new).count();
+        if format && old > 0 && new > 0 {
+            sorted.retain(|f| f.new);
+        }
         for f in sorted {
             let _ = writeln!(
                 out,
@@ -63,28 +69,38 @@ pub fn human(checks: &[CheckReport], paint: &dyn Fn(bool, &str) -> String) -> St
                 }
             );
         }
+        if format && old > 0 && new > 0 {
+            let _ = writeln!(
+                out,
+                "      ({old} formatting hunk{} already there before the patch, not shown)",
+                if old == 1 { "" } else { "s" }
+            );
+        }
         if let Some(d) = &r.diff {
             for l in d.lines().take(40) {
                 let _ = writeln!(out, "      {l}");
             }
         }
     }
-    // Not run: one line per checker and reason, not one per file.
-    let mut not_run: Vec<(&str, Status, Option<&str>, Vec<&str>)> = Vec::new();
+    // Not run: one line per checker and reason, not one per file (and what to do, under it).
+    type Reason<'a> = (&'a str, Status, Option<&'a str>, Option<&'a str>);
+    let mut not_run: Vec<(Reason, Vec<&str>)> = Vec::new();
     for r in checks
         .iter()
         .filter(|r| matches!(r.status, Status::Missing | Status::Error | Status::Timeout))
     {
-        let key = (r.checker.as_str(), r.status, r.note.as_deref());
-        match not_run
-            .iter_mut()
-            .find(|(c, st, n, _)| (*c, *st, *n) == key)
-        {
-            Some(entry) => entry.3.push(&r.path),
-            None => not_run.push((key.0, key.1, key.2, vec![&r.path])),
+        let key = (
+            r.checker.as_str(),
+            r.status,
+            r.note.as_deref(),
+            r.help.as_deref(),
+        );
+        match not_run.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1.push(&r.path),
+            None => not_run.push((key, vec![&r.path])),
         }
     }
-    for (checker, status, note, paths) in not_run {
+    for ((checker, status, note, help), paths) in not_run {
         let on = if paths.len() == 1 {
             paths[0].to_string()
         } else {
@@ -96,6 +112,9 @@ pub fn human(checks: &[CheckReport], paint: &dyn Fn(bool, &str) -> String) -> St
             status_word(status),
             note.map(|n| format!(" ({n})")).unwrap_or_default()
         );
+        if let Some(h) = help {
+            let _ = writeln!(out, "      help: {h}");
+        }
     }
     let passed: Vec<_> = checks.iter().filter(|r| r.status == Status::Pass).collect();
     let old_only = passed.iter().filter(|r| !r.findings.is_empty()).count();
@@ -173,6 +192,9 @@ pub fn markdown(checks: &[CheckReport]) -> String {
                     .map(|n| format!(" ({n})"))
                     .unwrap_or_default()
             );
+            if let Some(h) = &r.help {
+                let _ = writeln!(out, "  - help: {h}");
+            }
         }
         out.push('\n');
     }
@@ -299,6 +321,7 @@ mod tests {
             diff: None,
             duration_ms: 0,
             note: Some("ruff not found on PATH".into()),
+            help: None,
         }
     }
 
@@ -319,5 +342,33 @@ mod tests {
             "{text}"
         );
         assert_eq!(text.matches("! ").count(), 2, "{text}");
+    }
+
+    #[test]
+    fn a_help_is_shown_under_its_note() {
+        let unready = |path: &str| CheckReport {
+            status: Status::Error,
+            note: Some("dependencies not downloaded (offline)".into()),
+            help: Some("run `cargo fetch` in /p, or unset CARGO_NET_OFFLINE".into()),
+            checker: "clippy".into(),
+            ..missing(path, "clippy")
+        };
+        let reports = [unready("src/a.rs"), unready("src/b.rs")];
+        let text = human(&reports, &|_, l| l.to_string());
+        assert!(
+            text.contains(
+                "  ! clippy: error on 2 files (dependencies not downloaded (offline))\n      \
+                 help: run `cargo fetch` in /p, or unset CARGO_NET_OFFLINE\n"
+            ),
+            "{text}"
+        );
+        let md = markdown(&reports);
+        assert!(
+            md.contains(
+                "- `src/a.rs` clippy: error (dependencies not downloaded (offline))\n  - help: \
+                 run `cargo fetch` in /p, or unset CARGO_NET_OFFLINE\n"
+            ),
+            "{md}"
+        );
     }
 }

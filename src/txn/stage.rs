@@ -7,7 +7,7 @@
 //! trees and commits libgit2 writes are not (a power loss may lose them, never a crash).
 //!
 //! No checkout happens here: the checkers that need files on disk get them from patchgate's
-//! worktree of the project (`checks::mirror`, under `.git/patchgate/node_modules/mirror/`), materialised only
+//! worktree of the project (`project::mirror`), materialised only
 //! when such a checker runs and kept between runs; the others read the patched content from
 //! memory. A `git worktree add` per run would be O(repository): 1.0–1.4 s for 50,000 files here
 //! (BENCHMARKS.md (d)), 6–59 s for 100,000 (PRIOR-ART.md), and as long again to remove.

@@ -15,6 +15,7 @@ use super::Failure;
 use super::parse;
 use super::plan::{Parser, Plan};
 use super::run::{Status, Step};
+use crate::project::prepare;
 use crate::runner::{Cmd, RunError};
 
 /// Where a failure came from, for the comparison with the baseline.
@@ -44,6 +45,8 @@ pub struct StepRun {
     /// stdout and stderr, for the hints (empty when the step did not finish).
     pub text: String,
     pub note: Option<String>,
+    /// What to run, when the step could not run for the toolchain's or the caches' sake.
+    pub help: Option<String>,
     pub duration_ms: u64,
 }
 
@@ -56,8 +59,16 @@ pub struct Layout<'a> {
     pub mirror_rel: &'a str,
 }
 
-/// Runs `plan` in the project's mirror directory.
-pub fn execute(plan: &Plan, step: Step, at: &Layout, timeout: Duration) -> StepRun {
+/// Runs `plan` in the project's mirror directory; a Rust or Go package goes through `prep`
+/// (dependencies fetched once more if the cache lost them; the toolchain's own failures, not
+/// the code's, said in plain words as an `error`).
+pub fn execute(
+    plan: &Plan,
+    step: Step,
+    at: &Layout,
+    prep: Option<&prepare::Package>,
+    timeout: Duration,
+) -> StepRun {
     let started = std::time::Instant::now();
     let mut cmd = Cmd::new(plan.argv[0].clone(), at.project_dir)
         .args(plan.argv[1..].iter().cloned())
@@ -74,9 +85,33 @@ pub fn execute(plan: &Plan, step: Step, at: &Layout, timeout: Duration) -> StepR
         failures: Vec::new(),
         text: String::new(),
         note: None,
+        help: None,
         duration_ms: 0,
     };
-    match cmd.run() {
+    let ran = match prep {
+        Some(p) => p.run(|| cmd.run()).and_then(|r| match r {
+            Ok(o) if !o.success() && !o.timed_out => match p.explain(&o.stderr_str()) {
+                Some(u) => Err(u),
+                None => Ok(Ok(o)),
+            },
+            r => Ok(r),
+        }),
+        None => Ok(cmd.run()),
+    };
+    let result = match ran {
+        Ok(r) => r,
+        Err(u) => {
+            run.status = Status::Error;
+            run.note = Some(u.message);
+            run.help = Some(u.help);
+            if let Some(junit) = &plan.junit {
+                let _ = std::fs::remove_file(junit);
+            }
+            run.duration_ms = started.elapsed().as_millis() as u64;
+            return run;
+        }
+    };
+    match result {
         Err(RunError::NotFound(p)) => {
             run.status = Status::Missing;
             run.note = Some(format!("{} not found on PATH", p.to_string_lossy()));

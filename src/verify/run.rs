@@ -8,6 +8,9 @@
 //!   clippy), so a second `cargo test` after a one-line patch rebuilds one crate, not the world;
 //!   the user's `~/.cargo` registry is used as is, `--offline`;
 //! - Go: the user's module and build caches (GOMODCACHE, GOCACHE) as they are, `GOPROXY=off`;
+//! - Rust and Go: dependencies missing from those caches are fetched first, unless offline, and a
+//!   toolchain too old for the project is an `error` with a hint, not a build failure
+//!   (`project::prepare`);
 //! - Node: the project's `node_modules` (and those of the directories above it, up to the
 //!   repository root: a workspace's hoisted install) linked into the mirror; the package
 //!   manager chosen from the lockfile;
@@ -33,6 +36,7 @@
 //!   at HEAD (`new: false`), and the note how many were. With nothing uncommitted in the
 //!   project the run is its own baseline, and its result is cached for the next `apply`.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -48,6 +52,7 @@ use crate::checks::tools::Ran;
 use crate::project::config::Config;
 use crate::project::detect::{Lang, Project};
 use crate::project::mirror::Mirror;
+use crate::project::prepare::{self, Toolchain};
 use crate::project::tools::program;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -133,6 +138,8 @@ pub struct Options {
     pub require_tools: bool,
     /// Per step; default 10 minutes (or `[verify] timeout`).
     pub timeout: Option<Duration>,
+    /// Never download dependencies (`--offline`).
+    pub offline: bool,
 }
 
 pub use crate::project::mirror::Overlay;
@@ -184,6 +191,7 @@ pub fn run(
         config,
         subject,
         timeout,
+        offline: opts.offline,
     };
     let mut reports = Vec::new();
     for p in projects {
@@ -205,6 +213,7 @@ struct Ctx<'a> {
     config: &'a Config,
     subject: Subject<'a>,
     timeout: Duration,
+    offline: bool,
 }
 
 /// A step run on the verified state, and what its judgement needs.
@@ -246,22 +255,38 @@ fn verify_project(cx: &Ctx, project: &Project, steps: &[Step]) -> Vec<VerifyRepo
             })
             .collect()
     };
+    let unready_all = |u: prepare::Unready| -> Vec<VerifyReport> {
+        let mut all = fail_all(Status::Error, u.message);
+        for r in &mut all {
+            r.hints.push(u.help.clone());
+        }
+        all
+    };
     // Rust mirrors the whole workspace; everything else the project directory.
+    let mut toolchain: Option<(Toolchain, Vec<OsString>)> = None;
     let (mirror_rel, cargo_pkg) = if project.lang == Lang::Rust {
         let cargo = match program(cx.config, "cargo", "cargo", &project.root, cx.repo_root) {
             Ok(a) => a,
             Err(m) => return fail_all(Status::Missing, m),
         };
-        match cargo_package::<()>(&cargo, cx.repo_root, project, cx.timeout) {
+        let found = match cargo_package::<()>(&cargo, cx.repo_root, project, cx.timeout) {
             Ok((ws, name)) => (ws, Some(name)),
             Err(Ran::Missing(m)) => return fail_all(Status::Missing, m),
             Err(Ran::Timeout) => {
                 return fail_all(Status::Timeout, "cargo metadata timed out".into());
             }
             Err(Ran::Skipped(m)) | Err(Ran::Error(m)) => return fail_all(Status::Error, m),
+            Err(Ran::Unready { message, help }) => {
+                return unready_all(prepare::Unready { message, help });
+            }
             Err(Ran::Done(())) => return Vec::new(),
-        }
+        };
+        toolchain = Some((Toolchain::Cargo, cargo));
+        found
     } else {
+        if project.lang == Lang::Go {
+            toolchain = Some((Toolchain::Go, vec![OsString::from("go")]));
+        }
         (project.rel_root.clone(), None)
     };
     let _serial = match project.lang {
@@ -326,6 +351,26 @@ fn verify_project(cx: &Ctx, project: &Project, steps: &[Step]) -> Vec<VerifyRepo
     };
     let key =
         |state: &str, step: Step, plan: &Plan| cache::key(state, project, cx.repo_root, step, plan);
+    // Rust and Go: the dependencies in the caches, a toolchain new enough (for each state: a
+    // patched Cargo.toml or go.mod may need others).
+    let real_dir = prepare::real_dir(cx.repo_root, &mirror_rel);
+    let prep = toolchain.as_ref().map(|(t, argv)| prepare::Package {
+        toolchain: *t,
+        argv,
+        git_dir: cx.git_dir,
+        mirror: &mirror,
+        mirror_rel: &mirror_rel,
+        package_rel: &project.rel_root,
+        real_dir: &real_dir,
+        overlays: &checked,
+        offline: cx.offline,
+        timeout: cx.timeout,
+    });
+    if let Some(p) = &prep
+        && let Err(u) = p.ensure()
+    {
+        return unready_all(u);
+    }
 
     // 1. Every step on the verified state.
     let mut out = Vec::new();
@@ -357,7 +402,7 @@ fn verify_project(cx: &Ctx, project: &Project, steps: &[Step]) -> Vec<VerifyRepo
                 continue;
             }
         };
-        let run = execute(&plan, step, &layout, cx.timeout);
+        let run = execute(&plan, step, &layout, prep.as_ref(), cx.timeout);
         cache::put(cx.git_dir, &key(&checked_id, step, &plan), &run);
         done.push(Done {
             step,
@@ -399,16 +444,35 @@ fn verify_project(cx: &Ctx, project: &Project, steps: &[Step]) -> Vec<VerifyRepo
     let switched = !to_run.is_empty();
     if let (true, Some(id), Some(original)) = (switched, &original_id, &original) {
         // The mirror re-synced undoes the patch; `verify` lays HEAD's content over it.
-        let back = sync().and_then(|m| lay(&m, cx, original));
+        let back = sync().and_then(|m| lay(&m, cx, original).map(|()| m));
+        let back_prep = match (&back, &toolchain) {
+            (Ok(m), Some((t, argv))) => Some(prepare::Package {
+                toolchain: *t,
+                argv,
+                git_dir: cx.git_dir,
+                mirror: m,
+                mirror_rel: &mirror_rel,
+                package_rel: &project.rel_root,
+                real_dir: &real_dir,
+                overlays: original,
+                offline: cx.offline,
+                timeout: cx.timeout,
+            }),
+            _ => None,
+        };
+        let ready = match &back_prep {
+            Some(p) => p.ensure().map_err(|u| u.message),
+            None => back.as_ref().map(|_| ()).map_err(Clone::clone),
+        };
         for i in to_run {
             let d = &mut done[i];
-            d.baseline = Some(match &back {
+            d.baseline = Some(match &ready {
                 Err(e) => (
-                    Err(format!("the original state could not be mirrored: {e}")),
+                    Err(format!("the original state could not be prepared: {e}")),
                     BaselineUse::Unavailable,
                 ),
                 Ok(()) => {
-                    let base = execute(&d.plan, d.step, &layout, cx.timeout);
+                    let base = execute(&d.plan, d.step, &layout, back_prep.as_ref(), cx.timeout);
                     cache::put(cx.git_dir, &key(id, d.step, &d.plan), &base);
                     d.baseline_ms = base.duration_ms;
                     (
@@ -484,6 +548,7 @@ fn judge(mut d: Done, shown: &str, maps: &Maps, patch: bool) -> (VerifyReport, S
         note: d.run.note.take(),
         baseline: None,
     };
+    report.hints.extend(d.run.help.take());
     if d.run.status == Status::Timeout {
         report
             .hints

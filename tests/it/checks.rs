@@ -20,7 +20,7 @@ use crate::harness::{BIN, Run, TestRepo, assert_subset, on_path, tools_node_modu
 
 /// Whether `tool` (a program, `clippy`, or a node package of the pinned tools) is available. When
 /// it is not: in CI the test fails; locally it prints a loud `SKIPPED: <why>` and the test returns.
-fn require(tool: &str) -> bool {
+pub(crate) fn require(tool: &str) -> bool {
     let missing = match tool {
         "eslint" | "prettier" | "@eslint/js" => {
             let pkg = tools_node_modules().join(tool).join("package.json");
@@ -64,7 +64,7 @@ fn require(tool: &str) -> bool {
     false
 }
 
-fn require_all(tools: &[&str]) -> bool {
+pub(crate) fn require_all(tools: &[&str]) -> bool {
     tools.iter().all(|t| require(t))
 }
 
@@ -72,13 +72,13 @@ fn require_all(tools: &[&str]) -> bool {
 // Running patchgate and reading its report
 
 /// A one-edit patch, as JSON (no YAML quoting to get wrong around tabs, quotes and `%`).
-fn patch(file: &str, old: &str, new: &str) -> String {
+pub(crate) fn patch(file: &str, old: &str, new: &str) -> String {
     json!({"edits": [{"file_path": file, "old_string": old, "new_string": new}]}).to_string()
 }
 
 /// The `checks[]` entry of `checker` on `path`.
 #[track_caller]
-fn check<'a>(report: &'a Value, path: &str, checker: &str) -> &'a Value {
+pub(crate) fn check<'a>(report: &'a Value, path: &str, checker: &str) -> &'a Value {
     report["checks"]
         .as_array()
         .and_then(|cs| {
@@ -89,7 +89,7 @@ fn check<'a>(report: &'a Value, path: &str, checker: &str) -> &'a Value {
 }
 
 #[track_caller]
-fn findings(c: &Value) -> &Vec<Value> {
+pub(crate) fn findings(c: &Value) -> &Vec<Value> {
     c["findings"]
         .as_array()
         .unwrap_or_else(|| panic!("no findings array in {c:#}"))
@@ -150,7 +150,12 @@ fn run_bounded(dir: &Path, args: &[&OsStr], path_var: Option<&OsStr>, limit: Dur
 }
 
 /// `patchgate apply <patch> --format json ARGS` with `PATH` replaced.
-fn apply_with_path(repo: &TestRepo, patch: &str, args: &[&str], path_var: &OsStr) -> Run {
+pub(crate) fn apply_with_path(
+    repo: &TestRepo,
+    patch: &str,
+    args: &[&str],
+    path_var: &OsStr,
+) -> Run {
     let pfile = tempfile::NamedTempFile::new().expect("patch file");
     std::fs::write(pfile.path(), patch).expect("write patch");
     let mut all: Vec<&OsStr> = vec![
@@ -787,10 +792,16 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
             .push(c["checker"].as_str().expect("checker").to_string());
     }
     let want: std::collections::BTreeMap<String, Vec<String>> = [
-        ("go/main.go", ["gofmt", "go-lint"]),
-        ("py/app.py", ["ruff-format", "ruff"]),
-        ("rs/src/lib.rs", ["rustfmt", "clippy"]),
-        ("web/src/app.js", ["prettier", "eslint"]),
+        ("go/main.go", ["gofmt", "go-lint", "references", "syntax"]),
+        ("py/app.py", ["ruff-format", "references", "ruff", "syntax"]),
+        (
+            "rs/src/lib.rs",
+            ["rustfmt", "clippy", "references", "syntax"],
+        ),
+        (
+            "web/src/app.js",
+            ["prettier", "eslint", "references", "syntax"],
+        ),
     ]
     .into_iter()
     .map(|(p, cs)| (p.to_string(), cs.map(String::from).to_vec()))
@@ -802,26 +813,66 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
     let got = detect.json();
     let mut entries: Vec<&Value> = got.as_array().expect("a list").iter().collect();
     entries.sort_by_key(|e| e["lang"].as_str().unwrap_or("").to_string());
-    let tools = |names: [&str; 2]| json!(names.map(|n| json!({"name": n, "available": true})));
-    let expect = |lang: &str, dir: &str, marker: &str, checkers: [&str; 2]| {
+    let expect = |lang: &str, dir: &str, marker: &str, checkers: [&str; 4]| {
         json!({
             "lang": lang,
             "project": {"lang": lang, "rel_root": dir, "marker": marker},
             "checkers": checkers,
             "reason": format!("{lang} file in the project at {dir}/ (found {marker})"),
-            "tools": tools(checkers),
         })
     };
     assert_subset(
         &json!(entries),
         &json!([
-            expect("go", "go", "go.mod", ["gofmt", "go-lint"]),
-            expect("node", "web", "package.json", ["prettier", "eslint"]),
-            expect("python", "py", "pyproject.toml", ["ruff-format", "ruff"]),
-            expect("rust", "rs", "Cargo.toml", ["rustfmt", "clippy"]),
+            expect(
+                "go",
+                "go",
+                "go.mod",
+                ["syntax", "references", "gofmt", "go-lint"]
+            ),
+            expect(
+                "node",
+                "web",
+                "package.json",
+                ["syntax", "references", "prettier", "eslint"]
+            ),
+            expect(
+                "python",
+                "py",
+                "pyproject.toml",
+                ["syntax", "references", "ruff-format", "ruff"]
+            ),
+            expect(
+                "rust",
+                "rs",
+                "Cargo.toml",
+                ["syntax", "references", "rustfmt", "clippy"]
+            ),
         ]),
         "detect",
     );
+    // Every checker considered is listed: used ones with their program found, the others with
+    // the reason they are not used.
+    for e in &entries {
+        for c in e["considered"].as_array().expect("considered") {
+            match c["verdict"].as_str() {
+                Some("used") => assert_eq!(c["available"], true, "{c:#}"),
+                Some("not_used") => {
+                    assert!(c["why"].as_str().is_some_and(|w| !w.is_empty()), "{c:#}")
+                }
+                _ => panic!("no verdict: {c:#}"),
+            }
+        }
+    }
+    let python = entries
+        .iter()
+        .find(|e| e["lang"] == "python")
+        .expect("python");
+    let black = python["considered"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["name"] == "black"))
+        .expect("black considered");
+    assert_eq!(black["verdict"], "not_used", "{black:#}");
     for e in &entries {
         let path = e["path"].as_str().expect("path");
         let dir = e["project"]["rel_root"].as_str().expect("rel_root");
@@ -834,11 +885,14 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
         .iter()
         .find(|e| e["lang"] == "node")
         .expect("node entry");
-    for t in node["tools"].as_array().expect("tools") {
-        let detail = t["detail"].as_str().unwrap_or("");
+    for t in node["considered"].as_array().expect("considered") {
         let name = t["name"].as_str().unwrap_or("");
+        if !["prettier", "eslint"].contains(&name) {
+            continue;
+        }
+        let detail = t["detail"].as_str().unwrap_or("");
         assert!(
-            detail.starts_with("module ") && detail.ends_with(&format!("/web/node_modules/{name}")),
+            detail.ends_with(&format!("/web/node_modules/{name}")),
             "{t:#}"
         );
     }
@@ -847,7 +901,7 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
     one.assert_code(0);
     assert_subset(
         &one.json(),
-        &json!([{"path": "rs/src/lib.rs", "lang": "rust", "checkers": ["rustfmt", "clippy"]}]),
+        &json!([{"path": "rs/src/lib.rs", "lang": "rust", "checkers": ["syntax", "references", "rustfmt", "clippy"]}]),
         "detect one file",
     );
 }

@@ -30,6 +30,7 @@ fn run(call: &Call) -> Ran<Out> {
         project,
         &overlays,
         call.timeout,
+        call.offline,
     ) {
         Ran::Done(f) => Ran::Done(Out::Package(f)),
         other => other.relay(),

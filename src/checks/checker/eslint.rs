@@ -10,27 +10,36 @@ use crate::project::config::Kind;
 use crate::project::detect::Lang;
 use crate::project::evidence::Signals;
 
+/// eslint's configuration files, flat (`eslint.config.*`) and legacy (`.eslintrc*`).
+pub const CONFIGS: &[&str] = &[
+    "eslint.config.js",
+    "eslint.config.mjs",
+    "eslint.config.cjs",
+    "eslint.config.ts",
+    "eslint.config.mts",
+    "eslint.config.cts",
+    ".eslintrc.js",
+    ".eslintrc.cjs",
+    ".eslintrc.yaml",
+    ".eslintrc.yml",
+    ".eslintrc.json",
+    ".eslintrc",
+];
+
 pub static SIGNALS: Signals = Signals {
-    config_files: &[
-        "eslint.config.js",
-        "eslint.config.mjs",
-        "eslint.config.cjs",
-        "eslint.config.ts",
-        "eslint.config.mts",
-        "eslint.config.cts",
-        ".eslintrc",
-        ".eslintrc.js",
-        ".eslintrc.cjs",
-        ".eslintrc.json",
-        ".eslintrc.yml",
-        ".eslintrc.yaml",
-    ],
+    name: "eslint",
+    config_files: CONFIGS,
     package_json_keys: &["eslintConfig"],
-    pyproject_tables: &[],
-    ini_sections: &[],
     commands: &["eslint"],
     precommit_ids: &["eslint"],
-    dependencies: &["eslint"],
+    dependencies: &[
+        "eslint",
+        "@eslint/js",
+        "typescript-eslint",
+        "eslint-config-*",
+        "eslint-plugin-*",
+    ],
+    ..Signals::NONE
 };
 
 pub static CHECKER: Checker = Checker {
@@ -45,4 +54,13 @@ pub static CHECKER: Checker = Checker {
 
 fn run(call: &Call) -> Ran<Out> {
     node::run_checker(NodeTool::Eslint, call)
+}
+
+/// Is this config file (a path or a name) an eslint legacy (eslintrc) config? Such a project
+/// needs its own eslint (eslint ≥ 9 refuses eslintrc), which `locate` finds first.
+pub fn is_eslint_legacy(config: &std::path::Path) -> bool {
+    config
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(".eslintrc"))
 }

@@ -1,5 +1,6 @@
-//! `go vet` (or `golangci-lint run` where installed): every Go module's linter, over the packages
-//! of the edited files in the mirror, findings anywhere in them.
+//! `go vet` (or `golangci-lint run` where installed): every Go module's linter, over every
+//! package of the module in the mirror, findings anywhere in them (a missed call site in another
+//! package is a new finding there).
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
 use crate::checks::package;
@@ -30,6 +31,7 @@ fn run(call: &Call) -> Ran<Out> {
         project,
         &overlays,
         call.timeout,
+        call.offline,
     ) {
         Ran::Done(f) => Ran::Done(Out::Package(f)),
         other => other.relay(),

@@ -22,22 +22,37 @@ use crate::project::config::{Config, Kind};
 use crate::project::detect::{Lang, Project};
 use crate::project::evidence::{Evidence, Signals, Use};
 
+pub mod biome_format;
+pub mod biome_lint;
+pub mod black;
 pub mod clippy;
 pub mod eslint;
+pub mod flake8;
 pub mod go_lint;
 pub mod gofmt;
+pub mod oxlint;
 pub mod prettier;
+pub mod references;
 pub mod ruff;
 pub mod ruff_format;
 pub mod rustfmt;
+pub mod syntax;
 pub mod xo;
 
 /// Every built-in checker. Order is the order of `detect`'s listing within a language.
 pub static TABLE: &[&Checker] = &[
+    &syntax::CHECKER,
+    &references::CHECKER,
     &ruff_format::CHECKER,
+    &black::CHECKER,
     &ruff::CHECKER,
+    &flake8::CHECKER,
     &prettier::CHECKER,
+    &biome_format::CHECKER,
     &eslint::CHECKER,
+    &xo::CHECKER,
+    &biome_lint::CHECKER,
+    &oxlint::CHECKER,
     &rustfmt::CHECKER,
     &clippy::CHECKER,
     &gofmt::CHECKER,
@@ -92,6 +107,8 @@ pub enum Batch {
     Project,
     /// One run over the whole package, in the mirror; findings anywhere in it.
     Package,
+    /// One run over every file of the patch it applies to; findings anywhere.
+    Patch,
 }
 
 /// What locating a program needs.
@@ -150,6 +167,8 @@ pub struct Call<'a> {
     pub timeout: Duration,
     /// Other files whose state differs from the working tree (package checkers lay them over).
     pub context: &'a [ContextFile],
+    /// Files the patch deletes, with their original content.
+    pub removed: &'a [(String, std::sync::Arc<Vec<u8>>)],
     /// This run checks the original content (the baseline).
     pub baseline: bool,
     /// Work offline: never fetch dependencies.
@@ -195,6 +214,7 @@ pub fn each_file(call: &Call, one: impl Fn(&Input) -> Ran<FileOut>) -> Ran<Out> 
             Ran::Skipped(s) => outs.push(FileOut::Skipped(s)),
             Ran::Error(e) => outs.push(FileOut::Error(e)),
             Ran::Missing(m) => return Ran::Missing(m),
+            Ran::Unready { message, help } => return Ran::Unready { message, help },
             Ran::Timeout => return Ran::Timeout,
         }
     }

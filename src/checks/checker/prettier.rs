@@ -11,32 +11,32 @@ use crate::project::detect::Lang;
 use crate::project::evidence::Signals;
 
 pub static SIGNALS: Signals = Signals {
+    name: "prettier",
     config_files: &[
         ".prettierrc",
         ".prettierrc.json",
-        ".prettierrc.json5",
         ".prettierrc.yaml",
         ".prettierrc.yml",
+        ".prettierrc.json5",
         ".prettierrc.toml",
         ".prettierrc.js",
-        ".prettierrc.cjs",
         ".prettierrc.mjs",
+        ".prettierrc.cjs",
         ".prettierrc.ts",
-        ".prettierrc.cts",
         ".prettierrc.mts",
+        ".prettierrc.cts",
         "prettier.config.js",
-        "prettier.config.cjs",
         "prettier.config.mjs",
+        "prettier.config.cjs",
         "prettier.config.ts",
-        "prettier.config.cts",
         "prettier.config.mts",
+        "prettier.config.cts",
     ],
     package_json_keys: &["prettier"],
-    pyproject_tables: &[],
-    ini_sections: &[],
     commands: &["prettier"],
     precommit_ids: &["prettier"],
     dependencies: &["prettier"],
+    ..Signals::NONE
 };
 
 pub static CHECKER: Checker = Checker {

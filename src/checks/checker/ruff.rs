@@ -14,13 +14,13 @@ use crate::project::detect::Lang;
 use crate::project::evidence::Signals;
 
 pub static SIGNALS: Signals = Signals {
+    name: "ruff",
     config_files: &["ruff.toml", ".ruff.toml"],
-    package_json_keys: &[],
-    pyproject_tables: &["tool.ruff"],
-    ini_sections: &[],
-    commands: &["ruff check", "ruff"],
+    pyproject_tables: &["tool.ruff", "tool.ruff.lint"],
+    commands: &["ruff check"],
     precommit_ids: &["ruff", "ruff-check"],
     dependencies: &["ruff"],
+    ..Signals::NONE
 };
 
 pub static CHECKER: Checker = Checker {
@@ -57,7 +57,7 @@ pub(super) fn batch(call: &Call, lint: bool) -> Ran<Out> {
         Ran::Missing(m) => Ran::Missing(m),
         Ran::Timeout => Ran::Timeout,
         // A configuration this batch could not reproduce: one stdin run per file.
-        Ran::Skipped(_) | Ran::Error(_) => per_file(call, lint),
+        Ran::Skipped(_) | Ran::Error(_) | Ran::Unready { .. } => per_file(call, lint),
     }
 }
 

@@ -1,5 +1,6 @@
 //! `ruff format`: Python's formatter where the project asks for it (`[tool.ruff.format]`, a
-//! `ruff format` script or pre-commit hook); `[tool.ruff]` alone configures the linter only.
+//! `[format]` table in `ruff.toml`, a `ruff format` script or pre-commit hook); `[tool.ruff]`
+//! alone configures the linter only.
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
 use crate::checks::tools::Ran;
@@ -8,13 +9,13 @@ use crate::project::detect::Lang;
 use crate::project::evidence::Signals;
 
 pub static SIGNALS: Signals = Signals {
-    config_files: &[],
-    package_json_keys: &[],
+    name: "ruff format",
     pyproject_tables: &["tool.ruff.format"],
-    ini_sections: &[],
+    toml_tables: &[("ruff.toml", "format"), (".ruff.toml", "format")],
     commands: &["ruff format"],
     precommit_ids: &["ruff-format"],
     dependencies: &["ruff"],
+    ..Signals::NONE
 };
 
 pub static CHECKER: Checker = Checker {

@@ -5,15 +5,21 @@
 //! garbage or truncated output is a [`ParseError`] with a short reason, never a panic. Paths are
 //! kept in the tool's own spelling; mapping them back to repository paths is the caller's job.
 
+pub mod biome;
 pub mod cargo;
 pub mod eslint;
+pub mod flake8;
 pub mod go;
 pub mod json;
 pub mod mypy;
+pub mod oxlint;
+#[cfg(test)]
+mod recordings;
 pub mod regex;
 pub mod ruff;
 pub mod sarif;
 pub mod tsc;
+pub mod xo;
 
 pub use self::cargo::cargo_json;
 pub use self::eslint::eslint_json;

@@ -183,6 +183,7 @@ mod tests {
             }],
             text: String::new(),
             note: None,
+            help: None,
             duration_ms: 1,
         }
     }

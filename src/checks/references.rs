@@ -1,0 +1,274 @@
+//! Dangling references, built in: a definition the patch removes or renames whose old name is
+//! still used elsewhere (the missed call site of a rename, the most common multi-file refactoring
+//! mistake), found with the built-in parsers, no tool needed.
+//!
+//! How:
+//! 1. Definitions (function, method, class, struct, enum, trait, interface, type alias, constant)
+//!    of each changed file before and after the patch, and of each deleted file before: a name
+//!    defined before and not after is a candidate.
+//! 2. One pass over the repository's files (tracked, and untracked but not ignored) of the same
+//!    language family (the patched content where the patch changes a file) with a multi-pattern
+//!    search for the candidates as whole words; only files that contain one are parsed.
+//! 3. A candidate counts only if it had exactly one definition in the project before and has
+//!    none after (a name defined elsewhere too is not dangling), and, for a method, only if its
+//!    name is a compound one (`parse_config`, `getUser`): a method called `get` or `append` shares
+//!    its name with library methods whose calls look the same, and nothing here knows types.
+//! 4. Every use of a counted name as an identifier (not in a comment or a string) in a file the
+//!    patch did not change, or in a changed file on a line the patch did not write, is a finding.
+//!
+//! Invariant: it never reports a name the original state did not define exactly once, so a
+//! correct rename (every use updated) passes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use aho_corasick::AhoCorasick;
+
+use super::checker::Input;
+use super::finding::{RawFinding, Severity};
+use super::gate::LineMap;
+use crate::runner::Cmd;
+use crate::syntax::Language;
+use crate::syntax::symbols::{self, DefKind, Definition};
+
+/// Which files can use a name defined in a file of `lang`.
+fn family(lang: Language) -> u8 {
+    match lang {
+        Language::Python => 1,
+        Language::JavaScript | Language::TypeScript | Language::Tsx => 2,
+        Language::Rust => 3,
+        Language::Go => 4,
+        _ => 0,
+    }
+}
+
+/// Whether the references check looks at this file.
+pub fn applies(rel: &str) -> bool {
+    Language::from_path(rel).is_some_and(|l| family(l) != 0)
+}
+
+/// A removed definition: its name, where it was, and its language family.
+struct Gone {
+    name: String,
+    family: u8,
+    from: String,
+    line: usize,
+}
+
+/// The dangling uses the patch leaves: findings with repository-relative paths.
+pub fn check(
+    repo_root: &Path,
+    files: &[Input],
+    removed: &[(String, std::sync::Arc<Vec<u8>>)],
+) -> Result<Vec<RawFinding>, String> {
+    let gone = removed_definitions(files, removed);
+    if gone.is_empty() {
+        return Ok(Vec::new());
+    }
+    let changed: BTreeMap<&str, &Input> = files.iter().map(|i| (i.rel, i)).collect();
+    let deleted: BTreeSet<&str> = removed.iter().map(|(r, _)| r.as_str()).collect();
+    let names: Vec<&str> = gone.iter().map(|g| g.name.as_str()).collect();
+    let families: BTreeSet<u8> = gone.iter().map(|g| g.family).collect();
+    let ac = AhoCorasick::new(&names).map_err(|e| e.to_string())?;
+
+    // The state after the patch, for every tracked file of the families that has a candidate.
+    let mut hits: Vec<(String, String, Language)> = Vec::new();
+    for rel in tracked(repo_root)? {
+        if deleted.contains(rel.as_str()) {
+            continue;
+        }
+        let Some(lang) = Language::from_path(&rel).filter(|l| families.contains(&family(*l)))
+        else {
+            continue;
+        };
+        let text = match changed.get(rel.as_str()) {
+            Some(i) => i.text().to_string(),
+            None => match std::fs::read(repo_root.join(&rel)) {
+                Ok(b) => match String::from_utf8(b) {
+                    Ok(t) => t,
+                    Err(_) => continue,
+                },
+                Err(_) => continue,
+            },
+        };
+        if has_word(&ac, &text) {
+            hits.push((rel, text, lang));
+        }
+    }
+    // Created files are not tracked yet.
+    for i in files.iter().filter(|i| i.before.is_none()) {
+        if let Some(lang) = Language::from_path(i.rel).filter(|l| families.contains(&family(*l)))
+            && !hits.iter().any(|(r, _, _)| r == i.rel)
+            && has_word(&ac, i.text())
+        {
+            hits.push((i.rel.to_string(), i.text().to_string(), lang));
+        }
+    }
+
+    // Still defined somewhere after the patch: not dangling.
+    let mut defined_after: BTreeSet<(u8, String)> = BTreeSet::new();
+    for (rel, text, lang) in &hits {
+        for d in symbols::definitions(rel, text).unwrap_or_default() {
+            defined_after.insert((family(*lang), d.name));
+        }
+    }
+    // Defined more than once before (another unchanged file, or twice in the changed ones).
+    let mut count: BTreeMap<(u8, &str), usize> = BTreeMap::new();
+    for g in &gone {
+        *count.entry((g.family, g.name.as_str())).or_default() += 1;
+    }
+    let dangling: BTreeMap<(u8, &str), &Gone> = gone
+        .iter()
+        .filter(|g| count.get(&(g.family, g.name.as_str())) == Some(&1))
+        .filter(|g| !defined_after.contains(&(g.family, g.name.clone())))
+        .filter(|g| !defined_elsewhere_before(g, &hits, &changed))
+        .map(|g| ((g.family, g.name.as_str()), g))
+        .collect();
+    if dangling.is_empty() {
+        return Ok(Vec::new());
+    }
+
+    let mut out = Vec::new();
+    for (rel, text, lang) in &hits {
+        let fam = family(*lang);
+        let map = changed.get(rel.as_str()).map(|i| match i.before {
+            Some(b) => LineMap::new(b, i.text()),
+            None => LineMap::all_new(i.text()),
+        });
+        for (name, line, column) in symbols::identifier_uses(rel, text).unwrap_or_default() {
+            let Some(g) = dangling.get(&(fam, name.as_str())) else {
+                continue;
+            };
+            // In a changed file, only where the patch did not write: what the patch wrote is
+            // its author's intent, and the compilers and linters see it.
+            if map.as_ref().is_some_and(|m| m.changed(line)) {
+                continue;
+            }
+            out.push(RawFinding {
+                path: rel.clone(),
+                line,
+                column,
+                rule: "dangling-reference".into(),
+                severity: Severity::Error,
+                message: format!(
+                    "`{name}` is no longer defined but is still used here (it was defined at \
+                     {}:{})",
+                    g.from, g.line
+                ),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Names defined before and not after, per changed or deleted file.
+fn removed_definitions(
+    files: &[Input],
+    removed: &[(String, std::sync::Arc<Vec<u8>>)],
+) -> Vec<Gone> {
+    let mut gone = Vec::new();
+    let mut push = |rel: &str, before: &str, after: Option<&str>| {
+        let Some(lang) = Language::from_path(rel).filter(|l| family(*l) != 0) else {
+            return;
+        };
+        let Some(defs) = symbols::definitions(rel, before) else {
+            return;
+        };
+        let now: BTreeSet<String> = after
+            .and_then(|a| symbols::definitions(rel, a))
+            .unwrap_or_default()
+            .into_iter()
+            .map(|d| d.name)
+            .collect();
+        for d in defs
+            .into_iter()
+            .filter(|d| counts(d) && !now.contains(&d.name))
+        {
+            gone.push(Gone {
+                name: d.name,
+                family: family(lang),
+                from: rel.to_string(),
+                line: d.start_line,
+            });
+        }
+    };
+    for i in files {
+        if let Some(b) = i.before
+            && b != i.text()
+        {
+            push(i.rel, b, Some(i.text()));
+        }
+    }
+    for (rel, bytes) in removed {
+        if let Ok(b) = std::str::from_utf8(bytes) {
+            push(rel, b, None);
+        }
+    }
+    gone
+}
+
+/// The kinds of definition whose removal can leave uses behind.
+fn counts(d: &Definition) -> bool {
+    let short = d.name.chars().count() < 3;
+    match d.kind {
+        DefKind::Impl => false,
+        DefKind::Method => !short && compound(&d.name),
+        _ => !short && !d.name.starts_with("__"),
+    }
+}
+
+/// `parse_config`, `getUser`, `HTTPError`: a name made of several words.
+fn compound(name: &str) -> bool {
+    let inner = name.trim_matches('_');
+    inner.contains('_') || inner.chars().skip(1).any(|c| c.is_uppercase())
+}
+
+/// Whether another definition of the name existed before the patch in a file the patch did not
+/// change (then the removed one was not the only one, and uses may well mean the other).
+fn defined_elsewhere_before(
+    g: &Gone,
+    hits: &[(String, String, Language)],
+    changed: &BTreeMap<&str, &Input>,
+) -> bool {
+    hits.iter()
+        .filter(|(rel, _, lang)| family(*lang) == g.family && !changed.contains_key(rel.as_str()))
+        .any(|(rel, text, _)| {
+            symbols::definitions(rel, text)
+                .unwrap_or_default()
+                .iter()
+                .any(|d| d.name == g.name)
+        })
+}
+
+/// Whether `text` holds one of the patterns as a whole word.
+fn has_word(ac: &AhoCorasick, text: &str) -> bool {
+    let b = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80;
+    ac.find_overlapping_iter(b).any(|m| {
+        (m.start() == 0 || !word(b[m.start() - 1])) && (m.end() == b.len() || !word(b[m.end()]))
+    })
+}
+
+/// The repository's files that git tracks or would track (untracked but not ignored), relative.
+fn tracked(repo_root: &Path) -> Result<Vec<String>, String> {
+    let out = Cmd::new("git", repo_root)
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
+        .timeout(std::time::Duration::from_secs(30))
+        .run()
+        .map_err(|e| e.to_string())?;
+    if !out.success() {
+        return Err(format!("git ls-files: {}", out.stderr_str().trim()));
+    }
+    Ok(out
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .filter_map(|p| std::str::from_utf8(p).ok().map(str::to_string))
+        .collect())
+}
