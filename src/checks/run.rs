@@ -130,6 +130,25 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
         ));
     }
 
+    // A deleted file has nothing to check, but a checker that looks at the whole patch (the
+    // references check) must run for it even when no changed file would start it: a patch that
+    // only deletes a module whose function is still imported.
+    let for_removed: Vec<&'static Checker> = ctx
+        .removed
+        .iter()
+        .flat_map(|(rel, _)| {
+            select::consider(
+                ctx.repo_root,
+                &ev,
+                ctx.config,
+                ctx.opts.only.as_deref(),
+                rel,
+            )
+        })
+        .filter(|c| c.checker.batch == Batch::Patch && matches!(c.verdict, Verdict::Used { .. }))
+        .map(|c| c.checker)
+        .collect();
+
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(ctx.opts.jobs)
         .build();
@@ -167,7 +186,7 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
     let mut fixed: BTreeMap<String, String> = BTreeMap::new();
     if ctx.opts.fix {
         // Phase 1: formatters; their output is the content the linters must see.
-        for r in run_jobs(jobs_for(ctx, &items, Kind::Format)) {
+        for r in run_jobs(jobs_for(ctx, &items, &for_removed, Kind::Format)) {
             reports.extend(r.reports);
             fixed.extend(r.fixed);
         }
@@ -177,14 +196,14 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
             }
         }
         // Phase 2: linters, on the formatted content.
-        for r in run_jobs(jobs_for(ctx, &items, Kind::Lint)) {
+        for r in run_jobs(jobs_for(ctx, &items, &for_removed, Kind::Lint)) {
             reports.extend(r.reports);
         }
     } else {
         // Without --fix nothing depends on the formatters: one pool for all, so prettier and
         // eslint (a node start each) run side by side instead of one after the other.
-        let mut jobs = jobs_for(ctx, &items, Kind::Format);
-        jobs.extend(jobs_for(ctx, &items, Kind::Lint));
+        let mut jobs = jobs_for(ctx, &items, &for_removed, Kind::Format);
+        jobs.extend(jobs_for(ctx, &items, &for_removed, Kind::Lint));
         for r in run_jobs(jobs) {
             reports.extend(r.reports);
         }
@@ -241,10 +260,22 @@ fn progress_bar(wanted: bool) -> indicatif::ProgressBar {
     bar
 }
 
-fn jobs_for(ctx: &Ctx, items: &[(Item, Vec<Considered>)], kind: Kind) -> Vec<Job> {
+/// The jobs of one kind: `items` with the checkers each is considered for, and `for_removed`,
+/// patch-wide checkers that run for deleted files (with no item of their own).
+fn jobs_for(
+    ctx: &Ctx,
+    items: &[(Item, Vec<Considered>)],
+    for_removed: &[&'static Checker],
+    kind: Kind,
+) -> Vec<Job> {
     let mut jobs = Vec::new();
     type Key = (&'static str, String, PathBuf, Vec<String>);
     let mut batches: BTreeMap<Key, (Option<Project>, Vec<Item>)> = BTreeMap::new();
+    for checker in for_removed.iter().filter(|c| c.kind == kind) {
+        batches
+            .entry((checker.name, String::new(), PathBuf::new(), Vec::new()))
+            .or_insert_with(|| (None, Vec::new()));
+    }
     for (item, considered) in items {
         for c in considered.iter().filter(|c| c.checker.kind == kind) {
             let Verdict::Used { cwd, args, .. } = &c.verdict else {

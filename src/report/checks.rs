@@ -137,11 +137,16 @@ pub fn human(checks: &[CheckReport], paint: &dyn Fn(bool, &str) -> String) -> St
             paint(
                 false,
                 &format!(
-                    "  ✗ {} — {} ({}): {} finding(s), {new} new",
+                    "  ✗ {} — {} ({}): {} finding(s), {new} new{}",
                     r.path,
                     r.checker,
                     kind_word(r),
-                    r.findings.len()
+                    r.findings.len(),
+                    if r.untouched {
+                        ", in a file the patch did not change"
+                    } else {
+                        ""
+                    }
                 )
             )
         );

@@ -1,6 +1,7 @@
 //! patchgate's integration tests: one binary, organised by behaviour. Every test runs the real
 //! `patchgate` binary against a real temporary git repository.
 
+mod catches;
 mod checks;
 mod cli;
 mod concurrency;

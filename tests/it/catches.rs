@@ -1,0 +1,787 @@
+//! What a patch breaks elsewhere is caught: a rename that misses a call site in another file, a
+//! deleted file whose function is still imported, a missed use in a test. Small real projects of
+//! each language, the real binary, the real compilers where the gate runs one (clippy with
+//! `--all-targets`, go vet over the whole module) and the built-in `references` check.
+//!
+//! A refused patch leaves the repository exactly as it was and reports the missed use under the
+//! file that holds it (a file the patch did not change); the complete rename passes and is
+//! written. The limits of name matching (a method with a short common name) are tests too, named
+//! for what they document.
+
+use serde_json::{Value, json};
+
+use crate::checks::require;
+use crate::harness::{Run, TestRepo, assert_subset};
+
+const UNTOUCHED: &str = "in a file the patch did not change: caused by the patch";
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+fn require_all(tools: &[&str]) -> bool {
+    tools.iter().all(|t| require(t))
+}
+
+/// A patch of replacements `(file, old, new)`, each `replace_all`, as JSON.
+fn rename(edits: &[(&str, &str, &str)]) -> String {
+    let edits: Vec<Value> = edits
+        .iter()
+        .map(|(f, old, new)| {
+            json!({"file_path": f, "old_string": old, "new_string": new, "replace_all": true})
+        })
+        .collect();
+    json!({ "edits": edits }).to_string()
+}
+
+/// `patchgate apply` with the report in `format` (the harness's `apply` is JSON only).
+fn apply_as(repo: &TestRepo, patch: &str, format: &str) -> Run {
+    let pfile = tempfile::NamedTempFile::new().expect("patch file");
+    std::fs::write(pfile.path(), patch).expect("write patch");
+    repo.run(&[
+        "apply",
+        pfile.path().to_str().expect("utf8"),
+        "--format",
+        format,
+    ])
+}
+
+/// Applies a patch that must be refused: exit 1, `checks_failed`, no file listed, and the
+/// repository (working tree, index, refs) exactly as before. Returns the JSON report.
+#[track_caller]
+fn refused(repo: &TestRepo, patch: &str) -> Value {
+    let before = repo.snapshot();
+    let run = repo.apply(patch, &[]);
+    run.assert_code(1);
+    let report = run.json();
+    assert_eq!(report["status"], "checks_failed", "{report:#}");
+    assert_eq!(report["files"], json!([]), "{report:#}");
+    assert_eq!(
+        repo.snapshot(),
+        before,
+        "a refused patch changed the repository"
+    );
+    report
+}
+
+/// Applies a patch that must pass: exit 0, `applied`, and `changed` on disk holds `holds`.
+#[track_caller]
+fn passes(repo: &TestRepo, patch: &str, changed: &str, holds: &str) -> Value {
+    let run = repo.apply(patch, &[]);
+    run.assert_code(0);
+    let report = run.json();
+    assert_eq!(report["status"], "applied", "{report:#}");
+    assert!(
+        repo.read_str(changed).contains(holds),
+        "{changed} was not written:\n{}",
+        repo.read_str(changed)
+    );
+    report
+}
+
+/// The `checks[]` entry of `checker` on `path`, if any.
+fn entry<'a>(report: &'a Value, path: &str, checker: &str) -> Option<&'a Value> {
+    report["checks"]
+        .as_array()?
+        .iter()
+        .find(|c| c["path"] == path && c["checker"] == checker)
+}
+
+/// `checker` failed on `path` with a new finding at `line` whose rule or message contains `says`;
+/// `untouched`: the entry is the one for a file the patch did not change (with its note).
+#[track_caller]
+fn caught(report: &Value, path: &str, line: u64, checker: &str, says: &str, untouched: bool) {
+    let c = entry(report, path, checker)
+        .unwrap_or_else(|| panic!("no {checker} entry for {path} in:\n{report:#}"));
+    assert_eq!(c["status"], "fail", "{c:#}");
+    if untouched {
+        assert_eq!(c["note"], UNTOUCHED, "{c:#}");
+    }
+    let findings = c["findings"].as_array().expect("findings");
+    let hit = findings
+        .iter()
+        .find(|f| f["line"] == line)
+        .unwrap_or_else(|| {
+            panic!("{checker} has no finding at {path}:{line}:\n{c:#}");
+        });
+    assert_subset(hit, &json!({"new": true}), &format!("{path}:{line}"));
+    let text = format!(
+        "{} {}",
+        hit["rule"].as_str().unwrap_or_default(),
+        hit["message"].as_str().unwrap_or_default()
+    );
+    assert!(text.contains(says), "{checker} at {path}:{line}: {text}");
+}
+
+/// The references check's finding for a missed use of `name`, defined before at `defined_at`.
+#[track_caller]
+fn dangling(report: &Value, path: &str, line: u64, name: &str, defined_at: &str, untouched: bool) {
+    let says = format!(
+        "`{name}` is no longer defined but is still used here (it was defined at {defined_at})"
+    );
+    caught(report, path, line, "references", &says, untouched);
+    let c = entry(report, path, "references").expect("references entry");
+    assert!(
+        c["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .all(|f| f["rule"] == "dangling-reference"),
+        "{c:#}"
+    );
+}
+
+/// No check failed; the references check, where it ran, found nothing.
+#[track_caller]
+fn nothing_flagged(report: &Value) {
+    for c in report["checks"].as_array().expect("checks") {
+        assert_ne!(c["status"], "fail", "{c:#}");
+        if c["checker"] == "references" {
+            assert_eq!(c["findings"], json!([]), "{c:#}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Python: only the references check sees other files (ruff lints the edited ones)
+
+fn python_repo() -> TestRepo {
+    TestRepo::new()
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"demo\"\nversion = \"0.1.0\"\n\n[tool.ruff.lint]\nselect = [\"E\", \"F\"]\n",
+        )
+        .file(
+            "util.py",
+            "def parse_config(text):\n    return text.split(\"=\")\n\n\ndef other():\n    return 1\n",
+        )
+        .file(
+            "app.py",
+            "from util import parse_config\n\n\ndef main():\n    return parse_config(\"a=b\")\n\n\ndef again():\n    return parse_config(\"c=d\")\n",
+        )
+        .file(
+            "cli.py",
+            "import util\n\n\ndef run():\n    print(\"start\")\n    return util.parse_config(\"x=y\")\n",
+        )
+        .commit()
+}
+
+const PY_RENAME: [(&str, &str, &str); 2] = [
+    ("util.py", "parse_config", "load_config"),
+    ("app.py", "parse_config", "load_config"),
+];
+
+#[test]
+fn python_a_rename_that_misses_a_call_site_in_another_file_is_refused() {
+    if !require("ruff") {
+        return;
+    }
+    let repo = python_repo();
+    let report = refused(&repo, &rename(&PY_RENAME));
+    dangling(&report, "cli.py", 6, "parse_config", "util.py:1", true);
+    // The edited files are clean: the one missed use blocked the patch.
+    for f in ["util.py", "app.py"] {
+        assert_eq!(entry(&report, f, "references").expect(f)["status"], "pass");
+    }
+}
+
+#[test]
+fn python_the_complete_rename_passes() {
+    if !require("ruff") {
+        return;
+    }
+    let repo = python_repo();
+    let mut edits = PY_RENAME.to_vec();
+    edits.push(("cli.py", "parse_config", "load_config"));
+    let report = passes(&repo, &rename(&edits), "cli.py", "util.load_config(");
+    nothing_flagged(&report);
+    assert!(repo.read_str("util.py").starts_with("def load_config("));
+}
+
+fn python_store_repo() -> TestRepo {
+    TestRepo::new()
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"demo\"\nversion = \"0.1.0\"\n\n[tool.ruff.lint]\nselect = [\"E\", \"F\"]\n",
+        )
+        .file(
+            "store.py",
+            "class Store:\n    def fetch_items(self):\n        return [1, 2]\n\n    def get(self, key):\n        return key\n",
+        )
+        .file(
+            "report.py",
+            "from store import Store\n\n\ndef count():\n    store = Store()\n    return len(store.fetch_items())\n\n\ndef first():\n    return Store().get(\"a\")\n",
+        )
+        .commit()
+}
+
+#[test]
+fn python_a_renamed_method_with_a_compound_name_missed_at_one_call_is_refused() {
+    if !require("ruff") {
+        return;
+    }
+    let repo = python_store_repo();
+    let report = refused(
+        &repo,
+        &rename(&[("store.py", "def fetch_items(", "def load_items(")]),
+    );
+    dangling(&report, "report.py", 6, "fetch_items", "store.py:2", true);
+}
+
+/// The limit of matching names without types: `Store().get(..)` looks like any `dict.get(..)`,
+/// so a method with a short common name is not tracked, and renaming it with a call left behind
+/// is not refused (no false refusal for every `get` in the project either).
+#[test]
+fn python_limit_a_renamed_method_with_a_short_common_name_is_not_flagged() {
+    if !require("ruff") {
+        return;
+    }
+    let repo = python_store_repo();
+    let report = passes(
+        &repo,
+        &rename(&[("store.py", "def get(", "def lookup(")]),
+        "store.py",
+        "def lookup(",
+    );
+    nothing_flagged(&report);
+    assert!(repo.read_str("report.py").contains("Store().get(\"a\")"));
+}
+
+#[test]
+fn python_renaming_one_of_two_same_named_functions_with_all_its_uses_passes() {
+    if !require("ruff") {
+        return;
+    }
+    let repo = TestRepo::new()
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"demo\"\nversion = \"0.1.0\"\n\n[tool.ruff.lint]\nselect = [\"E\", \"F\"]\n",
+        )
+        .file("a.py", "def helper():\n    return \"a\"\n")
+        .file("b.py", "def helper():\n    return \"b\"\n")
+        .file(
+            "use_a.py",
+            "from a import helper\n\n\ndef go():\n    return helper()\n",
+        )
+        .file(
+            "use_b.py",
+            "from b import helper\n\n\ndef go():\n    return helper()\n",
+        )
+        .commit();
+    let report = passes(
+        &repo,
+        &rename(&[
+            ("a.py", "helper", "assist"),
+            ("use_a.py", "helper", "assist"),
+        ]),
+        "use_a.py",
+        "from a import assist",
+    );
+    nothing_flagged(&report);
+    // b.py's `helper` and its use are untouched and still fine.
+    assert!(repo.read_str("use_b.py").contains("return helper()"));
+}
+
+#[test]
+fn python_deleting_a_module_whose_function_is_still_imported_is_refused() {
+    if !require("ruff") {
+        return;
+    }
+    let repo = python_repo();
+    let patch = json!({"edits": [{"file_path": "util.py", "delete": true}]}).to_string();
+    let report = refused(&repo, &patch);
+    assert!(repo.exists("util.py"));
+    // The import and both calls in app.py, the call in cli.py.
+    for line in [1, 5, 9] {
+        dangling(&report, "app.py", line, "parse_config", "util.py:1", true);
+    }
+    dangling(&report, "cli.py", 6, "parse_config", "util.py:1", true);
+}
+
+/// The refusal as an agent and a person read it: the summary says what blocked and how much of
+/// it lies outside the patch; the markdown report lists the uses to fix, file and line, first.
+#[test]
+fn the_reports_say_what_blocked_and_markdown_lists_the_uses_to_fix_first() {
+    if !require("ruff") {
+        return;
+    }
+    let repo = python_repo();
+    // app.py's first call is renamed, its second is left (a line the patch did not write), and
+    // cli.py is missed altogether.
+    let patch = rename(&[
+        ("util.py", "parse_config", "load_config"),
+        ("app.py", "import parse_config", "import load_config"),
+        ("app.py", "parse_config(\"a=b\")", "load_config(\"a=b\")"),
+    ]);
+    let before = repo.snapshot();
+    let summary = "2 new problems caused by this patch (1 in a file it did not change)";
+
+    let md = apply_as(&repo, &patch, "markdown");
+    md.assert_code(1);
+    let first = md.stdout.lines().next().unwrap_or_default();
+    assert_eq!(
+        first,
+        format!("## patchgate: checks failed: {summary}; nothing written"),
+        "{}",
+        md.stdout
+    );
+    let fix = md.stdout.find("### To fix").unwrap_or_else(|| {
+        panic!("no list of uses to fix:\n{}", md.stdout);
+    });
+    let app = md
+        .stdout
+        .find("- `app.py:9` — references `dangling-reference`: `parse_config` is no longer defined")
+        .unwrap_or_else(|| panic!("app.py:9 not listed:\n{}", md.stdout));
+    let cli = md
+        .stdout
+        .find("- `cli.py:6` — references `dangling-reference`: `parse_config` is no longer defined")
+        .unwrap_or_else(|| panic!("cli.py:6 not listed:\n{}", md.stdout));
+    let details = md.stdout.find("### Checks").expect("checks section");
+    assert!(
+        fix < app && app < cli && cli < details,
+        "the uses to fix come first, in file order:\n{}",
+        md.stdout
+    );
+    assert!(
+        md.stdout[cli..details]
+            .lines()
+            .next()
+            .is_some_and(|l| l.ends_with("(in a file the patch did not change)")),
+        "{}",
+        md.stdout
+    );
+
+    let human = apply_as(&repo, &patch, "human");
+    human.assert_code(1);
+    assert!(
+        human
+            .stdout
+            .contains(&format!("checks failed: {summary}; nothing was written\n")),
+        "{}",
+        human.stdout
+    );
+    assert!(
+        human.stdout.contains(
+            "✗ cli.py — references (lint): 1 finding(s), 1 new, in a file the patch did not change\n"
+        ),
+        "{}",
+        human.stdout
+    );
+    assert_eq!(
+        repo.snapshot(),
+        before,
+        "a refused patch changed the repository"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// TypeScript / JavaScript: no compiler runs in the gate; the references check is the net
+
+fn ts_repo() -> TestRepo {
+    TestRepo::new()
+        .file(
+            "package.json",
+            "{\"name\": \"demo\", \"private\": true, \"type\": \"module\"}\n",
+        )
+        .file(
+            "src/util.ts",
+            "export function parseConfig(text: string): string[] {\n  return text.split(\"=\");\n}\n",
+        )
+        .file(
+            "src/app.ts",
+            "import { parseConfig } from \"./util\";\n\nexport function main(): string[] {\n  return parseConfig(\"a=b\");\n}\n",
+        )
+        .file(
+            "src/cli.ts",
+            "import * as util from \"./util\";\n\nexport function run(): string[] {\n  console.log(\"start\");\n  return util.parseConfig(\"x=y\");\n}\n",
+        )
+        .file(
+            "src/legacy.js",
+            "import { parseConfig } from \"./util.js\";\n\nexport const parsed = parseConfig(\"k=v\");\n",
+        )
+        .commit()
+}
+
+#[test]
+fn ts_a_rename_that_misses_a_call_site_in_another_file_is_refused() {
+    let repo = ts_repo();
+    let report = refused(
+        &repo,
+        &rename(&[
+            ("src/util.ts", "parseConfig", "loadConfig"),
+            ("src/app.ts", "parseConfig", "loadConfig"),
+            ("src/legacy.js", "parseConfig", "loadConfig"),
+        ]),
+    );
+    dangling(
+        &report,
+        "src/cli.ts",
+        5,
+        "parseConfig",
+        "src/util.ts:1",
+        true,
+    );
+    assert_eq!(
+        entry(&report, "src/app.ts", "references").expect("app.ts")["status"],
+        "pass"
+    );
+}
+
+#[test]
+fn js_a_call_site_missed_in_a_javascript_file_of_a_typescript_rename_is_refused() {
+    let repo = ts_repo();
+    let report = refused(
+        &repo,
+        &rename(&[
+            ("src/util.ts", "parseConfig", "loadConfig"),
+            ("src/app.ts", "parseConfig", "loadConfig"),
+            ("src/cli.ts", "parseConfig", "loadConfig"),
+        ]),
+    );
+    for line in [1, 3] {
+        dangling(
+            &report,
+            "src/legacy.js",
+            line,
+            "parseConfig",
+            "src/util.ts:1",
+            true,
+        );
+    }
+}
+
+#[test]
+fn ts_the_complete_rename_passes() {
+    let repo = ts_repo();
+    let report = passes(
+        &repo,
+        &rename(&[
+            ("src/util.ts", "parseConfig", "loadConfig"),
+            ("src/app.ts", "parseConfig", "loadConfig"),
+            ("src/cli.ts", "parseConfig", "loadConfig"),
+            ("src/legacy.js", "parseConfig", "loadConfig"),
+        ]),
+        "src/cli.ts",
+        "util.loadConfig(",
+    );
+    nothing_flagged(&report);
+}
+
+#[test]
+fn ts_renaming_one_of_two_same_named_functions_with_all_its_uses_passes() {
+    let repo = TestRepo::new()
+        .file("package.json", "{\"name\": \"demo\", \"private\": true}\n")
+        .file(
+            "src/a.ts",
+            "export function helper(): string {\n  return \"a\";\n}\n",
+        )
+        .file(
+            "src/b.ts",
+            "export function helper(): string {\n  return \"b\";\n}\n",
+        )
+        .file(
+            "src/use_a.ts",
+            "import { helper } from \"./a\";\n\nexport const x = helper();\n",
+        )
+        .file(
+            "src/use_b.ts",
+            "import { helper } from \"./b\";\n\nexport const y = helper();\n",
+        )
+        .commit();
+    let report = passes(
+        &repo,
+        &rename(&[
+            ("src/a.ts", "helper", "assist"),
+            ("src/use_a.ts", "helper", "assist"),
+        ]),
+        "src/use_a.ts",
+        "import { assist }",
+    );
+    nothing_flagged(&report);
+}
+
+#[test]
+fn ts_deleting_a_module_whose_function_is_still_imported_is_refused() {
+    let repo = ts_repo();
+    let patch = json!({"edits": [{"file_path": "src/util.ts", "delete": true}]}).to_string();
+    let report = refused(&repo, &patch);
+    dangling(
+        &report,
+        "src/app.ts",
+        4,
+        "parseConfig",
+        "src/util.ts:1",
+        true,
+    );
+    dangling(
+        &report,
+        "src/cli.ts",
+        5,
+        "parseConfig",
+        "src/util.ts:1",
+        true,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rust: clippy --all-targets compiles every target of the crate, the references check reads names
+
+const RUST_TOOLS: &[&str] = &["cargo", "rustfmt", "clippy"];
+
+/// A library whose `util::parse_config` is used by two modules, its own `#[cfg(test)] mod tests`,
+/// and an integration test under `tests/`.
+fn rust_repo() -> TestRepo {
+    TestRepo::new()
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+        )
+        .file(".gitignore", "/target\n")
+        .file("src/lib.rs", "pub mod app;\npub mod cli;\npub mod util;\n")
+        .file(
+            "src/util.rs",
+            "pub fn parse_config(s: &str) -> usize {\n    s.len()\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn counts() {\n        assert_eq!(parse_config(\"ab\"), 2);\n    }\n}\n",
+        )
+        .file(
+            "src/app.rs",
+            "use crate::util;\n\npub fn run() -> usize {\n    util::parse_config(\"a\")\n}\n",
+        )
+        .file(
+            "src/cli.rs",
+            "use crate::util;\n\npub fn start() -> usize {\n    let n = 1;\n    util::parse_config(\"xy\") + n\n}\n",
+        )
+        .file(
+            "tests/config.rs",
+            "#[test]\nfn parses() {\n    assert_eq!(demo::util::parse_config(\"abc\"), 3);\n}\n",
+        )
+        .commit()
+}
+
+const RS_ALL: [(&str, &str, &str); 4] = [
+    ("src/util.rs", "parse_config", "load_config"),
+    ("src/app.rs", "parse_config", "load_config"),
+    ("src/cli.rs", "parse_config", "load_config"),
+    ("tests/config.rs", "parse_config", "load_config"),
+];
+
+fn rs_all_but(file: &str) -> String {
+    let edits: Vec<_> = RS_ALL.iter().copied().filter(|e| e.0 != file).collect();
+    rename(&edits)
+}
+
+#[test]
+fn rust_a_rename_that_misses_a_call_site_in_another_file_is_refused() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = rust_repo();
+    let report = refused(&repo, &rs_all_but("src/cli.rs"));
+    caught(
+        &report,
+        "src/cli.rs",
+        5,
+        "clippy",
+        "E0425 cannot find function `parse_config`",
+        true,
+    );
+    dangling(
+        &report,
+        "src/cli.rs",
+        5,
+        "parse_config",
+        "src/util.rs:1",
+        true,
+    );
+    // One place, two checkers: one problem.
+    let human = apply_as(&repo, &rs_all_but("src/cli.rs"), "human");
+    human.assert_code(1);
+    assert!(
+        human.stdout.contains(
+            "checks failed: 1 new problem caused by this patch (1 in a file it did not change); \
+             nothing was written"
+        ),
+        "{}",
+        human.stdout
+    );
+}
+
+#[test]
+fn rust_the_complete_rename_passes() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = rust_repo();
+    let report = passes(&repo, &rename(&RS_ALL), "src/cli.rs", "util::load_config(");
+    nothing_flagged(&report);
+    assert_eq!(
+        entry(&report, "src/cli.rs", "clippy").expect("clippy on cli.rs")["status"],
+        "pass"
+    );
+}
+
+#[test]
+fn rust_a_use_missed_in_an_integration_test_is_refused() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = rust_repo();
+    let report = refused(&repo, &rs_all_but("tests/config.rs"));
+    caught(
+        &report,
+        "tests/config.rs",
+        3,
+        "clippy",
+        "cannot find function `parse_config`",
+        true,
+    );
+    dangling(
+        &report,
+        "tests/config.rs",
+        3,
+        "parse_config",
+        "src/util.rs:1",
+        true,
+    );
+}
+
+#[test]
+fn rust_a_use_missed_in_a_cfg_test_module_is_refused() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = rust_repo();
+    // The definition renamed, its callers too, but not the test module below it in the same file
+    // (a line the patch did not write).
+    let mut edits = vec![("src/util.rs", "pub fn parse_config(", "pub fn load_config(")];
+    edits.extend(RS_ALL.iter().copied().skip(1));
+    let report = refused(&repo, &rename(&edits));
+    caught(
+        &report,
+        "src/util.rs",
+        11,
+        "clippy",
+        "cannot find function `parse_config`",
+        false,
+    );
+    dangling(
+        &report,
+        "src/util.rs",
+        11,
+        "parse_config",
+        "src/util.rs:1",
+        false,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Go: go vet type-checks every package of the module, tests included
+
+const GO_TOOLS: &[&str] = &["go", "gofmt"];
+
+/// `lib.ParseConfig`, used by two commands (other packages of the module) and by the package's
+/// own test.
+fn go_repo() -> TestRepo {
+    TestRepo::new()
+        .file("go.mod", "module example.com/m\n\ngo 1.21\n")
+        .file(
+            "lib/lib.go",
+            "package lib\n\nimport \"strings\"\n\n// ParseConfig splits a setting.\nfunc ParseConfig(s string) []string {\n\treturn strings.Split(s, \"=\")\n}\n",
+        )
+        .file(
+            "lib/lib_test.go",
+            "package lib\n\nimport \"testing\"\n\nfunc TestParseConfig(t *testing.T) {\n\tif len(ParseConfig(\"a=b\")) != 2 {\n\t\tt.Fatal(\"split\")\n\t}\n}\n",
+        )
+        .file(
+            "cmd/app/main.go",
+            "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/m/lib\"\n)\n\nfunc main() {\n\tfmt.Println(\"start\")\n\tfmt.Println(lib.ParseConfig(\"x=y\"))\n}\n",
+        )
+        .file(
+            "cmd/tool/main.go",
+            "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.com/m/lib\"\n)\n\nfunc main() {\n\tfmt.Println(lib.ParseConfig(\"k=v\"))\n}\n",
+        )
+        .commit()
+}
+
+const GO_ALL: [(&str, &str, &str); 4] = [
+    ("lib/lib.go", "ParseConfig", "LoadConfig"),
+    (
+        "lib/lib_test.go",
+        "ParseConfig(\"a=b\")",
+        "LoadConfig(\"a=b\")",
+    ),
+    ("cmd/app/main.go", "ParseConfig", "LoadConfig"),
+    ("cmd/tool/main.go", "ParseConfig", "LoadConfig"),
+];
+
+fn go_all_but(file: &str) -> String {
+    let edits: Vec<_> = GO_ALL.iter().copied().filter(|e| e.0 != file).collect();
+    rename(&edits)
+}
+
+#[test]
+fn go_a_rename_that_misses_a_call_site_in_another_package_is_refused() {
+    if !require_all(GO_TOOLS) {
+        return;
+    }
+    let repo = go_repo();
+    let report = refused(&repo, &go_all_but("cmd/app/main.go"));
+    caught(
+        &report,
+        "cmd/app/main.go",
+        11,
+        "go-lint",
+        "undefined: lib.ParseConfig",
+        true,
+    );
+    dangling(
+        &report,
+        "cmd/app/main.go",
+        11,
+        "ParseConfig",
+        "lib/lib.go:6",
+        true,
+    );
+}
+
+#[test]
+fn go_a_rename_that_misses_a_call_site_in_a_test_file_is_refused() {
+    if !require_all(GO_TOOLS) {
+        return;
+    }
+    let repo = go_repo();
+    let report = refused(&repo, &go_all_but("lib/lib_test.go"));
+    caught(
+        &report,
+        "lib/lib_test.go",
+        6,
+        "go-lint",
+        "undefined: ParseConfig",
+        true,
+    );
+    dangling(
+        &report,
+        "lib/lib_test.go",
+        6,
+        "ParseConfig",
+        "lib/lib.go:6",
+        true,
+    );
+}
+
+#[test]
+fn go_the_complete_rename_passes() {
+    if !require_all(GO_TOOLS) {
+        return;
+    }
+    let repo = go_repo();
+    let report = passes(
+        &repo,
+        &rename(&GO_ALL),
+        "cmd/app/main.go",
+        "lib.LoadConfig(",
+    );
+    nothing_flagged(&report);
+    assert_eq!(
+        entry(&report, "lib/lib.go", "go-lint").expect("go-lint on lib.go")["status"],
+        "pass"
+    );
+}
