@@ -4,9 +4,10 @@
 #
 #   bench/checks.sh
 #
-# Projects (generated, one git repository): py/ (pyproject.toml, [tool.ruff.lint] select = E, F;
-# 20 files of 50-100 lines) and js/ (package.json, eslint.config.js with @eslint/js recommended,
-# prettier defaults; 20 files of 50-100 lines; js/node_modules -> the checkers installed by
+# Projects (generated, one git repository): py/ (pyproject.toml, [tool.ruff.lint] select = E, F,
+# [tool.ruff.format]; 20 files of 50-100 lines) and js/ (package.json, eslint.config.js with
+# @eslint/js recommended, .prettierrc.json {} (prettier defaults); 20 files of 50-100 lines;
+# js/node_modules -> the checkers installed by
 # scripts/install-checkers). The patch makes 2 edits in each of the 40 files. Two copies:
 #   clean  every file passes every checker, before and after the patch
 #   dirty  every file also has one pre-existing finding the patch does not touch (an unused import
@@ -154,11 +155,13 @@ for variant in ("clean", "dirty"):
     repo = os.path.join(work, variant)
     write(os.path.join(repo, ".gitignore"), "node_modules\n.ruff_cache\n")
     write(os.path.join(repo, "py", "pyproject.toml"),
-          '[project]\nname = "bench-py"\nversion = "0.1.0"\n\n[tool.ruff.lint]\nselect = ["E", "F"]\n')
+          '[project]\nname = "bench-py"\nversion = "0.1.0"\n\n[tool.ruff.lint]\nselect = ["E", "F"]\n\n[tool.ruff.format]\n')
     write(os.path.join(repo, "js", "package.json"),
           json.dumps({"name": "bench-js", "version": "0.1.0", "private": True, "type": "module"}, indent=2) + "\n")
     write(os.path.join(repo, "js", "eslint.config.js"),
           'import js from "@eslint/js";\n\nexport default [js.configs.recommended];\n')
+    # patchgate runs a project's own tools only: the configuration says prettier is used.
+    write(os.path.join(repo, "js", ".prettierrc.json"), "{}\n")
     for i in range(N):
         write(os.path.join(repo, "py", "pkg", f"mod_{i:02d}.py"), py_file(i, variant == "dirty", rng))
         write(os.path.join(repo, "js", "src", f"mod_{i:02d}.js"), js_file(i, variant == "dirty", rng))

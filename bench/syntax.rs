@@ -7,6 +7,8 @@
 //! already had an error (the path that diffs the two texts). A full parse of the patched text
 //! alone is printed for comparison. `RUNS` (default 50) sets the number of timed runs. Each
 //! figure is the median wall time and, in brackets, the median CPU time of the thread.
+//! Under `cargo test --all-targets` (no `--bench` argument) it only checks the verdicts.
+//! A second table times `syntax::symbols` (definitions, identifier uses) on the same files.
 
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -28,6 +30,15 @@ struct Case {
 }
 
 fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` runs this too, without it: then
+    // only the verdicts are checked, a test of the gate on the generated files, not a benchmark.
+    if !std::env::args().any(|a| a == "--bench") {
+        for case in cases() {
+            check_verdicts(&case);
+        }
+        println!("syntax bench: verdicts checked (run `cargo bench --bench syntax` for timings)");
+        return;
+    }
     let runs: usize = std::env::var("RUNS")
         .ok()
         .and_then(|r| r.parse().ok())
@@ -41,39 +52,15 @@ fn main() {
     for case in cases() {
         let lines = case.text.lines().count();
         let kb = case.text.len() as f64 / 1024.0;
-        let mid = |(from, to): &(String, String), text: &str| -> String {
-            let at = text[text.len() / 2..]
-                .find(from.as_str())
-                .map(|i| i + text.len() / 2)
-                .unwrap_or_else(|| panic!("{}: {from:?} not found after the middle", case.rel));
-            format!("{}{}{}", &text[..at], to, &text[at + from.len()..])
-        };
-        let clean = mid(&case.clean, &case.text);
-        let broken = mid(&case.broken, &case.text);
-        let (e_from, e_to) = &case.earlier_error;
-        let already = case.text.replacen(e_from.as_str(), e_to, 1);
-        assert_ne!(already, case.text, "{}: no earlier error made", case.rel);
-        let already_edited = mid(&case.clean, &already);
-
+        let Texts {
+            clean,
+            broken,
+            already,
+            already_edited,
+        } = check_verdicts(&case);
         let verdict = |before: &str, after: &str| {
             syntax::new_errors(case.rel, Some(before), after).expect("a covered language")
         };
-        assert!(
-            verdict(&case.text, &clean).is_empty(),
-            "{}: clean edit",
-            case.rel
-        );
-        assert!(
-            !verdict(&case.text, &broken).is_empty(),
-            "{}: breaking edit",
-            case.rel
-        );
-        assert!(
-            verdict(&already, &already_edited).is_empty(),
-            "{}: unrelated edit in a broken file",
-            case.rel
-        );
-
         let t_clean = median(runs, || verdict(&case.text, &clean).len());
         let t_broken = median(runs, || verdict(&case.text, &broken).len());
         let t_already = median(runs, || verdict(&already, &already_edited).len());
@@ -95,6 +82,87 @@ fn main() {
             ms(t_broken),
             ms(t_already)
         );
+    }
+    println!();
+    println!(
+        "symbols (`syntax::symbols`, one parse each), medians in ms: wall time (thread CPU time)"
+    );
+    println!("| file | definitions | found | identifier_uses | found |");
+    println!("|---|---:|---:|---:|---:|");
+    for case in cases() {
+        let Some(defs) = syntax::symbols::definitions(case.rel, &case.text) else {
+            continue;
+        };
+        let uses = syntax::symbols::identifier_uses(case.rel, &case.text).unwrap_or_default();
+        let t_defs = median(runs, || {
+            syntax::symbols::definitions(case.rel, &case.text).map_or(0, |d| d.len())
+        });
+        let t_uses = median(runs, || {
+            syntax::symbols::identifier_uses(case.rel, &case.text).map_or(0, |u| u.len())
+        });
+        println!(
+            "| {} | {} | {} | {} | {} |",
+            case.rel,
+            ms(t_defs),
+            defs.len(),
+            ms(t_uses),
+            uses.len()
+        );
+    }
+}
+
+/// The edited texts of a case.
+struct Texts {
+    clean: String,
+    broken: String,
+    /// The original with an unrelated error near its top, and that with the clean edit.
+    already: String,
+    already_edited: String,
+}
+
+/// Makes the edits of a case and checks the gate's verdict on each: no error, an error, no
+/// error.
+fn check_verdicts(case: &Case) -> Texts {
+    let mid = |(from, to): &(String, String), text: &str| -> String {
+        let at = text[text.len() / 2..]
+            .find(from.as_str())
+            .map(|i| i + text.len() / 2)
+            .unwrap_or_else(|| panic!("{}: {from:?} not found after the middle", case.rel));
+        format!("{}{}{}", &text[..at], to, &text[at + from.len()..])
+    };
+    let clean = mid(&case.clean, &case.text);
+    let broken = mid(&case.broken, &case.text);
+    let (e_from, e_to) = &case.earlier_error;
+    let already = case.text.replacen(e_from.as_str(), e_to, 1);
+    assert_ne!(already, case.text, "{}: no earlier error made", case.rel);
+    let already_edited = mid(&case.clean, &already);
+    let verdict = |before: Option<&str>, after: &str| {
+        syntax::new_errors(case.rel, before, after).expect("a covered language")
+    };
+    let rel = case.rel;
+    assert_eq!(
+        verdict(Some(&case.text), &clean),
+        vec![],
+        "{rel}: clean edit"
+    );
+    assert!(
+        !verdict(Some(&case.text), &broken).is_empty(),
+        "{rel}: breaking edit"
+    );
+    assert!(
+        !verdict(None, &already).is_empty(),
+        "{rel}: the earlier error is one"
+    );
+    assert_eq!(
+        verdict(Some(&already), &already_edited),
+        vec![],
+        "{rel}: unrelated edit in a broken file"
+    );
+    Texts {
+        clean,
+        broken,
+        already,
+        already_edited,
     }
 }
 

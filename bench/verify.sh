@@ -17,9 +17,20 @@
 # The warm commands run in ROUNDS interleaved rounds (patchgate, cargo test, cargo test after the
 # edit, then again), so a change of background load hits all of them alike.
 #
-# Environment knobs: RUNS (default 15 per warm command), ROUNDS (default 3), COLD_RUNS (default 5),
-# MODULES (default 20), LINES (default 150), REPORT (default /tmp/bench-verify.md: the markdown
-# section written), BENCH_OUT=DIR keeps the raw hyperfine JSON (default: discarded).
+# Then the baseline (part "typecheck"): on a generated Python package that mypy (configured in
+# pyproject.toml) already faults PY_MODULES x PY_ERRORS times, a docstring-only patch checked with
+#   patchgate apply py.yaml --verify typecheck --checks none --dry-run
+# passes (every error was already there); its cost with the baseline to compute (the first
+# patch on a base: mypy on the patched state and on the original; `.git/patchgate/cache/verify`
+# removed before each run) against the second patch on the same base (baseline cached: mypy
+# once), and mypy in place after the same edit for scale. The mirror and mypy's cache in it stay warm throughout.
+#
+# Environment knobs: PARTS (default "test typecheck"), RUNS (default 15 per warm command), ROUNDS
+# (default 3), COLD_RUNS (default 5), MODULES (default 20), LINES (default 150), PY_RUNS (default
+# 10), PY_MODULES (default 40), PY_ERRORS (default 35), TOOLS_PATH (PATH entries with python3 that
+# imports mypy; default: `scripts/install-checkers`' output when python3 on PATH cannot), REPORT
+# (default /tmp/bench-verify.md: the markdown sections written), BENCH_OUT=DIR keeps the raw
+# hyperfine JSON (default: discarded). The mirrors live under $WORK/cache (XDG_CACHE_HOME).
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -30,13 +41,24 @@ COLD_RUNS=${COLD_RUNS:-5}
 MODULES=${MODULES:-20}
 LINES=${LINES:-150}
 REPORT=${REPORT:-/tmp/bench-verify.md}
+PARTS=${PARTS:-test typecheck}
+PY_RUNS=${PY_RUNS:-10}
+PY_PER_ROUND=$(( (PY_RUNS + ROUNDS - 1) / ROUNDS ))
+PY_MODULES=${PY_MODULES:-40}
+PY_ERRORS=${PY_ERRORS:-35}
+part() { case " $PARTS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+git_quiet() { git -c user.name=bench -c user.email=bench@example.invalid -c init.defaultBranch=main "$@"; }
 
 log() { printf '\n== %s\n' "$*"; }
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
 bench_tools
 bench_build
+# patchgate's mirrors (outside the repository) in the scratch directory, found and removed with it.
+export XDG_CACHE_HOME="$WORK/cache"
+: >"$REPORT"
 
+run_crate() {
 # ---------------------------------------------------------------- the crate
 log "generating a crate: $MODULES modules x ~$LINES lines"
 REPO="$WORK/crate"
@@ -95,7 +117,6 @@ for m in range(modules):
     with open(os.path.join(root, "src", f"m{m:02}.rs"), "w") as f:
         f.write("\n".join(out) + "\n")
 EOF
-git_quiet() { git -c user.name=bench -c user.email=bench@example.invalid -c init.defaultBranch=main "$@"; }
 (cd "$REPO" && git_quiet init -q && git_quiet add -A && git_quiet commit -q -m init)
 SRC_LINES=$(cat "$REPO"/src/*.rs | wc -l)
 TESTS=$(grep -c '#\[test\]' "$REPO"/src/*.rs | awk -F: '{s += $2} END {print s}')
@@ -169,8 +190,8 @@ EOF
 hyperfine -N --style basic --warmup 1 --runs "$RUNS" --export-json "$OUT/metadata.json" \
     -n "cargo metadata" "cargo metadata --no-deps --format-version 1 --offline"
 # The same cargo test as patchgate's, in the mirror, with nothing changed since the last run.
-MIRROR="$REPO/.git/patchgate/node_modules/mirror"
-[ -d "$MIRROR" ] || { echo "error: no project mirror at $MIRROR (did --verify run?)" >&2; exit 1; }
+MIRROR=$(find "$XDG_CACHE_HOME/patchgate" -mindepth 2 -maxdepth 2 -type d -name mirror | head -n1)
+[ -d "$MIRROR" ] || { echo "error: no project mirror under $XDG_CACHE_HOME/patchgate (did --verify run?)" >&2; exit 1; }
 hyperfine -N --style basic --warmup 1 --runs "$RUNS" --export-json "$OUT/mirror.json" \
     -n "cargo test in the mirror (no change)" \
     "env -C $MIRROR CARGO_TARGET_DIR=$REPO/.git/patchgate/cargo-target CARGO_TERM_COLOR=never cargo test --no-fail-fast --message-format=json --offline -p benchcrate"
@@ -241,6 +262,161 @@ lines.append(f"- for scale: the same \`cargo test\` in the mirror with nothing c
 lines.append(f"- cold: {cold[0]:.3f} s, a first build of the crate and its test harness into the empty "
              f"\`.git/patchgate/cargo-target\` (once per repository; later runs reuse it).")
 lines.append("")
-open(report, "w").write("\n".join(lines))
+open(report, "a").write("\n".join(lines) + "\n\n")
 print("\n".join(lines))
 EOF
+}
+
+# ---------------------------------------------------------------- the baseline: --verify typecheck
+run_typecheck() {
+if [ -z "${TOOLS_PATH:-}" ] && ! python3 -c 'import mypy' 2>/dev/null; then
+    log "checkers (scripts/install-checkers): python3 on PATH cannot import mypy"
+    TOOLS_PATH=$("$ROOT/scripts/install-checkers")
+fi
+[ -n "${TOOLS_PATH:-}" ] && export PATH="$TOOLS_PATH:$PATH"
+python3 -c 'import mypy' || { echo "error: python3 cannot import mypy (set TOOLS_PATH)" >&2; exit 1; }
+
+log "generating a Python package: $PY_MODULES modules, $PY_ERRORS type errors each"
+PY="$WORK/py"
+python3 - "$PY" "$PY_MODULES" "$PY_ERRORS" <<'EOF'
+import os, sys
+root, modules, errors = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.makedirs(os.path.join(root, "pkg"))
+with open(os.path.join(root, "pyproject.toml"), "w") as f:
+    f.write('[project]\nname = "pkg"\nversion = "0.1.0"\n\n[tool.mypy]\nfiles = ["pkg"]\n')
+with open(os.path.join(root, ".gitignore"), "w") as f:
+    f.write("__pycache__/\n.mypy_cache/\n")
+open(os.path.join(root, "pkg", "__init__.py"), "w").close()
+for m in range(modules):
+    out = [f'"""Module {m}."""', "from __future__ import annotations", ""]
+    if m > 0:
+        out += [f"from pkg.m{m - 1:02} import good0 as previous", ""]
+    else:
+        out += ["", "def previous(x: int) -> int:", "    return x", ""]
+    for k in range(errors):
+        out += [
+            "",
+            f"def good{k}(x: int) -> int:",
+            f"    return previous(x) + {k}",
+            "",
+            "",
+            f"def bad{k}(x: int) -> str:",
+            f"    return x * {k + 1}",
+        ]
+    with open(os.path.join(root, "pkg", f"m{m:02}.py"), "w") as f:
+        f.write("\n".join(out) + "\n")
+EOF
+(cd "$PY" && git_quiet init -q && git_quiet add -A && git_quiet commit -q -m init)
+PY_LINES=$(cat "$PY"/pkg/*.py | wc -l)
+PY_MID=$(printf 'm%02d' $((PY_MODULES / 2)))
+# Two patches on the same base, each a docstring grown to five lines (every error of the module
+# moves, and is still the same error); the timed runs alternate between them, so each run is a
+# new patch on the same base (mypy in the mirror re-checks the module and the ones importing it).
+for v in a b; do
+python3 - "$WORK/py-$v.yaml" "pkg/$PY_MID.py" "\"\"\"Module $((PY_MODULES / 2)).\"\"\"" "$v" <<'EOF'
+import json, sys
+path, file, old, variant = sys.argv[1:]
+new = old[:-3] + f"\n\nHelpers for the benchmark ({variant}), with errors that were\nalready there.\n\"\"\""
+json.dump({"message": "docstring", "edits": [{"file_path": file, "old_string": old, "new_string": new}]},
+          open(path, "w"), indent=2)
+EOF
+done
+cp "$WORK/py-a.yaml" "$WORK/py.yaml"
+PY_TOGGLE="if cmp -s $WORK/py.yaml $WORK/py-a.yaml; then cp $WORK/py-b.yaml $WORK/py.yaml; else cp $WORK/py-a.yaml $WORK/py.yaml; fi"
+# The same edit in place, toggled before each in-place run.
+cp "$PY/pkg/$PY_MID.py" "$WORK/py-orig.py"
+python3 - "$WORK/py-a.yaml" "$WORK/py-orig.py" "$WORK/py-edited.py" <<'EOF'
+import json, sys
+e = json.load(open(sys.argv[1]))["edits"][0]
+text = open(sys.argv[2]).read()
+assert text.count(e["old_string"]) == 1
+open(sys.argv[3], "w").write(text.replace(e["old_string"], e["new_string"]))
+EOF
+PY_EDIT="if cmp -s $PY/pkg/$PY_MID.py $WORK/py-orig.py; then cp $WORK/py-edited.py $PY/pkg/$PY_MID.py; else cp $WORK/py-orig.py $PY/pkg/$PY_MID.py; fi"
+PY_CMD="$PG apply $WORK/py.yaml --verify typecheck --checks none --dry-run --format json"
+cd "$PY"
+
+log "checking once: the patch passes, every mypy error was already there"
+$PY_CMD >"$WORK/py-first.json"
+$PY_CMD >"$WORK/py-second.json"
+python3 - "$WORK/py-first.json" "$WORK/py-second.json" "$((PY_MODULES * PY_ERRORS))" <<'EOF'
+import json, sys
+want = int(sys.argv[3])
+for path, source in ((sys.argv[1], "ran"), (sys.argv[2], "cached")):
+    r = json.load(open(path))
+    v = r["verify"]
+    assert r["status"] == "dry_run" and len(v) == 1, json.dumps(r, indent=1)
+    t = v[0]
+    assert t["status"] == "pass" and t["baseline"] == source, json.dumps(t, indent=1)[:2000]
+    assert len(t["failures"]) == want and not any(f["new"] for f in t["failures"]), (len(t["failures"]), want)
+    print(f'{t["command"]} -> {t["status"]}, {len(t["failures"])} old failures; {t["note"]}')
+EOF
+git diff --quiet && echo "working tree unchanged"
+
+log "timing: $ROUNDS rounds of $PY_PER_ROUND runs per command"
+python3 -m mypy -O json >/dev/null 2>&1 || true  # mypy's cache in place, once
+for r in $(seq "$ROUNDS"); do
+    hyperfine -N --style basic --runs "$PY_PER_ROUND" \
+        --prepare "bash -c 'rm -rf $PY/.git/patchgate/cache/verify; $PY_TOGGLE'" \
+        --export-json "$OUT/py-first.round$r.json" -n "first patch on the base (baseline run)" "$PY_CMD"
+    hyperfine -N --style basic --warmup 1 --runs "$PY_PER_ROUND" --prepare "bash -c '$PY_TOGGLE'" \
+        --export-json "$OUT/py-second.round$r.json" -n "second patch on the base (baseline cached)" "$PY_CMD"
+    hyperfine -N -i --style basic --warmup 1 --runs "$PY_PER_ROUND" --prepare "bash -c '$PY_EDIT'" \
+        --export-json "$OUT/py-mypy.round$r.json" -n "mypy in place, after the same edit" "python3 -m mypy -O json"
+    cp "$WORK/py-orig.py" "pkg/$PY_MID.py"
+    echo "round $r/$ROUNDS done"
+done
+git diff --quiet
+
+log "report -> $REPORT"
+python3 - "$OUT" "$REPORT" <<EOF
+import glob, json, statistics, sys
+out, report = sys.argv[1], sys.argv[2]
+def med(name):
+    files = sorted(glob.glob(f"{out}/{name}.round*.json"))
+    times = [t for f in files for t in json.load(open(f))["results"][0]["times"]]
+    return statistics.median(times), min(times), max(times), len(times)
+first, second, mypy = med("py-first"), med("py-second"), med("py-mypy")
+def row(label, m):
+    return f"| {label} | {m[0]:.3f} | {m[1]:.3f} – {m[2]:.3f} | {m[3]} | {m[0] / mypy[0]:.2f}x |"
+lines = []
+lines.append("## Verify against a baseline: the second \`--verify typecheck\` on the same base")
+lines.append("")
+lines.append("\`bench/verify.sh\` ($(date -u '+%Y-%m-%d %H:%M UTC'))")
+lines.append("")
+lines.append("Machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), "
+             "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo) memory, $(uname -sr); "
+             "load average $LOAD_START at the start of the script, $(cut -d' ' -f1-3 /proc/loadavg) at the end; "
+             "$(python3 -m mypy --version), hyperfine $(hyperfine --version | cut -d' ' -f2); "
+             "patchgate release build at $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' + uncommitted src changes').")
+lines.append("")
+lines.append("Package: $PY_MODULES modules, $PY_LINES lines of Python, mypy configured in \`pyproject.toml\` "
+             "(\`[tool.mypy] files = [\"pkg\"]\`), $((PY_MODULES * PY_ERRORS)) mypy errors before any patch "
+             "(each module imports the one before it). Patch: the docstring of \`pkg/$PY_MID.py\` grown from one "
+             "line to five (its errors move; none is new).")
+lines.append("")
+lines.append("Command: \`patchgate apply py.yaml --verify typecheck --checks none --dry-run --format json\` "
+             "(\`python -m mypy -O json\` in the mirror). The step fails on the patched state, so it needs "
+             "its baseline: on the first patch on a base, mypy runs again on the original state "
+             "(\`.git/patchgate/cache/verify\` removed before each run); on the second, the baseline comes from "
+             "the cache. Both pass, every error reported as already there. The runs alternate between two such "
+             "patches (different docstrings), so each is a new patch on the same base. The mirror and mypy's "
+             "cache in it are warm in both (not an agent's first call). In place: mypy in the working tree with "
+             "the same docstring edit toggled in before each run.")
+lines.append("")
+lines.append("| command | median (s) | min – max (s) | runs | vs mypy in place |")
+lines.append("|---|---|---|---|---|")
+lines.append(row("first patch on the base (baseline run)", first))
+lines.append(row("second patch on the base (baseline cached)", second))
+lines.append(row("\`python -m mypy -O json\` in place, after the same edit (warm cache)", mypy))
+lines.append("")
+lines.append(f"The cached baseline saves {first[0] - second[0]:.3f} s per patch ({second[0] / first[0]:.2f}x of the first).")
+lines.append("")
+open(report, "a").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+EOF
+}
+
+part test && run_crate
+part typecheck && run_typecheck
+echo "report: $REPORT"

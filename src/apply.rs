@@ -202,12 +202,14 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         && !vopts.steps.is_empty()
     {
         let projects = projects_of(&repo, &plan);
-        let overlays: Vec<crate::verify::run::Overlay> = plan
+        // The working tree is the baseline: only failures the patch introduced block.
+        let changes: Vec<crate::verify::run::Change> = plan
             .changes
             .iter()
-            .map(|c| crate::verify::run::Overlay {
+            .map(|c| crate::verify::run::Change {
                 rel: &c.rel,
-                content: c.after.bytes(),
+                before: c.before.bytes(),
+                after: c.after.bytes(),
             })
             .collect();
         let (reports, blocked) = crate::verify::run::run(
@@ -215,7 +217,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             &repo.git_dir,
             &config,
             &projects,
-            &overlays,
+            crate::verify::run::Subject::Patch(&changes),
             vopts,
         );
         report.verify = reports;

@@ -2,10 +2,14 @@
 //!
 //! Lines are mapped from the patched file back to the original through the equal blocks of a line
 //! diff (the OpenHands approach in PRIOR-ART, which survives inserted lines shifting everything
-//! below them). A finding is *old* when it stands on an unchanged line whose original line had a
-//! baseline finding of the same rule and message, matched one to one; anything else is *new*,
-//! including a finding on an untouched line that the patch caused (a definition removed
-//! elsewhere). A finding without a line is old when the baseline has the same rule and message.
+//! below them). A finding is *old* when the baseline has a finding of the same rule and message,
+//! matched one to one, at its corresponding place: the original line of an unchanged line, or
+//! one of the original lines that a changed line replaced (so renaming an identifier on a line
+//! that was already too long passes, also where only the message's numbers changed: "line too
+//! long (95 > 88)" becoming "(96 > 88)" is the same finding). Anything else is
+//! *new*: a finding on an inserted line, and a finding on an untouched line that the patch caused
+//! (a definition removed elsewhere). A finding without a line is old when the baseline has the
+//! same rule and message.
 //!
 //! A formatter's hunk is new only where the patch made the formatting worse: a hunk is "already
 //! there" when every patched line in it is unchanged, or was changed from original lines of which
@@ -106,31 +110,69 @@ pub fn mark(
 ) -> Vec<Finding> {
     // (line, rule, message) → how many baseline findings are still unclaimed.
     let mut pool: HashMap<(usize, &str, &str), usize> = HashMap::new();
+    // The same with the message's numbers masked, for changed lines only: a rename that changes
+    // a line's length changes "line too long (95 > 88)", not whether the finding was there.
+    let mut loose: HashMap<(usize, &str, String), usize> = HashMap::new();
     if let Some(base) = baseline {
         for b in base {
             *pool
                 .entry((b.line, b.rule.as_str(), b.message.as_str()))
+                .or_default() += 1;
+            *loose
+                .entry((b.line, b.rule.as_str(), mask_numbers(&b.message)))
                 .or_default() += 1;
         }
     }
     findings
         .iter()
         .map(|f| {
-            let old_line = if f.line == 0 {
-                Some(0)
+            // The original lines this finding may have been on: its own line's original, else
+            // the lines its (changed) line replaced; none for an inserted line.
+            let (lo, hi) = if f.line == 0 {
+                (0, 0)
+            } else if let Some(l) = map.old_line(f.line) {
+                (l, l)
             } else {
-                map.old_line(f.line)
+                map.replaced(f.line).unwrap_or((1, 0))
             };
-            let old = baseline.is_some()
-                && old_line.is_some_and(|l| {
-                    match pool.get_mut(&(l, f.rule.as_str(), f.message.as_str())) {
-                        Some(n) if *n > 0 => {
-                            *n -= 1;
-                            true
-                        }
-                        _ => false,
+            let rule = f.rule.as_str();
+            let masked = mask_numbers(&f.message);
+            let changed = f.line != 0 && map.changed(f.line);
+            let mut old = false;
+            if baseline.is_some() {
+                for l in lo..=hi {
+                    // The exact message first; on a changed line, the same one with other
+                    // numbers. Either claim takes one baseline finding out of both pools.
+                    let exact = pool
+                        .get(&(l, rule, f.message.as_str()))
+                        .is_some_and(|n| *n > 0);
+                    let other = changed
+                        && !exact
+                        && loose
+                            .get(&(l, rule, masked.clone()))
+                            .is_some_and(|n| *n > 0);
+                    if !exact && !other {
+                        continue;
                     }
-                });
+                    if let Some(n) = loose.get_mut(&(l, rule, masked.clone())) {
+                        *n = n.saturating_sub(1);
+                    }
+                    let key = if exact {
+                        Some((l, rule, f.message.as_str()))
+                    } else {
+                        pool.iter()
+                            .find(|((pl, pr, pm), n)| {
+                                *pl == l && *pr == rule && **n > 0 && mask_numbers(pm) == masked
+                            })
+                            .map(|(k, _)| *k)
+                    };
+                    if let Some(n) = key.and_then(|k| pool.get_mut(&k)) {
+                        *n = n.saturating_sub(1);
+                    }
+                    old = true;
+                    break;
+                }
+            }
             Finding {
                 line: f.line,
                 column: f.column,
@@ -141,6 +183,24 @@ pub fn mark(
             }
         })
         .collect()
+}
+
+/// A message with every run of digits replaced by `#`.
+fn mask_numbers(message: &str) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut in_digits = false;
+    for c in message.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('#');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    out
 }
 
 /// Findings in a file the patch did not change, against the baseline of the same file: new unless
@@ -334,6 +394,42 @@ mod tests {
         let map = LineMap::new(before, after);
         let marked = mark(&[raw(2, "F821", "undefined name f")], Some(&[]), &map);
         assert!(marked[0].new);
+    }
+
+    #[test]
+    fn a_finding_on_a_changed_line_is_old_only_if_the_lines_it_replaced_had_it() {
+        let before = "x = 1\nlong_name_here = 2\ny = 3\n";
+        // Line 2 renamed (same length), a line inserted at the end.
+        let after = "x = 1\nlong_value_here = 2\ny = 3\nlong_extra = 4\n";
+        let map = LineMap::new(before, after);
+        assert_eq!(map.replaced(2), Some((2, 2)));
+        assert_eq!(map.replaced(4), None);
+        let base = [raw(2, "E501", "line too long (20 > 10 characters)")];
+        let now = [
+            raw(2, "E501", "line too long (20 > 10 characters)"),
+            raw(4, "E501", "line too long (20 > 10 characters)"),
+        ];
+        let new: Vec<bool> = mark(&now, Some(&base), &map)
+            .iter()
+            .map(|f| f.new)
+            .collect();
+        assert_eq!(new, vec![false, true], "the inserted line's finding is new");
+        // The line got longer: the same finding with other numbers is still the old one.
+        let now = [raw(2, "E501", "line too long (21 > 10 characters)")];
+        assert!(!mark(&now, Some(&base), &map)[0].new);
+        // Another message (another name unused) is new.
+        let now = [raw(2, "E501", "something else")];
+        assert!(mark(&now, Some(&base), &map)[0].new);
+        // Matched one to one: the replaced line had one such finding, not two.
+        let twice = [
+            raw(2, "E501", "line too long (20 > 10 characters)"),
+            raw(2, "E501", "line too long (20 > 10 characters)"),
+        ];
+        let new: Vec<bool> = mark(&twice, Some(&base), &map)
+            .iter()
+            .map(|f| f.new)
+            .collect();
+        assert_eq!(new, vec![false, true]);
     }
 
     #[test]

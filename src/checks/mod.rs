@@ -25,7 +25,6 @@ pub mod gate;
 pub mod node;
 pub mod package;
 pub mod parse;
-pub mod prepare;
 pub mod references;
 pub mod ruff_batch;
 pub mod run;

@@ -16,10 +16,10 @@ use std::time::Duration;
 
 use super::finding::RawFinding;
 use super::parse;
-use super::prepare::{self, Diagnosis, Toolchain};
 use super::tools::{Ran, first_lines};
 use crate::project::detect::Project;
 use crate::project::mirror::Mirror;
+use crate::project::prepare::{self, Diagnosis, Toolchain};
 use crate::project::tools::which;
 use crate::runner::Cmd;
 

@@ -6,9 +6,9 @@
 //! 1. Definitions (function, method, class, struct, enum, trait, interface, type alias, constant)
 //!    of each changed file before and after the patch, and of each deleted file before: a name
 //!    defined before and not after is a candidate.
-//! 2. One pass over the repository's tracked files of the same language family (the patched
-//!    content where the patch changes a file) with a multi-pattern search for the candidates as
-//!    whole words; only files that contain one are parsed.
+//! 2. One pass over the repository's files (tracked, and untracked but not ignored) of the same
+//!    language family (the patched content where the patch changes a file) with a multi-pattern
+//!    search for the candidates as whole words; only files that contain one are parsed.
 //! 3. A candidate counts only if it had exactly one definition in the project before and has
 //!    none after (a name defined elsewhere too is not dangling), and, for a method, only if its
 //!    name is a compound one (`parse_config`, `getUser`): a method called `get` or `append` shares
@@ -249,10 +249,16 @@ fn has_word(ac: &AhoCorasick, text: &str) -> bool {
     })
 }
 
-/// The repository's tracked files (repository-relative).
+/// The repository's files that git tracks or would track (untracked but not ignored), relative.
 fn tracked(repo_root: &Path) -> Result<Vec<String>, String> {
     let out = Cmd::new("git", repo_root)
-        .args(["ls-files", "-z", "--cached"])
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
         .timeout(std::time::Duration::from_secs(30))
         .run()
         .map_err(|e| e.to_string())?;

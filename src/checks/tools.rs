@@ -14,22 +14,7 @@ use super::parse;
 use crate::project::detect::Project;
 use crate::runner::{Cmd, Output, RunError};
 
-/// What running a tool gave.
-#[derive(Debug, Clone)]
-pub enum Ran<T> {
-    Done(T),
-    /// The tool's configuration excludes the file, or the tool does not apply to it.
-    Skipped(String),
-    Missing(String),
-    Error(String),
-    /// The checker cannot run on this machine as it is (dependencies not downloaded, a toolchain
-    /// too old for the project): a plain sentence and what to run. Reported as `error`.
-    Unready {
-        message: String,
-        help: String,
-    },
-    Timeout,
-}
+pub use crate::project::tools::Ran;
 
 /// A checker process's outcome as a [`Ran`]: its output, or why there is none (timed out, not
 /// installed, could not start).
@@ -55,20 +40,6 @@ fn run(argv: &[OsString], cwd: &Path, stdin: &str, timeout: Duration) -> Result<
 
 fn relay<T>(r: Ran<()>) -> Ran<T> {
     r.relay()
-}
-
-impl<T> Ran<T> {
-    /// A run without a result as a run of another type (a result here is an internal error).
-    pub fn relay<U>(self) -> Ran<U> {
-        match self {
-            Ran::Done(_) => Ran::Error("internal: no result".into()),
-            Ran::Skipped(s) => Ran::Skipped(s),
-            Ran::Missing(s) => Ran::Missing(s),
-            Ran::Error(s) => Ran::Error(s),
-            Ran::Unready { message, help } => Ran::Unready { message, help },
-            Ran::Timeout => Ran::Timeout,
-        }
-    }
 }
 
 /// The first lines of a tool's complaint, for a one-line note.

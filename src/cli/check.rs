@@ -291,8 +291,20 @@ pub fn run_verify(
             }
         }
         let config = crate::project::config::Config::load(&workdir)?;
-        let (reports, blocked) =
-            crate::verify::run::run(&workdir, &repo.git_dir, &config, &projects, &[], opts);
+        // The state as it is; HEAD says which failures were already there.
+        let uncommitted =
+            crate::verify::baseline::head::uncommitted(&repo.git, &workdir).map_err(Error::git)?;
+        let changes: Option<Vec<crate::verify::run::Change>> = uncommitted
+            .as_ref()
+            .map(|u| u.iter().map(|c| c.change()).collect());
+        let (reports, blocked) = crate::verify::run::run(
+            &workdir,
+            &repo.git_dir,
+            &config,
+            &projects,
+            crate::verify::run::Subject::Worktree(changes.as_deref()),
+            opts,
+        );
         let mut report = if blocked {
             Report::empty(Status::ChecksFailed, Exit::ChecksFailed)
         } else {

@@ -2,8 +2,9 @@
 //!
 //! Copies the example repository (embedded in the binary) into a scratch directory, commits it,
 //! then shows what patchgate is for: a patch whose miss is explained with the real text (nothing
-//! written), a multi-file patch applied all at once, the same patch re-run as a no-op, and a patch
-//! that the project's own linter refuses.
+//! written), a multi-file patch applied all at once, the same patch re-run as a no-op, a patch
+//! that the project's own linter refuses, and a rename that forgets its callers, refused by the
+//! built-in gate on any machine.
 
 use std::path::Path;
 
@@ -32,6 +33,7 @@ const FILES: &[(&str, &str)] = &[
 const PATCH: &str = include_str!("../../examples/demo/patch.yaml");
 const MISS: &str = include_str!("../../examples/demo/miss.yaml");
 const LINT: &str = include_str!("../../examples/demo/lint.yaml");
+const BROKEN: &str = include_str!("../../examples/demo/broken.yaml");
 
 pub fn run() -> i32 {
     match run_inner() {
@@ -116,15 +118,24 @@ fn run_inner() -> Result<i32, Box<dyn std::error::Error>> {
         "lint.yaml",
         !has_ruff,
     )?;
+    let broken = step(
+        "5. A rename that forgets its callers in other files: the built-in references check \
+         (no tool needed) shows each use left behind, nothing is written",
+        BROKEN,
+        "broken.yaml",
+        false,
+    )?;
     emit(&format!(
         "Inspect the result: git -C {} diff\n",
         dir.display()
     ));
-    Ok(if miss == 2 && applied == 0 && rerun == 0 && lint == 1 {
-        0
-    } else {
-        1
-    })
+    Ok(
+        if miss == 2 && applied == 0 && rerun == 0 && lint == 1 && broken == 1 {
+            0
+        } else {
+            1
+        },
+    )
 }
 
 fn make_repo(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {

@@ -4,11 +4,44 @@
 //! project's directory up to the repository root (never above it: a virtualenv in the user's home
 //! belongs to another project), `.venv/bin`, `venv/bin` and `node_modules/.bin` at each level;
 //! then PATH. Never a download (`npx`).
+//!
+//! Also [`Ran`]: what running a tool gave, the one outcome type of the checks and verify.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::config::Config;
+
+/// What running a tool gave.
+#[derive(Debug, Clone)]
+pub enum Ran<T> {
+    Done(T),
+    /// The tool's configuration excludes the file, or the tool does not apply to it.
+    Skipped(String),
+    Missing(String),
+    Error(String),
+    /// The checker cannot run on this machine as it is (dependencies not downloaded, a toolchain
+    /// too old for the project): a plain sentence and what to run. Reported as `error`.
+    Unready {
+        message: String,
+        help: String,
+    },
+    Timeout,
+}
+
+impl<T> Ran<T> {
+    /// A run without a result as a run of another type (a result here is an internal error).
+    pub fn relay<U>(self) -> Ran<U> {
+        match self {
+            Ran::Done(_) => Ran::Error("internal: no result".into()),
+            Ran::Skipped(s) => Ran::Skipped(s),
+            Ran::Missing(s) => Ran::Missing(s),
+            Ran::Error(s) => Ran::Error(s),
+            Ran::Unready { message, help } => Ran::Unready { message, help },
+            Ran::Timeout => Ran::Timeout,
+        }
+    }
+}
 
 /// A program on PATH.
 pub fn which(name: &str) -> Option<PathBuf> {

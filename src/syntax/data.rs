@@ -4,7 +4,8 @@
 //! - With one error at most per text, "new" can only mean: the patched text fails and the
 //!   original parsed (or there is no original).
 //! - The documents are parsed for validity only, into `IgnoredAny` (YAML: every document of a
-//!   multi-document stream), so no value is built and custom tags, anchors and any key type pass.
+//!   multi-document stream), so no value is built and custom tags, anchors, duplicate keys and
+//!   any key type pass.
 //! - JSON files that editors and tools read as JSON with comments (`tsconfig*.json`,
 //!   `jsconfig*.json`, `.vscode/…`, `.devcontainer/…`, `*.jsonc`) have their comments and
 //!   trailing commas blanked first, keeping every byte offset.
@@ -75,7 +76,12 @@ pub fn check(lang: Language, rel: &str, text: &str) -> Option<SyntaxError> {
             Some(error_at(&lines, line, byte_col, message, at >= text.len()))
         }
         Language::Yaml => {
-            let e = serde_saphyr::from_multiple::<IgnoredAny>(body).err()?;
+            // Duplicate keys are valid to many YAML readers, and some formats rely on them
+            // (Cirrus CI repeats `task:`): not a syntax error.
+            let options = serde_saphyr::options! {
+                duplicate_keys: serde_saphyr::DuplicateKeyPolicy::LastWins,
+            };
+            let e = serde_saphyr::from_multiple_with_options::<IgnoredAny>(body, options).err()?;
             let (line, char_col) = e
                 .location()
                 .map_or((1, 1), |l| (l.line() as usize, l.column() as usize));
@@ -285,8 +291,16 @@ mod tests {
         let e = check(Language::Yaml, "a.yaml", "a: 1\n b: 2\n").expect("bad indentation");
         assert_eq!((e.line, e.column), (2, 3));
         assert_eq!(e.message, "mapping values are not allowed in this context");
-        let e = check(Language::Yaml, "a.yaml", "a: 1\na: 2\n").expect("a duplicate key");
-        assert_eq!(e.message, "duplicate mapping key: a");
+        assert!(
+            check(
+                Language::Yaml,
+                ".cirrus.yml",
+                "task:\n  a: 1\ntask:\n  b: 2\n"
+            )
+            .is_none()
+        );
+        let e = check(Language::Yaml, "a.yaml", "a: 'x\n").expect("an unclosed quote");
+        assert_eq!(e.line, 1, "{e:?}");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Running the verify steps (build, test, typecheck) of each project the patch touches, on the
-//! patched state, and turning their output into failures and hints.
+//! patched state, judged against the same steps on the original state.
 //!
-//! Where the commands run: in the project's mirror inside patchgate's worktree (`checks::mirror`),
+//! Where the commands run: in the project's mirror (`project::mirror`, outside the repository),
 //! the working tree with the patch laid over it, so the user's tree is untouched until the
 //! decision. What keeps that fast and real:
 //! - Rust: `CARGO_TARGET_DIR` is patchgate's persistent `.git/patchgate/cargo-target` (shared with
@@ -10,41 +10,50 @@
 //! - Go: the user's module and build caches (GOMODCACHE, GOCACHE) as they are, `GOPROXY=off`;
 //! - Rust and Go: dependencies missing from those caches are fetched first, unless offline, and a
 //!   toolchain too old for the project is an `error` with a hint, not a build failure
-//!   (`checks::prepare`);
-//! - Node: the project's `node_modules` linked into the mirror; the package manager chosen from the
-//!   lockfile;
+//!   (`project::prepare`);
+//! - Node: the project's `node_modules` (and those of the directories above it, up to the
+//!   repository root: a workspace's hoisted install) linked into the mirror; the package
+//!   manager chosen from the lockfile;
 //! - Python: the project's own virtualenv (`.venv`/`venv`, else `python3`), with the mirror first
 //!   on `PYTHONPATH` so an editable install of the real tree does not shadow the patched code.
 //!
-//! Commands per language and step (each overridable in `.patchgate.toml` `[verify.<lang>]`):
+//! The commands are in [`super::plan`]. A step a project does not have (no `test` script, no mypy
+//! configuration) is left out of the report; a missing toolchain is `missing` and blocks only
+//! with `--require-tools`.
 //!
-//! | | build | test | typecheck |
-//! |---|---|---|---|
-//! | Rust | `cargo build --all-targets` | `cargo test --no-fail-fast` | `cargo check --all-targets` |
-//! | Go | `go build ./...` | `go test -json ./...` | `go vet ./...` |
-//! | Node | `<pm> run build` | `<pm> run test` | `<pm> run typecheck`, else `tsc --noEmit` |
-//! | Python | `python -m compileall -q .` | `python -m pytest --junitxml` | `mypy -O json .` |
-//!
-//! A step a project does not have (no `test` script) is left out of the report. A failing step
-//! blocks; a missing toolchain is `missing` and blocks only with `--require-tools`.
+//! **The baseline.** What fails is judged against the same step on the original state
+//! ([`super::baseline`] has the rules): only failures the patch introduced block. A step that
+//! passes needs no baseline (the common case costs nothing more); for a failed one it comes from
+//! the cache (`baseline: cached`, keyed by the original's content), or the steps that need one
+//! run again on the original (the mirror re-synced without the overlays), once per state. A step
+//! whose failures were all there before is `pass`, with a note saying how many. [`Subject`] says
+//! what the two states are:
+//! - `apply` ([`Subject::Patch`]): the patched state is verified; the working tree is the
+//!   original;
+//! - `patchgate verify` ([`Subject::Worktree`]): the working tree is verified as it is, and
+//!   every failure in it fails the step (it reports the state, not a change); the baseline is
+//!   HEAD (the uncommitted changes undone), so each failure says whether it was already there
+//!   at HEAD (`new: false`), and the note how many were. With nothing uncommitted in the
+//!   project the run is its own baseline, and its result is cached for the next `apply`.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::Failure;
+use super::baseline::{self, Maps, cache};
+use super::execute::{Found, Layout, StepRun, execute};
 use super::hints;
-use super::parse;
+use super::plan::{self, Plan};
 use crate::checks::package::{CARGO, GO, cargo_package};
-use crate::checks::prepare::{self, Toolchain};
 use crate::checks::tools::Ran;
-use crate::project::config::{Config, StepCommands};
+use crate::project::config::Config;
 use crate::project::detect::{Lang, Project};
 use crate::project::mirror::Mirror;
-use crate::project::tools::{program, project_local, which};
-use crate::runner::{Cmd, RunError};
+use crate::project::prepare::{self, Toolchain};
+use crate::project::tools::program;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -70,7 +79,7 @@ impl Step {
             .collect()
     }
 
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Step::Build => "build",
             Step::Test => "test",
@@ -79,7 +88,7 @@ impl Step {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Pass,
@@ -87,6 +96,20 @@ pub enum Status {
     Missing,
     Error,
     Timeout,
+}
+
+/// Where a step's baseline came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BaselineUse {
+    /// The same step on the same original state ran before.
+    Cached,
+    /// Run on the original state now.
+    Ran,
+    /// The verified state is the original (nothing changed in the project): its own run.
+    Same,
+    /// None could be had; the note says why.
+    Unavailable,
 }
 
 /// One step on one project (the `verify[]` entries of the report).
@@ -97,11 +120,16 @@ pub struct VerifyReport {
     pub project: String,
     pub command: String,
     pub status: Status,
+    /// New failures first.
     pub failures: Vec<Failure>,
     pub hints: Vec<String>,
+    /// The step's time, its baseline's run included.
     pub duration_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Present when the step failed on the verified state and was compared with a baseline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<BaselineUse>,
 }
 
 #[derive(Debug, Clone)]
@@ -116,24 +144,58 @@ pub struct Options {
 
 pub use crate::project::mirror::Overlay;
 
+/// A file whose content differs between the original state and the verified one (`None`:
+/// absent there).
+#[derive(Debug, Clone, Copy)]
+pub struct Change<'a> {
+    pub rel: &'a str,
+    pub before: Option<&'a [u8]>,
+    pub after: Option<&'a [u8]>,
+}
+
+/// What is verified, and what it is judged against (see the module doc).
+#[derive(Debug, Clone, Copy)]
+pub enum Subject<'a> {
+    /// The working tree with these changes laid over it; the working tree is the baseline.
+    Patch(&'a [Change<'a>]),
+    /// The working tree as it is; HEAD is the baseline (these changes: HEAD → working tree),
+    /// `None` without a HEAD commit.
+    Worktree(Option<&'a [Change<'a>]>),
+}
+
+impl<'a> Subject<'a> {
+    fn changes(&self) -> &'a [Change<'a>] {
+        match *self {
+            Subject::Patch(c) | Subject::Worktree(Some(c)) => c,
+            Subject::Worktree(None) => &[],
+        }
+    }
+}
+
 /// Runs the steps on every project; returns the reports and whether they block.
 pub fn run(
-    repo_root: &Path,
-    git_dir: &Path,
+    repo_root: &std::path::Path,
+    git_dir: &std::path::Path,
     config: &Config,
     projects: &[Project],
-    overlays: &[Overlay],
+    subject: Subject,
     opts: &Options,
 ) -> (Vec<VerifyReport>, bool) {
     let timeout = opts
         .timeout
         .or(config.verify.timeout.map(Duration::from_secs))
         .unwrap_or(Duration::from_secs(600));
+    let cx = Ctx {
+        repo_root,
+        git_dir,
+        config,
+        subject,
+        timeout,
+        offline: opts.offline,
+    };
     let mut reports = Vec::new();
     for p in projects {
-        reports.extend(verify_project(
-            repo_root, git_dir, config, p, overlays, opts, timeout,
-        ));
+        reports.extend(verify_project(&cx, p, &opts.steps));
     }
     // The first failures first: a failing step before passing ones.
     reports.sort_by_key(|r| (r.status != Status::Fail, r.project.clone()));
@@ -145,58 +207,32 @@ pub fn run(
     (reports, blocked)
 }
 
-fn overrides(config: &Config, lang: Lang) -> Option<&StepCommands> {
-    match lang {
-        Lang::Python => config.verify.python.as_ref(),
-        Lang::Node => config.verify.node.as_ref(),
-        Lang::Rust => config.verify.rust.as_ref(),
-        Lang::Go => config.verify.go.as_ref(),
-    }
-}
-
-fn override_for(config: &Config, lang: Lang, step: Step) -> Option<Vec<String>> {
-    let c = overrides(config, lang)?;
-    match step {
-        Step::Build => c.build.clone(),
-        Step::Test => c.test.clone(),
-        Step::Typecheck => c.typecheck.clone(),
-    }
-}
-
-/// How a step's output becomes failures.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Parser {
-    Cargo,
-    CargoTest,
-    GoBuild,
-    GoTest,
-    GoVet,
-    NodeTest,
-    Tsc,
-    Pytest,
-    Mypy,
-    Compileall,
-    Generic,
-}
-
-struct Plan {
-    argv: Vec<OsString>,
-    env: Vec<(String, OsString)>,
-    parser: Parser,
-    /// pytest's report file, read after the run.
-    junit: Option<PathBuf>,
-}
-
-fn verify_project(
-    repo_root: &Path,
-    git_dir: &Path,
-    config: &Config,
-    project: &Project,
-    overlays: &[Overlay],
-    opts: &Options,
+struct Ctx<'a> {
+    repo_root: &'a std::path::Path,
+    git_dir: &'a std::path::Path,
+    config: &'a Config,
+    subject: Subject<'a>,
     timeout: Duration,
-) -> Vec<VerifyReport> {
-    let steps = &opts.steps[..];
+    offline: bool,
+}
+
+/// A step run on the verified state, and what its judgement needs.
+struct Done {
+    step: Step,
+    plan: Plan,
+    run: StepRun,
+    /// The baseline's failures (or why there are none) and where they came from.
+    baseline: Option<(Result<Vec<Found>, String>, BaselineUse)>,
+    baseline_ms: u64,
+}
+
+fn lay(mirror: &Mirror, cx: &Ctx, overlays: &[Overlay]) -> Result<(), String> {
+    overlays
+        .iter()
+        .try_for_each(|o| mirror.overlay(cx.git_dir, o.rel, o.content))
+}
+
+fn verify_project(cx: &Ctx, project: &Project, steps: &[Step]) -> Vec<VerifyReport> {
     let shown = if project.rel_root.is_empty() {
         ".".to_string()
     } else {
@@ -215,6 +251,7 @@ fn verify_project(
                 hints: Vec::new(),
                 duration_ms: started.elapsed().as_millis() as u64,
                 note: Some(note.clone()),
+                baseline: None,
             })
             .collect()
     };
@@ -226,13 +263,13 @@ fn verify_project(
         all
     };
     // Rust mirrors the whole workspace; everything else the project directory.
-    let mut toolchain = None;
+    let mut toolchain: Option<(Toolchain, Vec<OsString>)> = None;
     let (mirror_rel, cargo_pkg) = if project.lang == Lang::Rust {
-        let cargo = match program(config, "cargo", "cargo", &project.root, repo_root) {
+        let cargo = match program(cx.config, "cargo", "cargo", &project.root, cx.repo_root) {
             Ok(a) => a,
             Err(m) => return fail_all(Status::Missing, m),
         };
-        let found = match cargo_package::<()>(&cargo, repo_root, project, timeout) {
+        let found = match cargo_package::<()>(&cargo, cx.repo_root, project, cx.timeout) {
             Ok((ws, name)) => (ws, Some(name)),
             Err(Ran::Missing(m)) => return fail_all(Status::Missing, m),
             Err(Ran::Timeout) => {
@@ -257,24 +294,47 @@ fn verify_project(
         Lang::Go => Some(GO.lock().unwrap_or_else(|p| p.into_inner())),
         _ => None,
     };
-    let mirror = match Mirror::sync(repo_root, git_dir, &mirror_rel) {
+    let sync = || Mirror::sync(cx.repo_root, cx.git_dir, &mirror_rel);
+    let mirror = match sync() {
         Ok(m) => m,
         Err(e) => return fail_all(Status::Error, e),
     };
+    // The two states, as overlays on the mirrored working tree.
+    let changes: Vec<&Change> = cx
+        .subject
+        .changes()
+        .iter()
+        .filter(|c| mirror.covers(c.rel))
+        .collect();
+    let overlays = |after: bool| -> Vec<Overlay> {
+        changes
+            .iter()
+            .map(|c| Overlay {
+                rel: c.rel,
+                content: if after { c.after } else { c.before },
+            })
+            .collect()
+    };
+    let (checked, original) = match cx.subject {
+        Subject::Patch(_) => (overlays(true), Some(Vec::new())),
+        Subject::Worktree(Some(_)) => (Vec::new(), Some(overlays(false))),
+        Subject::Worktree(None) => (Vec::new(), None),
+    };
+    let checked_id = mirror.state_id(&checked);
+    let original_id = original.as_ref().map(|o| mirror.state_id(o));
+    if let Err(e) = lay(&mirror, cx, &checked) {
+        return fail_all(Status::Error, e);
+    }
+    let mirror_root = mirror.root.clone();
     let prefix = if mirror_rel.is_empty() {
         String::new()
     } else {
         format!("{mirror_rel}/")
     };
-    for o in overlays.iter().filter(|o| o.rel.starts_with(&prefix)) {
-        if let Err(e) = mirror.overlay(git_dir, o.rel, o.content) {
-            return fail_all(Status::Error, e);
-        }
-    }
     let project_dir = if project.rel_root == mirror_rel {
-        mirror.root.clone()
+        mirror_root.clone()
     } else {
-        mirror.root.join(
+        mirror_root.join(
             project
                 .rel_root
                 .strip_prefix(&prefix)
@@ -282,25 +342,29 @@ fn verify_project(
         )
     };
     if project.lang == Lang::Node {
-        // Dependencies the user installed: reachable from the mirror as they are.
-        let real = project.root.join("node_modules");
-        let link = project_dir.join("node_modules");
-        if real.is_dir() && std::fs::symlink_metadata(&link).is_err() {
-            let _ = std::os::unix::fs::symlink(&real, &link);
-        }
+        link_node_modules(cx, project, &mirror_root, &mirror_rel);
     }
-    let real_dir = prepare::real_dir(repo_root, &mirror_rel);
+    let layout = Layout {
+        project_dir: &project_dir,
+        mirror_root: &mirror_root,
+        mirror_rel: &mirror_rel,
+    };
+    let key =
+        |state: &str, step: Step, plan: &Plan| cache::key(state, project, cx.repo_root, step, plan);
+    // Rust and Go: the dependencies in the caches, a toolchain new enough (for each state: a
+    // patched Cargo.toml or go.mod may need others).
+    let real_dir = prepare::real_dir(cx.repo_root, &mirror_rel);
     let prep = toolchain.as_ref().map(|(t, argv)| prepare::Package {
         toolchain: *t,
         argv,
-        git_dir,
+        git_dir: cx.git_dir,
         mirror: &mirror,
         mirror_rel: &mirror_rel,
         package_rel: &project.rel_root,
         real_dir: &real_dir,
-        overlays,
-        offline: opts.offline,
-        timeout,
+        overlays: &checked,
+        offline: cx.offline,
+        timeout: cx.timeout,
     });
     if let Some(p) = &prep
         && let Err(u) = p.ensure()
@@ -308,18 +372,19 @@ fn verify_project(
         return unready_all(u);
     }
 
+    // 1. Every step on the verified state.
     let mut out = Vec::new();
+    let mut done: Vec<Done> = Vec::new();
     for &step in steps {
-        let step_started = Instant::now();
-        let plan = match plan_step(
-            config,
-            repo_root,
+        let at = plan::Where {
+            config: cx.config,
+            repo_root: cx.repo_root,
+            git_dir: cx.git_dir,
             project,
-            &project_dir,
-            git_dir,
-            step,
-            cargo_pkg.as_deref(),
-        ) {
+            dir: &project_dir,
+            cargo_pkg: cargo_pkg.as_deref(),
+        };
+        let plan = match plan::plan_step(&at, step) {
             Ok(Some(p)) => p,
             Ok(None) => continue,
             Err(m) => {
@@ -332,443 +397,240 @@ fn verify_project(
                     hints: Vec::new(),
                     duration_ms: 0,
                     note: Some(m),
+                    baseline: None,
                 });
                 continue;
             }
         };
-        let command = plan
-            .argv
-            .iter()
-            .map(|a| a.to_string_lossy())
-            .collect::<Vec<_>>()
-            .join(" ");
-        let mut cmd = Cmd::new(plan.argv[0].clone(), &project_dir)
-            .args(plan.argv[1..].iter().cloned())
-            .timeout(timeout);
-        for (k, v) in &plan.env {
-            cmd = cmd.env(k, v);
-        }
-        if let Some(junit) = &plan.junit {
-            // A report left by an earlier run with the same pid must not be read as this one's.
-            let _ = std::fs::remove_file(junit);
-        }
-        let mut report = VerifyReport {
+        let run = execute(&plan, step, &layout, prep.as_ref(), cx.timeout);
+        cache::put(cx.git_dir, &key(&checked_id, step, &plan), &run);
+        done.push(Done {
             step,
-            project: shown.clone(),
-            command,
-            status: Status::Pass,
-            failures: Vec::new(),
-            hints: Vec::new(),
-            duration_ms: 0,
-            note: None,
-        };
-        let ran = match &prep {
-            Some(p) => p.run(|| cmd.run()).and_then(|r| match (r, p) {
-                // Not the code's failure: the toolchain's or the caches' (said in plain words).
-                (Ok(o), p) if !o.success() && !o.timed_out => match p.explain(&o.stderr_str()) {
-                    Some(u) => Err(u),
-                    None => Ok(Ok(o)),
-                },
-                (r, _) => Ok(r),
-            }),
-            None => Ok(cmd.run()),
-        };
-        let result = match ran {
-            Ok(r) => r,
-            Err(u) => {
-                report.status = Status::Error;
-                report.note = Some(u.message);
-                report.hints.push(u.help);
-                report.duration_ms = step_started.elapsed().as_millis() as u64;
-                out.push(report);
-                continue;
-            }
-        };
-        match result {
-            Err(RunError::NotFound(p)) => {
-                report.status = Status::Missing;
-                report.note = Some(format!("{} not found on PATH", p.to_string_lossy()));
-            }
-            Err(e) => {
-                report.status = Status::Error;
-                report.note = Some(e.to_string());
-            }
-            Ok(o) if o.timed_out => {
-                report.status = Status::Timeout;
-                report.note = Some(format!(
-                    "killed after {} s with its child processes",
-                    timeout.as_secs()
-                ));
-                report.hints.push(
-                    "a step timed out: look for a hang, a deadlock or an unclosed resource".into(),
-                );
-            }
-            Ok(o) => {
-                let text = format!("{}\n{}", o.stdout_str(), o.stderr_str());
-                let mut failures = failures_of(
-                    plan.parser,
-                    &o.stdout_str(),
-                    &o.stderr_str(),
-                    plan.junit.as_deref(),
-                );
-                if plan.parser == Parser::NodeTest {
-                    // A test file that did not load is named by its path in the mirror.
-                    for f in &mut failures {
-                        if Path::new(&f.name).is_absolute() {
-                            f.name = repo_path(&f.name, &project_dir, &mirror.root, &mirror_rel);
-                        }
-                    }
-                }
-                if plan.parser == Parser::GoTest {
-                    for f in &mut failures {
-                        if let Some(file) = f.file.as_deref().filter(|x| !x.contains('/'))
-                            && let Some(at) = go_test_file(&f.name, file, &project_dir)
-                        {
-                            f.file = Some(at);
-                        }
-                    }
-                }
-                if plan.parser == Parser::Pytest && !o.success() && missing_module(&text, "pytest")
-                {
-                    report.status = Status::Missing;
-                    report.note = Some("pytest is not installed in the project's Python".into());
-                } else if plan.parser == Parser::Mypy
-                    && !o.success()
-                    && missing_module(&text, "mypy")
-                {
-                    report.status = Status::Missing;
-                    report.note = Some("mypy is not installed".into());
-                } else if !o.success() {
-                    report.status = Status::Fail;
-                    if failures.is_empty() {
-                        failures.push(Failure {
-                            name: step.name().to_string(),
-                            file: None,
-                            line: None,
-                            message: tail(&text, 20),
-                        });
-                    }
-                } else if step == Step::Typecheck
-                    && plan.parser == Parser::Mypy
-                    && !failures.is_empty()
-                {
-                    report.status = Status::Fail;
-                }
-                for f in &mut failures {
-                    if let Some(file) = &f.file {
-                        f.file = Some(repo_path(file, &project_dir, &mirror.root, &mirror_rel));
-                    }
-                }
-                if report.status == Status::Fail {
-                    report.hints =
-                        hints::hints_with_sites(project.lang, &failures, &text, &project_dir);
-                }
-                report.failures = failures;
-            }
-        }
-        if let Some(junit) = &plan.junit {
-            let _ = std::fs::remove_file(junit);
-        }
-        report.duration_ms = step_started.elapsed().as_millis() as u64;
-        out.push(report);
+            plan,
+            run,
+            baseline: None,
+            baseline_ms: 0,
+        });
     }
+
+    // 2. A baseline for each step that failed: the cache, else one run on the original state.
+    let mut to_run = Vec::new();
+    for (i, d) in done.iter_mut().enumerate() {
+        if d.run.status != Status::Fail {
+            continue;
+        }
+        let usable = |c: &cache::Cached| {
+            baseline::usable(c.status, &c.failures, None).map(<[Found]>::to_vec)
+        };
+        d.baseline = match &original_id {
+            None => {
+                // Nothing was committed: everything is new since then.
+                d.run.note = Some("no HEAD commit to compare with: every failure is new".into());
+                None
+            }
+            Some(id) if *id == checked_id => Some((
+                baseline::usable(d.run.status, &d.run.failures, None).map(<[Found]>::to_vec),
+                BaselineUse::Same,
+            )),
+            Some(id) => match cache::get(cx.git_dir, &key(id, d.step, &d.plan)) {
+                Some(c) => Some((usable(&c), BaselineUse::Cached)),
+                None => {
+                    to_run.push(i);
+                    None
+                }
+            },
+        };
+    }
+    let switched = !to_run.is_empty();
+    if let (true, Some(id), Some(original)) = (switched, &original_id, &original) {
+        // The mirror re-synced undoes the patch; `verify` lays HEAD's content over it.
+        let back = sync().and_then(|m| lay(&m, cx, original).map(|()| m));
+        let back_prep = match (&back, &toolchain) {
+            (Ok(m), Some((t, argv))) => Some(prepare::Package {
+                toolchain: *t,
+                argv,
+                git_dir: cx.git_dir,
+                mirror: m,
+                mirror_rel: &mirror_rel,
+                package_rel: &project.rel_root,
+                real_dir: &real_dir,
+                overlays: original,
+                offline: cx.offline,
+                timeout: cx.timeout,
+            }),
+            _ => None,
+        };
+        let ready = match &back_prep {
+            Some(p) => p.ensure().map_err(|u| u.message),
+            None => back.as_ref().map(|_| ()).map_err(Clone::clone),
+        };
+        for i in to_run {
+            let d = &mut done[i];
+            d.baseline = Some(match &ready {
+                Err(e) => (
+                    Err(format!("the original state could not be prepared: {e}")),
+                    BaselineUse::Unavailable,
+                ),
+                Ok(()) => {
+                    let base = execute(&d.plan, d.step, &layout, back_prep.as_ref(), cx.timeout);
+                    cache::put(cx.git_dir, &key(id, d.step, &d.plan), &base);
+                    d.baseline_ms = base.duration_ms;
+                    (
+                        baseline::usable(base.status, &base.failures, base.note.as_deref())
+                            .map(<[Found]>::to_vec),
+                        BaselineUse::Ran,
+                    )
+                }
+            });
+        }
+    }
+
+    // 3. The judgement; then the hints, which read the sources of the verified state.
+    let maps = Maps::new(&changes);
+    let patch = matches!(cx.subject, Subject::Patch(_));
+    let mut judged: Vec<(VerifyReport, StepRun)> = done
+        .into_iter()
+        .map(|d| judge(d, &shown, &maps, patch))
+        .collect();
+    let want_hints = judged.iter().any(|(r, _)| r.status == Status::Fail);
+    if switched && want_hints {
+        let restored = sync().and_then(|m| lay(&m, cx, &checked));
+        if restored.is_err() {
+            // The sources are the original's: hints without call sites are still right.
+            for (r, run) in &mut judged {
+                if r.status == Status::Fail {
+                    r.hints = hints::hints(project.lang, &r.failures, &run.text);
+                }
+            }
+            return finish(out, judged);
+        }
+    }
+    for (r, run) in &mut judged {
+        if r.status != Status::Fail {
+            continue;
+        }
+        let text = if patch {
+            baseline::without_old(&run.text, &run.failures)
+        } else {
+            std::borrow::Cow::Borrowed(run.text.as_str())
+        };
+        let about: Vec<Failure> = r
+            .failures
+            .iter()
+            .filter(|f| f.new || !patch)
+            .cloned()
+            .collect();
+        r.hints.extend(hints::hints_with_sites(
+            project.lang,
+            &about,
+            &text,
+            &project_dir,
+        ));
+    }
+    finish(out, judged)
+}
+
+fn finish(mut out: Vec<VerifyReport>, judged: Vec<(VerifyReport, StepRun)>) -> Vec<VerifyReport> {
+    out.extend(judged.into_iter().map(|(r, _)| r));
     out
 }
 
-fn missing_module(text: &str, module: &str) -> bool {
-    text.contains(&format!("No module named {module}"))
-        || text.contains(&format!("No module named '{module}'"))
-}
-
-/// The last lines of a step's output (machine-readable JSON lines left out) for a failure no
-/// parser recognised.
-fn tail(text: &str, n: usize) -> String {
-    let lines: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('{'))
-        .collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
-}
-
-/// `go test` prints a test's position relative to its package's directory (`calc_test.go:7`):
-/// the file relative to the module root (`calc/calc_test.go`), found from the failure's name
-/// (`example.com/demo/calc.TestAdd`) and the module path in `dir/go.mod`.
-fn go_test_file(name: &str, file: &str, dir: &Path) -> Option<String> {
-    let gomod = std::fs::read_to_string(dir.join("go.mod")).ok()?;
-    let module = gomod.lines().find_map(|l| {
-        let rest = l.trim().strip_prefix("module")?;
-        rest.starts_with([' ', '\t'])
-            .then(|| rest.trim().trim_matches('"').to_string())
-    })?;
-    name.match_indices('.').find_map(|(i, _)| {
-        let package = &name[..i];
-        let sub = if package == module {
-            ""
-        } else {
-            package.strip_prefix(&module)?.strip_prefix('/')?
+/// The step's report: its failures marked new or old, its status and note (see the module doc).
+fn judge(mut d: Done, shown: &str, maps: &Maps, patch: bool) -> (VerifyReport, StepRun) {
+    let mut report = VerifyReport {
+        step: d.step,
+        project: shown.to_string(),
+        command: d.plan.command(),
+        status: d.run.status,
+        failures: Vec::new(),
+        hints: Vec::new(),
+        duration_ms: d.run.duration_ms + d.baseline_ms,
+        note: d.run.note.take(),
+        baseline: None,
+    };
+    report.hints.extend(d.run.help.take());
+    if d.run.status == Status::Timeout {
+        report
+            .hints
+            .push("a step timed out: look for a hang, a deadlock or an unclosed resource".into());
+    }
+    if let Some((base, source)) = d.baseline.take() {
+        baseline::mark(
+            &mut d.run.failures,
+            base.as_ref().ok().map(Vec::as_slice),
+            maps,
+        );
+        let total = d.run.failures.len();
+        let old = d.run.failures.iter().filter(|f| !f.failure.new).count();
+        let whence = match source {
+            BaselineUse::Cached => "baseline: cached".to_string(),
+            BaselineUse::Ran => format!("baseline: ran in {:.1} s", d.baseline_ms as f64 / 1000.0),
+            BaselineUse::Same => "baseline: the same state".to_string(),
+            BaselineUse::Unavailable => String::new(),
         };
-        let rel = if sub.is_empty() {
-            file.to_string()
-        } else {
-            format!("{sub}/{file}")
+        let since = if patch { "before the patch" } else { "at HEAD" };
+        let failures = |n: usize| if n == 1 { "failure" } else { "failures" };
+        let said = match &base {
+            Err(why) if patch => format!(
+                "no baseline: {why}; only failures in the patched files block ({old} of {total} outside them)"
+            ),
+            Err(why) => format!("no baseline: {why}"),
+            Ok(_) if old == 0 => format!("none of the failures was there {since} ({whence})"),
+            Ok(_) if old == total && patch => format!(
+                "{total} {} {} already there {since} ({whence})",
+                failures(total),
+                if total == 1 { "was" } else { "were" }
+            ),
+            Ok(_) => format!(
+                "{old} of {total} {} {} already there {since} ({whence})",
+                failures(total),
+                if old == 1 { "was" } else { "were" }
+            ),
         };
-        dir.join(&rel).is_file().then_some(rel)
-    })
-}
-
-/// A path as a tool printed it (absolute in the mirror, or relative to where it ran) → the
-/// repository path.
-fn repo_path(file: &str, project_dir: &Path, mirror_root: &Path, mirror_rel: &str) -> String {
-    let p = Path::new(file.trim_start_matches("./"));
-    let abs = if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        project_dir.join(p)
-    };
-    match abs.strip_prefix(mirror_root) {
-        Ok(r) if mirror_rel.is_empty() => r.to_string_lossy().into_owned(),
-        Ok(r) => format!("{mirror_rel}/{}", r.to_string_lossy()),
-        Err(_) => file.to_string(),
+        report.note = Some(match report.note.take() {
+            Some(n) => format!("{n}; {said}"),
+            None => said,
+        });
+        report.baseline = Some(source);
+        if patch && old == total {
+            report.status = Status::Pass;
+        }
     }
+    // New failures first, each group in the tool's order.
+    d.run.failures.sort_by_key(|f| !f.failure.new);
+    report.failures = d.run.failures.iter().map(|f| f.failure.clone()).collect();
+    (report, d.run)
 }
 
-fn failures_of(parser: Parser, stdout: &str, stderr: &str, junit: Option<&Path>) -> Vec<Failure> {
-    use crate::checks::parse as cp;
-    let both = format!("{stdout}\n{stderr}");
-    match parser {
-        Parser::Cargo => cp::cargo::cargo_json(stdout)
-            .map(|f| parse::compiler(&f))
-            .unwrap_or_default(),
-        Parser::CargoTest => {
-            let mut f = cp::cargo::cargo_json(stdout)
-                .map(|f| parse::compiler(&f))
-                .unwrap_or_default();
-            f.extend(parse::libtest(&both));
-            f
-        }
-        Parser::GoBuild => parse::go_build_text(&both),
-        Parser::GoTest => parse::go_test_json(&both),
-        Parser::NodeTest => parse::node_test(&both),
-        Parser::GoVet => cp::go::go_vet_text(stderr)
-            .map(|f| parse::compiler(&f))
-            .unwrap_or_default(),
-        Parser::Tsc => cp::tsc::tsc_text(stdout)
-            .map(|f| parse::compiler(&f))
-            .unwrap_or_default(),
-        Parser::Mypy => cp::mypy::mypy_json(stdout)
-            .map(|f| parse::compiler(&f))
-            .unwrap_or_default(),
-        Parser::Compileall => parse::python_compile(&both),
-        Parser::Pytest => junit
-            .and_then(|p| std::fs::read_to_string(p).ok())
-            .and_then(|x| parse::pytest_junit(&x).ok())
-            .unwrap_or_default(),
-        Parser::Generic => Vec::new(),
-    }
-}
-
-fn os(args: &[&str]) -> Vec<OsString> {
-    args.iter().map(OsString::from).collect()
-}
-
-/// The command for a step, `Ok(None)` when the project has no such step.
-fn plan_step(
-    config: &Config,
-    repo_root: &Path,
-    project: &Project,
-    dir: &Path,
-    git_dir: &Path,
-    step: Step,
-    cargo_pkg: Option<&str>,
-) -> Result<Option<Plan>, String> {
-    let generic = |argv: Vec<String>| Plan {
-        argv: argv.into_iter().map(OsString::from).collect(),
-        env: Vec::new(),
-        parser: Parser::Generic,
-        junit: None,
-    };
-    if let Some(cmd) = override_for(config, project.lang, step).filter(|c| !c.is_empty()) {
-        return Ok(Some(generic(cmd)));
-    }
-    let plan = match project.lang {
-        Lang::Rust => {
-            let mut argv = os(&["cargo"]);
-            let (sub, parser): (&[&str], Parser) = match step {
-                Step::Build => (
-                    &["build", "--all-targets", "--message-format=json"],
-                    Parser::Cargo,
-                ),
-                Step::Test => (
-                    &["test", "--no-fail-fast", "--message-format=json"],
-                    Parser::CargoTest,
-                ),
-                Step::Typecheck => (
-                    &["check", "--all-targets", "--message-format=json"],
-                    Parser::Cargo,
-                ),
-            };
-            argv.extend(os(sub));
-            argv.push("--offline".into());
-            if let Some(p) = cargo_pkg {
-                argv.extend(os(&["-p", p]));
+/// Links the real `node_modules` of the project's directory and of each directory above it (up
+/// to the repository root) into the mirror, where the mirror has none: dependencies as the user
+/// installed them, hoisted ones included.
+fn link_node_modules(cx: &Ctx, project: &Project, mirror_root: &std::path::Path, mirror_rel: &str) {
+    let base: PathBuf = match mirror_rel {
+        "" => mirror_root.to_path_buf(),
+        rel => {
+            let depth = rel.split('/').count();
+            let mut b = mirror_root.to_path_buf();
+            for _ in 0..depth {
+                b.pop();
             }
-            Plan {
-                argv,
-                env: vec![
-                    (
-                        "CARGO_TARGET_DIR".into(),
-                        git_dir
-                            .join("patchgate")
-                            .join("cargo-target")
-                            .into_os_string(),
-                    ),
-                    ("CARGO_TERM_COLOR".into(), "never".into()),
-                ],
-                parser,
-                junit: None,
-            }
-        }
-        Lang::Go => {
-            let (argv, parser) = match step {
-                Step::Build => (os(&["go", "build", "./..."]), Parser::GoBuild),
-                Step::Test => (os(&["go", "test", "-json", "./..."]), Parser::GoTest),
-                Step::Typecheck => (os(&["go", "vet", "./..."]), Parser::GoVet),
-            };
-            let var = |k: &str, d: &str| {
-                (
-                    k.to_string(),
-                    std::env::var_os(k).unwrap_or_else(|| d.into()),
-                )
-            };
-            Plan {
-                argv,
-                env: vec![
-                    var("GOTOOLCHAIN", "local"),
-                    var("GOPROXY", "off"),
-                    var("GOFLAGS", "-buildvcs=false"),
-                ],
-                parser,
-                junit: None,
-            }
-        }
-        Lang::Node => {
-            let scripts: serde_json::Value = std::fs::read(dir.join("package.json"))
-                .ok()
-                .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-                .map(|v| v["scripts"].clone())
-                .unwrap_or_default();
-            let pm = package_manager(dir);
-            match (step, scripts.get(step.name()).is_some()) {
-                (_, true) => Plan {
-                    argv: os(&[pm, "run", step.name()]),
-                    env: vec![("CI".into(), "true".into())],
-                    parser: match step {
-                        Step::Typecheck => Parser::Tsc,
-                        Step::Test => Parser::NodeTest,
-                        Step::Build => Parser::Generic,
-                    },
-                    junit: None,
-                },
-                (Step::Typecheck, false) if dir.join("tsconfig.json").is_file() => {
-                    let local = dir.join("node_modules/.bin/tsc");
-                    let tsc = if local.exists() {
-                        local.into_os_string()
-                    } else {
-                        which("tsc")
-                            .ok_or("tsc not found in node_modules or on PATH")?
-                            .into_os_string()
-                    };
-                    Plan {
-                        argv: vec![tsc, "--noEmit".into(), "--pretty".into(), "false".into()],
-                        env: Vec::new(),
-                        parser: Parser::Tsc,
-                        junit: None,
-                    }
-                }
-                _ => return Ok(None),
-            }
-        }
-        Lang::Python => {
-            let python = project_local("python", &project.root, repo_root)
-                .map_or_else(|| OsString::from("python3"), PathBuf::into_os_string);
-            let src = dir.join("src");
-            let mut pythonpath = dir.as_os_str().to_owned();
-            if src.is_dir() {
-                pythonpath.push(":");
-                pythonpath.push(src.as_os_str());
-            }
-            let env = vec![
-                ("PYTHONPATH".to_string(), pythonpath),
-                ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
-            ];
-            match step {
-                Step::Build => Plan {
-                    argv: vec![
-                        python,
-                        "-m".into(),
-                        "compileall".into(),
-                        "-q".into(),
-                        ".".into(),
-                    ],
-                    env,
-                    parser: Parser::Compileall,
-                    junit: None,
-                },
-                Step::Test => {
-                    let junit = git_dir
-                        .join("patchgate")
-                        .join(format!("pytest-{}.xml", std::process::id()));
-                    Plan {
-                        argv: vec![
-                            python,
-                            "-m".into(),
-                            "pytest".into(),
-                            "-q".into(),
-                            "-p".into(),
-                            "no:cacheprovider".into(),
-                            format!("--junitxml={}", junit.display()).into(),
-                        ],
-                        env,
-                        parser: Parser::Pytest,
-                        junit: Some(junit),
-                    }
-                }
-                Step::Typecheck => Plan {
-                    argv: vec![
-                        python,
-                        "-m".into(),
-                        "mypy".into(),
-                        "-O".into(),
-                        "json".into(),
-                        ".".into(),
-                    ],
-                    env,
-                    parser: Parser::Mypy,
-                    junit: None,
-                },
-            }
+            b
         }
     };
-    Ok(Some(plan))
-}
-
-/// The package manager a Node project uses, from its lockfile.
-fn package_manager(dir: &Path) -> &'static str {
-    let mut d = Some(dir);
-    while let Some(x) = d {
-        if x.join("pnpm-lock.yaml").exists() {
-            return "pnpm";
+    let mut rel = Some(project.rel_root.as_str());
+    while let Some(r) = rel {
+        let real = cx.repo_root.join(r).join("node_modules");
+        let link = base.join(r).join("node_modules");
+        if real.is_dir()
+            && std::fs::symlink_metadata(&link).is_err()
+            && link.parent().is_some_and(|p| p.is_dir())
+        {
+            let _ = std::os::unix::fs::symlink(&real, &link);
         }
-        if x.join("yarn.lock").exists() {
-            return "yarn";
-        }
-        if x.join("bun.lockb").exists() || x.join("bun.lock").exists() {
-            return "bun";
-        }
-        if x.join("package-lock.json").exists() {
-            return "npm";
-        }
-        d = x.parent();
+        rel = match r.rsplit_once('/') {
+            Some((parent, _)) => Some(parent),
+            None if r.is_empty() => None,
+            None => Some(""),
+        };
     }
-    "npm"
 }

@@ -64,7 +64,7 @@ pub(crate) fn require(tool: &str) -> bool {
     false
 }
 
-fn require_all(tools: &[&str]) -> bool {
+pub(crate) fn require_all(tools: &[&str]) -> bool {
     tools.iter().all(|t| require(t))
 }
 
@@ -72,13 +72,13 @@ fn require_all(tools: &[&str]) -> bool {
 // Running patchgate and reading its report
 
 /// A one-edit patch, as JSON (no YAML quoting to get wrong around tabs, quotes and `%`).
-fn patch(file: &str, old: &str, new: &str) -> String {
+pub(crate) fn patch(file: &str, old: &str, new: &str) -> String {
     json!({"edits": [{"file_path": file, "old_string": old, "new_string": new}]}).to_string()
 }
 
 /// The `checks[]` entry of `checker` on `path`.
 #[track_caller]
-fn check<'a>(report: &'a Value, path: &str, checker: &str) -> &'a Value {
+pub(crate) fn check<'a>(report: &'a Value, path: &str, checker: &str) -> &'a Value {
     report["checks"]
         .as_array()
         .and_then(|cs| {
@@ -89,7 +89,7 @@ fn check<'a>(report: &'a Value, path: &str, checker: &str) -> &'a Value {
 }
 
 #[track_caller]
-fn findings(c: &Value) -> &Vec<Value> {
+pub(crate) fn findings(c: &Value) -> &Vec<Value> {
     c["findings"]
         .as_array()
         .unwrap_or_else(|| panic!("no findings array in {c:#}"))
@@ -150,7 +150,12 @@ fn run_bounded(dir: &Path, args: &[&OsStr], path_var: Option<&OsStr>, limit: Dur
 }
 
 /// `patchgate apply <patch> --format json ARGS` with `PATH` replaced.
-fn apply_with_path(repo: &TestRepo, patch: &str, args: &[&str], path_var: &OsStr) -> Run {
+pub(crate) fn apply_with_path(
+    repo: &TestRepo,
+    patch: &str,
+    args: &[&str],
+    path_var: &OsStr,
+) -> Run {
     let pfile = tempfile::NamedTempFile::new().expect("patch file");
     std::fs::write(pfile.path(), patch).expect("write patch");
     let mut all: Vec<&OsStr> = vec![
@@ -787,10 +792,16 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
             .push(c["checker"].as_str().expect("checker").to_string());
     }
     let want: std::collections::BTreeMap<String, Vec<String>> = [
-        ("go/main.go", ["gofmt", "go-lint", "syntax"]),
-        ("py/app.py", ["ruff-format", "ruff", "syntax"]),
-        ("rs/src/lib.rs", ["rustfmt", "clippy", "syntax"]),
-        ("web/src/app.js", ["prettier", "eslint", "syntax"]),
+        ("go/main.go", ["gofmt", "go-lint", "references", "syntax"]),
+        ("py/app.py", ["ruff-format", "references", "ruff", "syntax"]),
+        (
+            "rs/src/lib.rs",
+            ["rustfmt", "clippy", "references", "syntax"],
+        ),
+        (
+            "web/src/app.js",
+            ["prettier", "eslint", "references", "syntax"],
+        ),
     ]
     .into_iter()
     .map(|(p, cs)| (p.to_string(), cs.map(String::from).to_vec()))
@@ -802,7 +813,7 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
     let got = detect.json();
     let mut entries: Vec<&Value> = got.as_array().expect("a list").iter().collect();
     entries.sort_by_key(|e| e["lang"].as_str().unwrap_or("").to_string());
-    let expect = |lang: &str, dir: &str, marker: &str, checkers: [&str; 3]| {
+    let expect = |lang: &str, dir: &str, marker: &str, checkers: [&str; 4]| {
         json!({
             "lang": lang,
             "project": {"lang": lang, "rel_root": dir, "marker": marker},
@@ -813,20 +824,30 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
     assert_subset(
         &json!(entries),
         &json!([
-            expect("go", "go", "go.mod", ["syntax", "gofmt", "go-lint"]),
+            expect(
+                "go",
+                "go",
+                "go.mod",
+                ["syntax", "references", "gofmt", "go-lint"]
+            ),
             expect(
                 "node",
                 "web",
                 "package.json",
-                ["syntax", "prettier", "eslint"]
+                ["syntax", "references", "prettier", "eslint"]
             ),
             expect(
                 "python",
                 "py",
                 "pyproject.toml",
-                ["syntax", "ruff-format", "ruff"]
+                ["syntax", "references", "ruff-format", "ruff"]
             ),
-            expect("rust", "rs", "Cargo.toml", ["syntax", "rustfmt", "clippy"]),
+            expect(
+                "rust",
+                "rs",
+                "Cargo.toml",
+                ["syntax", "references", "rustfmt", "clippy"]
+            ),
         ]),
         "detect",
     );
@@ -880,7 +901,7 @@ fn a_monorepo_gives_each_file_its_own_checkers_and_detect_explains_them() {
     one.assert_code(0);
     assert_subset(
         &one.json(),
-        &json!([{"path": "rs/src/lib.rs", "lang": "rust", "checkers": ["syntax", "rustfmt", "clippy"]}]),
+        &json!([{"path": "rs/src/lib.rs", "lang": "rust", "checkers": ["syntax", "references", "rustfmt", "clippy"]}]),
         "detect one file",
     );
 }

@@ -396,3 +396,13 @@ pub fn on_path(name: &str) -> Option<PathBuf> {
 pub fn tools_node_modules() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(".tools/node/node_modules")
 }
+
+/// A `PATH` of one directory, `scratch/bin`, holding only a link to `git`: no checker of any
+/// kind can be found through it.
+pub fn path_with_only_git(scratch: &Path) -> std::ffi::OsString {
+    let git = on_path("git").expect("git on PATH");
+    let bin = scratch.join("bin");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(&git, bin.join("git")).expect("link git");
+    bin.into_os_string()
+}

@@ -9,6 +9,14 @@
 //! on a working tree with a failing test, and a missing toolchain (`missing`, blocking only with
 //! `--require-tools`).
 //!
+//! The baseline: projects that already have type errors, a vet finding and a failing test
+//! accept a correct patch and refuse one that breaks a test that passed (Python, Go); the second
+//! patch on the same base takes its baseline from the cache (`"baseline": "cached"`, and a test
+//! that counts its runs in a marker file); `patchgate verify` says which failures were there at
+//! HEAD. The mirror is the same project as the real tree: each step's pass/fail and error count
+//! in the mirror equal the same command's in place (TypeScript with `verbatimModuleSyntax` and
+//! mixed module formats, Python with a mypy configuration, Go, Rust).
+//!
 //! Every test asks [`require`] for its toolchain first: locally a missing one skips the test
 //! with a loud `SKIPPED:` line on stderr; in CI (`CI=true`) it fails the test. The pinned tools
 //! come from `scripts/install-checkers` (go, tsc, pytest and mypy in its venv, whose `python3`
@@ -227,7 +235,8 @@ fn python_project() -> TestRepo {
     TestRepo::new()
         .file(
             "pyproject.toml",
-            "[project]\nname = \"calc\"\nversion = \"0.1.0\"\nrequires-python = \">=3.9\"\n",
+            "[project]\nname = \"calc\"\nversion = \"0.1.0\"\nrequires-python = \">=3.9\"\n\n\
+             [tool.mypy]\nwarn_unused_configs = true\n",
         )
         .file("calc/__init__.py", "")
         .file(
@@ -346,15 +355,12 @@ fn refused(repo: &TestRepo, patch: &str, steps: &str) -> Value {
         before,
         "the repository changed:\n{report:#}"
     );
-    // (The tools' own files in the mirror and the target directory are not leftovers: its
-    // Cargo.lock, cargo's incremental `….lock` files.)
+    // (The target directory's files are not leftovers: cargo's incremental `….lock` files. The
+    // mirror is outside the repository.)
     let leftovers: Vec<String> = repo
         .leftovers()
         .into_iter()
-        .filter(|l| {
-            !l.contains("/.git/patchgate/node_modules/mirror/")
-                && !l.contains("/.git/patchgate/cargo-target/")
-        })
+        .filter(|l| !l.contains("/.git/patchgate/cargo-target/"))
         .collect();
     assert_eq!(
         leftovers,
@@ -859,4 +865,684 @@ fn missing_go_toolchain_is_reported_and_blocks_only_with_require_tools() {
     assert_eq!(report["status"], "applied", "{report:#}");
     assert_all_missing(&report, &["build", "test"]);
     assert!(repo.read_str("mathx/mathx.go").contains("return a - b"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The baseline: what was already broken does not block
+
+/// The failures of `entry` whose `new` is `new`, by name.
+#[track_caller]
+fn names(entry: &Value, new: bool) -> Vec<String> {
+    failures(entry)
+        .iter()
+        .filter(|f| f["new"] == new)
+        .map(|f| f["name"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// A step that failed on the patched state only with failures that were already there: `pass`,
+/// compared with a baseline from `source`, every failure `new: false`, and the note says so.
+#[track_caller]
+fn passed_with_old(report: &Value, step_name: &str, source: &str, count: usize) {
+    let entry = step(report, step_name);
+    assert_eq!(entry["status"], "pass", "{entry:#}");
+    assert_eq!(entry["baseline"], source, "{entry:#}");
+    assert_eq!(failures(entry).len(), count, "{entry:#}");
+    assert!(
+        failures(entry).iter().all(|f| f["new"] == false),
+        "{entry:#}"
+    );
+    let note = entry["note"].as_str().unwrap_or_default();
+    let said = match count {
+        1 => "1 failure was already there before the patch".to_string(),
+        n => format!("{n} failures were already there before the patch"),
+    };
+    assert!(note.contains(&said), "{entry:#}");
+}
+
+/// A Python package with mypy configured (`files`), two type errors and a failing test in
+/// `calc/legacy.py` and `tests/test_legacy.py` before any patch; the failing test appends a
+/// line to `marker` each time it runs (outside the repository).
+fn python_legacy_project(marker: &Path) -> TestRepo {
+    TestRepo::new()
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"calc\"\nversion = \"0.1.0\"\n\n[tool.mypy]\nfiles = [\"calc\"]\n",
+        )
+        .file(".gitignore", "__pycache__/\n.mypy_cache/\n")
+        .file("calc/__init__.py", "")
+        .file(
+            "calc/ops.py",
+            "def add_numbers(a: int, b: int) -> int:\n    return a + b\n",
+        )
+        .file(
+            "calc/legacy.py",
+            "def legacy_total(xs: list[int]) -> int:\n\
+             \x20   return \"not an int\"\n\n\n\
+             def legacy_name() -> str:\n\
+             \x20   return 42\n",
+        )
+        .file(
+            "tests/test_ops.py",
+            "from calc.ops import add_numbers\n\n\n\
+             def test_add_numbers() -> None:\n\
+             \x20   assert add_numbers(2, 3) == 5\n",
+        )
+        .file(
+            "tests/test_legacy.py",
+            format!(
+                "import pathlib\n\n\n\
+                 def test_legacy_is_broken() -> None:\n\
+                 \x20   with pathlib.Path({:?}).open(\"a\") as f:\n\
+                 \x20       f.write(\"ran\\n\")\n\
+                 \x20   assert 1 + 1 == 3\n",
+                marker.to_str().expect("utf8")
+            ),
+        )
+        .commit()
+}
+
+fn runs(marker: &Path) -> usize {
+    std::fs::read_to_string(marker)
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+#[test]
+fn python_existing_failures_do_not_block_and_the_baseline_is_cached() {
+    if !require("python") {
+        return;
+    }
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let marker = scratch.path().join("legacy-runs");
+    let repo = python_legacy_project(&marker);
+
+    // A docstring on the file with the type errors: they move down two lines, and are still
+    // the same errors. The failing test was failing before. Accepted.
+    let docstring = patch(&[(
+        "calc/legacy.py",
+        "def legacy_total(",
+        "\"\"\"Legacy helpers.\"\"\"\n\n\ndef legacy_total(",
+        false,
+    )]);
+    let run = repo.apply(
+        &docstring,
+        &[
+            "--verify",
+            "build,test,typecheck",
+            "--checks",
+            "none",
+            "--dry-run",
+        ],
+    );
+    run.assert_code(0);
+    let report = run.json();
+    assert_eq!(report["status"], "dry_run", "{report:#}");
+    assert_passed(&report, &["build"]);
+    passed_with_old(&report, "typecheck", "ran", 2);
+    let lines: Vec<&Value> = failures(step(&report, "typecheck"))
+        .iter()
+        .map(|f| &f["line"])
+        .collect();
+    assert_eq!(
+        lines,
+        [&json!(5), &json!(9)],
+        "reported at the patched lines"
+    );
+    passed_with_old(&report, "test", "ran", 1);
+    assert_eq!(
+        names(step(&report, "test"), false),
+        ["tests/test_legacy.py::test_legacy_is_broken"]
+    );
+    // The test suite ran twice: on the patched state and on the original.
+    assert_eq!(runs(&marker), 2);
+
+    // A patch that breaks a test that passed, on the same base: refused, with the new failure
+    // told apart from the old one. The baseline comes from the cache: the suite runs once.
+    let breaking = patch(&[("calc/ops.py", "return a + b", "return a - b", false)]);
+    let report = refused(&repo, &breaking, "test,typecheck");
+    let entry = step(&report, "test");
+    assert_eq!(entry["status"], "fail", "{entry:#}");
+    assert_eq!(entry["baseline"], "cached", "{entry:#}");
+    assert!(
+        entry["note"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("1 of 2 failures was already there before the patch (baseline: cached)"),
+        "{entry:#}"
+    );
+    assert_eq!(names(entry, true), ["tests/test_ops.py::test_add_numbers"]);
+    assert_eq!(
+        names(entry, false),
+        ["tests/test_legacy.py::test_legacy_is_broken"]
+    );
+    // New failures first.
+    assert_eq!(failures(entry)[0]["new"], true, "{entry:#}");
+    passed_with_old(&report, "typecheck", "cached", 2);
+    assert_eq!(runs(&marker), 3);
+
+    // `patchgate verify` reports the state as it is (a failing test fails it), and says which
+    // failures were already there at HEAD: HEAD's state is the same base, cached.
+    repo.write(
+        "calc/ops.py",
+        "def add_numbers(a: int, b: int) -> int:\n    return a * b\n",
+    );
+    let run = repo.run(&["verify", "--steps", "test", "--format", "json"]);
+    run.assert_code(1);
+    let report = run.json();
+    let entry = step(&report, "test");
+    assert_eq!(entry["status"], "fail", "{entry:#}");
+    assert_eq!(entry["baseline"], "cached", "{entry:#}");
+    assert_eq!(names(entry, true), ["tests/test_ops.py::test_add_numbers"]);
+    assert_eq!(
+        names(entry, false),
+        ["tests/test_legacy.py::test_legacy_is_broken"]
+    );
+    assert!(
+        entry["note"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("1 of 2 failures was already there at HEAD"),
+        "{entry:#}"
+    );
+    assert_eq!(runs(&marker), 4);
+    // Nothing uncommitted: the run is its own baseline; the state still fails.
+    repo.git(&["checkout", "--", "calc/ops.py"]);
+    let run = repo.run(&["verify", "--steps", "test", "--format", "json"]);
+    run.assert_code(1);
+    let entry = step(&run.json(), "test").clone();
+    assert_eq!(entry["baseline"], "same", "{entry:#}");
+    assert_eq!(names(&entry, false).len(), 1, "{entry:#}");
+    assert_eq!(runs(&marker), 5);
+    no_scratch_left(&repo);
+}
+
+#[test]
+fn python_without_mypy_configuration_is_not_typechecked() {
+    if !require("python") {
+        return;
+    }
+    let repo = TestRepo::new()
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"x\"\nversion = \"0.1.0\"\n",
+        )
+        .file("x/__init__.py", "def f() -> int:\n    return \"s\"\n")
+        .commit();
+    let p = patch(&[("x/__init__.py", "def f()", "def g()", false)]);
+    let run = repo.apply(&p, &["--verify", "build,typecheck", "--checks", "none"]);
+    run.assert_code(0);
+    let report = run.json();
+    assert_passed(&report, &["build"]);
+    let steps: Vec<&Value> = report["verify"]
+        .as_array()
+        .expect("verify")
+        .iter()
+        .map(|v| &v["step"])
+        .collect();
+    assert_eq!(steps, [&json!("build")], "{report:#}");
+}
+
+/// A Go module with a vet finding (unreachable code) and a failing test in package `legacy`.
+fn go_legacy_project() -> TestRepo {
+    TestRepo::new()
+        .file("go.mod", "module example.com/calc\n\ngo 1.22\n")
+        .file(
+            "mathx/mathx.go",
+            "package mathx\n\n\
+             // AddNumbers adds two numbers.\n\
+             func AddNumbers(a, b int) int {\n\
+             \treturn a + b\n\
+             }\n",
+        )
+        .file(
+            "mathx/mathx_test.go",
+            "package mathx\n\n\
+             import \"testing\"\n\n\
+             func TestAddNumbers(t *testing.T) {\n\
+             \tif got := AddNumbers(2, 3); got != 5 {\n\
+             \t\tt.Errorf(\"AddNumbers(2, 3) = %d, want 5\", got)\n\
+             \t}\n\
+             }\n",
+        )
+        .file(
+            "legacy/legacy.go",
+            "package legacy\n\n\
+             import \"fmt\"\n\n\
+             func Describe(n int) string {\n\
+             \tif n < 0 {\n\
+             \t\treturn \"negative\"\n\
+             \t\tpanic(\"unreachable\")\n\
+             \t}\n\
+             \treturn fmt.Sprint(n, \" items\")\n\
+             }\n",
+        )
+        .file(
+            "legacy/legacy_test.go",
+            "package legacy\n\n\
+             import \"testing\"\n\n\
+             func TestDescribe(t *testing.T) {\n\
+             \tif got := Describe(2); got != \"two items\" {\n\
+             \t\tt.Errorf(\"Describe(2) = %q\", got)\n\
+             \t}\n\
+             }\n",
+        )
+        .commit()
+}
+
+#[test]
+fn go_existing_failures_do_not_block_and_the_baseline_is_cached() {
+    if !require("go") {
+        return;
+    }
+    let repo = go_legacy_project();
+    let doc = patch(&[(
+        "legacy/legacy.go",
+        "func Describe(",
+        "// Describe says how many items there are.\n// It is old.\nfunc Describe(",
+        false,
+    )]);
+    let run = repo.apply(
+        &doc,
+        &[
+            "--verify",
+            "build,test,typecheck",
+            "--checks",
+            "none",
+            "--dry-run",
+        ],
+    );
+    run.assert_code(0);
+    let report = run.json();
+    assert_eq!(report["status"], "dry_run", "{report:#}");
+    assert_passed(&report, &["build"]);
+    passed_with_old(&report, "typecheck", "ran", 1);
+    let f = &failures(step(&report, "typecheck"))[0];
+    assert_eq!(
+        (&f["file"], &f["line"]),
+        (&json!("legacy/legacy.go"), &json!(10)),
+        "{f:#}"
+    );
+    passed_with_old(&report, "test", "ran", 1);
+    assert_eq!(
+        names(step(&report, "test"), false),
+        ["example.com/calc/legacy.TestDescribe"]
+    );
+
+    let breaking = patch(&[("mathx/mathx.go", "return a + b", "return a - b", false)]);
+    let report = refused(&repo, &breaking, "build,test,typecheck");
+    let entry = step(&report, "test");
+    assert_eq!(entry["baseline"], "cached", "{entry:#}");
+    assert_eq!(
+        names(entry, true),
+        ["example.com/calc/mathx.TestAddNumbers"]
+    );
+    assert_eq!(
+        names(entry, false),
+        ["example.com/calc/legacy.TestDescribe"]
+    );
+    passed_with_old(&report, "typecheck", "cached", 1);
+    assert_passed(&report, &["build"]);
+
+    // A new vet finding in the file that has an old one blocks; the old one does not.
+    let vet = patch(&[(
+        "legacy/legacy.go",
+        "\treturn fmt.Sprint(n, \" items\")\n",
+        "\treturn fmt.Sprint(n, \" items\")\n\tpanic(\"unreachable too\")\n",
+        false,
+    )]);
+    let report = refused(&repo, &vet, "typecheck");
+    let entry = step(&report, "typecheck");
+    assert_eq!(entry["status"], "fail", "{entry:#}");
+    let new: Vec<&Value> = failures(entry)
+        .iter()
+        .filter(|f| f["new"] == true)
+        .collect();
+    assert_eq!(new.len(), 1, "{entry:#}");
+    assert_eq!(new[0]["line"], 11, "{entry:#}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The mirror is the same project as the real tree
+
+/// `patchgate verify --steps <steps> .` on an unchanged project: per step, its status and how
+/// many failures it reported.
+fn in_mirror(repo: &TestRepo, steps: &str) -> Vec<(String, String, usize)> {
+    let run = repo.run(&["verify", "--steps", steps, ".", "--format", "json"]);
+    let report = run.json();
+    report["verify"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no verify array:\n{report:#}"))
+        .iter()
+        .map(|v| {
+            (
+                v["step"].as_str().unwrap_or_default().to_string(),
+                v["status"].as_str().unwrap_or_default().to_string(),
+                failures(v).len(),
+            )
+        })
+        .collect()
+}
+
+/// A command run in the repository itself: whether it succeeded, stdout, stderr.
+fn in_place(repo: &TestRepo, argv: &[&str], env: &[(&str, &str)]) -> (bool, String, String) {
+    let out = Command::new(argv[0])
+        .args(&argv[1..])
+        .current_dir(repo.path())
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn status(ok: bool) -> String {
+    if ok { "pass" } else { "fail" }.to_string()
+}
+
+fn errors(findings: Vec<patchgate::checks::finding::RawFinding>) -> usize {
+    patchgate::verify::parse::compiler(&findings).len()
+}
+
+#[track_caller]
+fn assert_same(mirror: &[(String, String, usize)], place: &[(&str, String, usize)]) {
+    let place: Vec<(String, String, usize)> = place
+        .iter()
+        .map(|(s, st, n)| (s.to_string(), st.clone(), *n))
+        .collect();
+    let mut mirror = mirror.to_vec();
+    mirror.sort();
+    let mut place = place;
+    place.sort();
+    assert_eq!(mirror, place, "mirror (left) and in place (right) differ");
+}
+
+#[test]
+fn mirror_matches_in_place_typescript_module_formats() {
+    if !require("node") {
+        return;
+    }
+    // `"type": "commonjs"` with `moduleResolution: bundler` and `verbatimModuleSyntax`: ES
+    // syntax is fine in place; under a `node_modules` directory tsc reads the package's type and
+    // reports every import and export. A folder of `"type": "module"` beside it, and one real
+    // error.
+    let repo = TestRepo::new()
+        .file(
+            "package.json",
+            "{\"name\": \"mix\", \"version\": \"1.0.0\", \"type\": \"commonjs\"}\n",
+        )
+        .file(
+            "tsconfig.json",
+            r#"{
+  "compilerOptions": {
+    "target": "es2022",
+    "module": "esnext",
+    "moduleResolution": "bundler",
+    "verbatimModuleSyntax": true,
+    "strict": true,
+    "noEmit": true,
+    "skipLibCheck": true
+  },
+  "include": ["src"]
+}
+"#,
+        )
+        .file(".gitignore", "node_modules\n")
+        .file(
+            "src/math.ts",
+            "export function add(a: number, b: number): number {\n  return a + b;\n}\n",
+        )
+        .file(
+            "src/main.ts",
+            "import { add } from \"./math\";\nimport { twice } from \"./esm/util\";\n\n\
+             export const n: number = add(1, twice(2));\nexport const s: string = n;\n",
+        )
+        .file("src/esm/package.json", "{\"type\": \"module\"}\n")
+        .file(
+            "src/esm/util.ts",
+            "export function twice(x: number): number {\n  return 2 * x;\n}\n",
+        );
+    std::os::unix::fs::symlink(tools_node_modules(), repo.path().join("node_modules"))
+        .expect("link node_modules");
+    let repo = repo.commit();
+    let mirror = in_mirror(&repo, "typecheck");
+    let tsc = tools_node_modules().join(".bin/tsc");
+    let (ok, out, _) = in_place(
+        &repo,
+        &[tsc.to_str().expect("utf8"), "--noEmit", "--pretty", "false"],
+        &[],
+    );
+    let count = errors(patchgate::checks::parse::tsc_text(&out).expect("tsc output"));
+    assert_eq!(count, 1, "in place: one error (string = number):\n{out}");
+    assert_same(&mirror, &[("typecheck", status(ok), count)]);
+}
+
+#[test]
+fn mirror_matches_in_place_python() {
+    if !require("python") {
+        return;
+    }
+    let repo = TestRepo::new()
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"p\"\nversion = \"0.1.0\"\n\n[tool.mypy]\nstrict = true\n",
+        )
+        .file(".gitignore", "__pycache__/\n.mypy_cache/\n")
+        .file(
+            "p/__init__.py",
+            "def f(x):\n    return x\n\n\ndef g() -> int:\n    return \"s\"\n",
+        )
+        .file(
+            "tests/test_p.py",
+            "from p import g\n\n\ndef test_g() -> None:\n    assert g() == 1\n\n\n\
+             def test_ok() -> None:\n    assert True\n",
+        )
+        .commit();
+    let mirror = in_mirror(&repo, "build,test,typecheck");
+    let (ok, out, _) = in_place(&repo, &["python3", "-m", "mypy", "-O", "json", "."], &[]);
+    let mypy = errors(patchgate::checks::parse::mypy_json(&out).expect("mypy output"));
+    assert!(
+        mypy >= 2,
+        "in place: strict mypy finds the untyped def and the str:\n{out}"
+    );
+    let (test_ok, out, _) = in_place(
+        &repo,
+        &["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        &[("PYTHONDONTWRITEBYTECODE", "1")],
+    );
+    assert!(out.contains("1 failed, 1 passed"), "{out}");
+    let (build_ok, _, _) = in_place(&repo, &["python3", "-m", "compileall", "-q", "."], &[]);
+    assert_same(
+        &mirror,
+        &[
+            ("typecheck", status(ok), mypy),
+            ("test", status(test_ok), 1),
+            ("build", status(build_ok), 0),
+        ],
+    );
+}
+
+#[test]
+fn mirror_matches_in_place_go() {
+    if !require("go") {
+        return;
+    }
+    let repo = go_legacy_project();
+    let mirror = in_mirror(&repo, "build,test,typecheck");
+    let env = [
+        ("GOTOOLCHAIN", "local"),
+        ("GOPROXY", "off"),
+        ("GOFLAGS", "-buildvcs=false"),
+    ];
+    let (vet_ok, _, err) = in_place(&repo, &["go", "vet", "./..."], &env);
+    let vet = errors(patchgate::checks::parse::go_vet_text(&err).expect("vet output"));
+    let (test_ok, out, err) = in_place(&repo, &["go", "test", "-json", "./..."], &env);
+    let tests = patchgate::verify::parse::go_test_json(&format!("{out}\n{err}")).len();
+    let (build_ok, _, _) = in_place(&repo, &["go", "build", "./..."], &env);
+    assert_eq!((vet, tests), (1, 1), "in place");
+    assert_same(
+        &mirror,
+        &[
+            ("typecheck", status(vet_ok), vet),
+            ("test", status(test_ok), tests),
+            ("build", status(build_ok), 0),
+        ],
+    );
+}
+
+#[test]
+fn mirror_matches_in_place_rust() {
+    if !require("rust") {
+        return;
+    }
+    let repo = TestRepo::new()
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"r\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .file(".gitignore", "/target\n")
+        .file(
+            "src/lib.rs",
+            "pub fn f() -> i32 {\n    \"s\"\n}\n\npub fn g() -> u8 {\n    1\n}\n",
+        )
+        .commit();
+    let mirror = in_mirror(&repo, "build,typecheck");
+    let (ok, out, _) = in_place(
+        &repo,
+        &[
+            "cargo",
+            "check",
+            "--all-targets",
+            "--message-format=json",
+            "--offline",
+        ],
+        &[("CARGO_TERM_COLOR", "never")],
+    );
+    let count = errors(patchgate::checks::parse::cargo_json(&out).expect("cargo output"));
+    let (build_ok, out, _) = in_place(
+        &repo,
+        &[
+            "cargo",
+            "build",
+            "--all-targets",
+            "--message-format=json",
+            "--offline",
+        ],
+        &[("CARGO_TERM_COLOR", "never")],
+    );
+    let build = errors(patchgate::checks::parse::cargo_json(&out).expect("cargo output"));
+    assert_eq!((count, build), (1, 1), "in place");
+    assert_same(
+        &mirror,
+        &[
+            ("typecheck", status(ok), count),
+            ("build", status(build_ok), build),
+        ],
+    );
+}
+
+#[test]
+fn mirror_matches_in_place_node_workspace_member() {
+    if !require("node") {
+        return;
+    }
+    // A member of a workspace: its tsconfig extends the root's, and its test imports a package
+    // installed (hoisted) in the root's node_modules only.
+    let repo = TestRepo::new()
+        .file(
+            "package.json",
+            "{\"name\": \"ws\", \"private\": true, \"workspaces\": [\"packages/*\"]}\n",
+        )
+        .file(
+            "tsconfig.base.json",
+            "{\"compilerOptions\": {\"strict\": true, \"noEmit\": true, \"target\": \"es2022\", \
+             \"module\": \"nodenext\", \"skipLibCheck\": true}}\n",
+        )
+        .file(".gitignore", "node_modules\n")
+        .file(
+            "packages/app/package.json",
+            "{\"name\": \"app\", \"version\": \"1.0.0\", \"type\": \"module\", \
+             \"scripts\": {\"test\": \"node --test\"}}\n",
+        )
+        .file(
+            "packages/app/tsconfig.json",
+            "{\"extends\": \"../../tsconfig.base.json\", \"include\": [\"src\"]}\n",
+        )
+        .file(
+            "packages/app/src/a.ts",
+            "export function f(x) {\n  return x;\n}\n",
+        )
+        .file(
+            "packages/app/test/ts.test.js",
+            "import { test } from \"node:test\";\nimport assert from \"node:assert/strict\";\n\
+             import ts from \"typescript\";\n\n\
+             test(\"typescript is installed\", () => {\n  assert.equal(typeof ts.version, \"string\");\n});\n",
+        );
+    std::os::unix::fs::symlink(tools_node_modules(), repo.path().join("node_modules"))
+        .expect("link node_modules");
+    let repo = repo.commit();
+    let run = repo.run(&[
+        "verify",
+        "--steps",
+        "typecheck,test",
+        "packages/app",
+        "--format",
+        "json",
+    ]);
+    let report = run.json();
+    let app = repo.path().join("packages/app");
+    let tsc = tools_node_modules().join(".bin/tsc");
+    let out = Command::new(&tsc)
+        .args(["--noEmit", "--pretty", "false"])
+        .current_dir(&app)
+        .output()
+        .expect("tsc runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let in_place = patchgate::checks::parse::tsc_text(&stdout).expect("tsc output");
+    assert_eq!(in_place.len(), 1, "in place: one implicit any:\n{stdout}");
+    let entry = step(&report, "typecheck");
+    assert_eq!(entry["status"], "fail", "{entry:#}");
+    assert_eq!(failures(entry).len(), 1, "{entry:#}");
+    assert_eq!(failures(entry)[0]["name"], in_place[0].rule, "{entry:#}");
+    assert_eq!(
+        failures(entry)[0]["file"],
+        "packages/app/src/a.ts",
+        "{entry:#}"
+    );
+    let test = step(&report, "test");
+    assert_eq!(test["status"], "pass", "{test:#}");
+}
+
+#[test]
+fn verify_without_a_commit_counts_every_failure_as_new() {
+    if !require("python") {
+        return;
+    }
+    let repo = TestRepo::new()
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"x\"\nversion = \"0.1.0\"\n",
+        )
+        .file(
+            "tests/test_x.py",
+            "def test_x() -> None:\n    assert 1 == 2\n",
+        );
+    let run = repo.run(&["verify", "--steps", "test", ".", "--format", "json"]);
+    run.assert_code(1);
+    let report = run.json();
+    let entry = step(&report, "test");
+    assert_eq!(entry["status"], "fail", "{entry:#}");
+    assert_eq!(names(entry, true), ["tests/test_x.py::test_x"], "{entry:#}");
+    assert!(entry.get("baseline").is_none(), "{entry:#}");
+    assert!(
+        entry["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("no HEAD commit")),
+        "{entry:#}"
+    );
 }

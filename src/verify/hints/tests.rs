@@ -337,6 +337,7 @@ fn no_recording_makes_the_engine_panic() {
             .unwrap();
         for input in [text.as_str(), &text[..cut]] {
             let failures = [Failure {
+                new: true,
                 name: "TS2554".into(),
                 file: Some("src/main.ts".into()),
                 line: Some(99),

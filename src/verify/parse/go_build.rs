@@ -41,6 +41,7 @@ pub fn go_build_text(output: &str) -> Vec<Failure> {
         continues = false;
         if let Some(caps) = POSITION.captures(line) {
             failures.push(Failure {
+                new: true,
                 name: String::new(),
                 file: Some(plain_path(&caps["file"])),
                 line: caps["line"].parse().ok(),
@@ -55,6 +56,7 @@ pub fn go_build_text(output: &str) -> Vec<Failure> {
                 continue;
             }
             failures.push(Failure {
+                new: true,
                 name: String::new(),
                 file: None,
                 line: None,

@@ -174,6 +174,7 @@ pub fn go_test_json(output: &str) -> Vec<Failure> {
             push(
                 &mut failures,
                 Failure {
+                    new: true,
                     name: format!("{package}.{test}"),
                     file: None,
                     line: None,
@@ -232,6 +233,7 @@ pub fn go_test_json(output: &str) -> Vec<Failure> {
         push(
             &mut failures,
             Failure {
+                new: true,
                 name: package.clone(),
                 file: None,
                 line: None,
@@ -285,6 +287,7 @@ fn test_failure(package: &str, test: &str, lines: &[(String, Option<String>)]) -
         return None;
     }
     Some(Failure {
+        new: true,
         name: format!("{package}.{test}"),
         file: at.as_ref().map(|(f, _)| f.clone()),
         line: at.and_then(|(_, l)| l),
@@ -320,6 +323,7 @@ fn timeouts(package: &str, test: Option<&str>, lines: &[&str]) -> Vec<(Option<St
     let message = format!("test timed out after {after}");
     if running.is_empty() {
         let failure = Failure {
+            new: true,
             name: package.to_string(),
             file: None,
             line: None,
@@ -332,6 +336,7 @@ fn timeouts(package: &str, test: Option<&str>, lines: &[&str]) -> Vec<(Option<St
         .map(|test| {
             let at = stack_frame(package, Some(test), &lines[start..]);
             let failure = Failure {
+                new: true,
                 name: format!("{package}.{test}"),
                 file: at.as_ref().map(|(f, _)| f.clone()),
                 line: at.and_then(|(_, l)| l),

@@ -148,6 +148,7 @@ pub fn libtest(output: &str) -> Vec<Failure> {
         }
         for name in run.slow.iter().filter(|n| !run.finished.contains(*n)) {
             failures.push(Failure {
+                new: true,
                 name: name.clone(),
                 file: None,
                 line: None,
@@ -168,6 +169,7 @@ fn from_section(name: &str, section: &[&str]) -> Failure {
     for line in section {
         if let Some(caps) = NO_PANIC.captures(line) {
             return Failure {
+                new: true,
                 name: name.to_string(),
                 file: caps.name("file").map(|m| plain_path(m.as_str())),
                 line: caps.name("line").and_then(|m| m.as_str().parse().ok()),
@@ -179,6 +181,7 @@ fn from_section(name: &str, section: &[&str]) -> Failure {
     if let Some(first) = section.iter().position(|l| RUSTC_ERROR.is_match(l)) {
         let at = section[first..].iter().find_map(|l| ARROW.captures(l));
         return Failure {
+            new: true,
             name: name.to_string(),
             file: at.as_ref().map(|c| plain_path(&c["file"])),
             line: at.as_ref().and_then(|c| c["line"].parse().ok()),
@@ -205,6 +208,7 @@ fn panic_in(name: &str, lines: &[&str], thread: Option<&str>) -> Option<Failure>
             }
             let text = lines[i + 1..].iter().take_while(|l| !ends_panic_message(l));
             return Some(Failure {
+                new: true,
                 name: name.to_string(),
                 file: Some(plain_path(&caps["file"])),
                 line: caps["line"].parse().ok(),
@@ -221,6 +225,7 @@ fn panic_in(name: &str, lines: &[&str], thread: Option<&str>) -> Option<Failure>
                 if let Some(end) = OLD_PANIC_END.captures(candidate) {
                     text.push(end.name("message").map_or("", |m| m.as_str()));
                     return Some(Failure {
+                        new: true,
                         name: name.to_string(),
                         file: Some(plain_path(&end["file"])),
                         line: end["line"].parse().ok(),
@@ -249,6 +254,7 @@ fn ends_panic_message(line: &&str) -> bool {
 fn from_name(name: &str) -> Failure {
     let caps = DOCTEST.captures(name);
     Failure {
+        new: true,
         name: name.to_string(),
         file: caps.as_ref().map(|c| plain_path(&c["file"])),
         line: caps.as_ref().and_then(|c| c["line"].parse().ok()),

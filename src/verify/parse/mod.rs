@@ -39,6 +39,7 @@ pub fn compiler(findings: &[RawFinding]) -> Vec<Failure> {
         .iter()
         .filter(|f| f.severity == Severity::Error)
         .map(|f| Failure {
+            new: true,
             name: f.rule.clone(),
             file: (!f.path.is_empty()).then(|| f.path.clone()),
             line: (f.line > 0).then_some(f.line),
@@ -118,12 +119,14 @@ mod tests {
             compiler(&findings),
             [
                 Failure {
+                    new: true,
                     name: "E0425".into(),
                     file: Some("src/lib.rs".into()),
                     line: Some(3),
                     message: "cannot find value `x`".into(),
                 },
                 Failure {
+                    new: true,
                     name: "TS6053".into(),
                     file: None,
                     line: None,

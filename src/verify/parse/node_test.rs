@@ -81,6 +81,7 @@ fn tap(lines: &[&str]) -> Vec<Failure> {
             .unwrap_or_default();
         let indent = format!("{}  ", &caps["indent"]);
         let mut failure = Failure {
+            new: true,
             name,
             file: None,
             line: None,
@@ -199,6 +200,7 @@ fn spec(lines: &[&str]) -> Vec<Failure> {
             text = unquote(&text);
         }
         failures.push(Failure {
+            new: true,
             name: c["name"].to_string(),
             file: location.as_ref().map(|(f, _)| f.clone()),
             line: location.and_then(|(_, l)| l),

@@ -222,6 +222,7 @@ fn failure(case: &Case, open: Open) -> Failure {
         first.to_string()
     };
     Failure {
+        new: true,
         name: node_id(case),
         file,
         line,
@@ -275,6 +276,7 @@ pub fn python_compile(output: &str) -> Vec<Failure> {
         let line = line.trim_end_matches('\r');
         if let Some(caps) = COMPILING.captures(line) {
             failures.push(Failure {
+                new: true,
                 name: String::new(),
                 file: Some(plain_path(&caps["file"])),
                 line: None,
@@ -456,12 +458,14 @@ mod tests {
             found,
             [
                 Failure {
+                    new: true,
                     name: "SyntaxError".into(),
                     file: Some("sub/bad.py".into()),
                     line: Some(1),
                     message: "invalid syntax".into(),
                 },
                 Failure {
+                    new: true,
                     name: "SyntaxError".into(),
                     file: Some("top.py".into()),
                     line: Some(2),

@@ -252,7 +252,7 @@ mod tests {
 
     fn data(name: &str) -> String {
         let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("src/checks/prepare/testdata")
+            .join("src/project/prepare/testdata")
             .join(name);
         std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
     }
