@@ -185,37 +185,42 @@ pub fn mark(
         .collect()
 }
 
-/// A message with every run of digits replaced by `#`.
+/// A message without what a patch may change in it while the finding stays the same: runs of
+/// digits become `#` ("line too long (96 > 88)"), and quoted code becomes `_` (clippy's
+/// "`LOG_LEVEL_NAMES` is used to index", eslint's "'parseCfg' is defined", where the patch
+/// renamed the identifier).
 fn mask_numbers(message: &str) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut in_digits = false;
-    for c in message.chars() {
-        if c.is_ascii_digit() {
-            if !in_digits {
-                out.push('#');
-            }
-            in_digits = true;
-        } else {
-            out.push(c);
-            in_digits = false;
-        }
+    static QUOTED: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"`[^`\n]*`|'[A-Za-z_$][\w$.:]*'|\d+").ok());
+    match QUOTED.as_ref() {
+        Some(re) => re
+            .replace_all(message, |c: &regex::Captures| {
+                if c[0].starts_with(|ch: char| ch.is_ascii_digit()) {
+                    "#"
+                } else {
+                    "_"
+                }
+            })
+            .into_owned(),
+        None => message.to_string(),
     }
-    out
 }
 
 /// Findings in a file the patch did not change, against the baseline of the same file: new unless
 /// the baseline has the same rule and message at the same place (matched one to one).
 pub fn mark_unchanged(findings: &[RawFinding], baseline: &[RawFinding]) -> Vec<Finding> {
-    let mut pool: HashMap<(usize, usize, &str, &str), usize> = HashMap::new();
+    // Keyed by the masked message: the file is unchanged, but a message may name an identifier
+    // the patch renamed elsewhere, and that does not make the finding new.
+    let mut pool: HashMap<(usize, usize, &str, String), usize> = HashMap::new();
     for b in baseline {
         *pool
-            .entry((b.line, b.column, b.rule.as_str(), b.message.as_str()))
+            .entry((b.line, b.column, b.rule.as_str(), mask_numbers(&b.message)))
             .or_default() += 1;
     }
     findings
         .iter()
         .map(|f| {
-            let key = (f.line, f.column, f.rule.as_str(), f.message.as_str());
+            let key = (f.line, f.column, f.rule.as_str(), mask_numbers(&f.message));
             let old = match pool.get_mut(&key) {
                 Some(n) if *n > 0 => {
                     *n -= 1;
@@ -417,9 +422,32 @@ mod tests {
         // The line got longer: the same finding with other numbers is still the old one.
         let now = [raw(2, "E501", "line too long (21 > 10 characters)")];
         assert!(!mark(&now, Some(&base), &map)[0].new);
-        // Another message (another name unused) is new.
+        // Another message is new.
         let now = [raw(2, "E501", "something else")];
         assert!(mark(&now, Some(&base), &map)[0].new);
+        // A message naming an identifier the patch renamed on that line is the same finding.
+        let quoted = [raw(
+            2,
+            "needless_range_loop",
+            "`i` is used to index `long_name_here`",
+        )];
+        let now = [raw(
+            2,
+            "needless_range_loop",
+            "`i` is used to index `long_value_here`",
+        )];
+        assert!(!mark(&now, Some(&quoted), &map)[0].new);
+        let quoted = [raw(
+            2,
+            "no-unused-vars",
+            "'oldName' is assigned a value but never used.",
+        )];
+        let now = [raw(
+            2,
+            "no-unused-vars",
+            "'newName' is assigned a value but never used.",
+        )];
+        assert!(!mark(&now, Some(&quoted), &map)[0].new);
         // Matched one to one: the replaced line had one such finding, not two.
         let twice = [
             raw(2, "E501", "line too long (20 > 10 characters)"),
