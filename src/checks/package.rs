@@ -49,8 +49,8 @@ fn run_cmd(cmd: Cmd) -> Result<crate::runner::Output, Ran<Vec<RawFinding>>> {
     super::tools::ran(cmd.run())
 }
 
-/// The Cargo workspace root (repository-relative) and the package name of `project`, read from
-/// the real tree with `cargo metadata` (which needs no build and no network).
+/// The Cargo workspace root (repository-relative) and the package spec (`name@version`) of
+/// `project`, read from the real tree with `cargo metadata` (which needs no build and no network).
 pub fn cargo_package<T>(
     argv: &[OsString],
     repo_root: &Path,
@@ -82,10 +82,18 @@ pub fn cargo_package<T>(
     let meta: serde_json::Value = serde_json::from_slice(&out.stdout)
         .map_err(|e| Ran::Error(format!("cargo metadata output: {e}")))?;
     let manifest = project.root.join("Cargo.toml");
+    // `name@version`, not the bare name: a crate whose dev-dependencies pull in a published
+    // copy of itself (itoa does) makes `-p itoa` ambiguous, and cargo refuses it.
     let name = meta["packages"].as_array().and_then(|ps| {
         ps.iter()
             .find(|p| p["manifest_path"].as_str().map(Path::new) == Some(manifest.as_path()))
-            .and_then(|p| p["name"].as_str())
+            .and_then(|p| {
+                let name = p["name"].as_str()?;
+                Some(match p["version"].as_str() {
+                    Some(v) => format!("{name}@{v}"),
+                    None => name.to_string(),
+                })
+            })
     });
     let Some(name) = name else {
         return Err(Ran::Skipped(format!(
