@@ -494,18 +494,43 @@ pub fn xo(
     );
     args.extend(["--stdin", "--reporter=json", "--stdin-filename"].map(OsString::from));
     args.push(file.real.as_os_str().to_owned());
+    // xo exits before node has flushed a large report into a pipe: its stdout stops at 64 KiB
+    // (seen on a real project's test file). A file is written in full, so the shell sends the
+    // report there.
+    let report = match tempfile::Builder::new()
+        .prefix("xo-report-")
+        .suffix(".json")
+        .tempfile_in(&cache)
+    {
+        Ok(f) => f,
+        Err(e) => {
+            return Ran::Error(format!(
+                "cannot create a report file in {}: {e}",
+                cache.display()
+            ));
+        }
+    };
+    let mut wrapped: Vec<OsString> = vec![
+        "sh".into(),
+        "-c".into(),
+        "exec \"$0\" \"$@\" > \"$PATCHGATE_XO_REPORT\"".into(),
+    ];
+    wrapped.extend(argv.iter().cloned());
     let out = match run(
-        argv,
+        &wrapped,
         cwd,
         args,
         Some(file.text),
-        &[("CACHE_DIR", &cache)],
+        &[
+            ("CACHE_DIR", cache.as_path()),
+            ("PATCHGATE_XO_REPORT", report.path()),
+        ],
         timeout,
     ) {
         Ok(o) => o,
         Err(why) => return why,
     };
-    let stdout = out.stdout_str();
+    let stdout = std::fs::read_to_string(report.path()).unwrap_or_default();
     if !stdout.trim_start().starts_with('[') {
         return Ran::Error(node_complaint(&out.stderr_str()));
     }
