@@ -33,10 +33,17 @@
 #   then one run of each patchgate variant under strace: the processes it starts, and when.
 # ruff keeps its own cache (py/.ruff_cache) between the hand runs, as it would for a user.
 #
+#   what-if (clean copy): patchgate --checks ruff-format,ruff,prettier,eslint (the four tools without
+#       the built-in syntax and references checkers: the difference is what the built-ins cost)
+#
 # Environment knobs: RUNS (default 10 per command), ROUNDS (default 10: every command runs RUNS/ROUNDS
 # times per round, the commands in turn, so a change of background load hits all of them alike; one
 # warm-up run per command in the first round only),
-# BENCH_OUT=DIR keeps the raw hyperfine JSON and the tables in DIR.
+# BENCH_OUT=DIR keeps the raw hyperfine JSON and the tables in DIR,
+# PATCHGATE=/path measures that binary instead of building this checkout (bench/lib.sh),
+# PATCHGATE_BASE=/path times a second binary (e.g. an older commit's release build) side by side:
+#   its (a) variants ("base: …") run in the same rounds, on copies of the same two repositories
+#   (their own baseline caches), and the summary gives each variant's ratio to its base.
 set -euo pipefail
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -72,7 +79,8 @@ log "machine"
     dev=$(df "$WORK" | awk 'NR==2 {print $1}')
     echo "temp dir fs: $(df -T "$WORK" | awk 'NR==2 {print $2}') on $dev, mount options $(awk -v d="$dev" '$1 == d {print $4; exit}' /proc/mounts) ($WORK)"
     echo "load avg:    $(cut -d' ' -f1-3 /proc/loadavg) (at start)"
-    echo "patchgate:   $("$PG" --version 2>/dev/null || echo '?') at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (+ uncommitted src changes)')"
+    echo "patchgate:   $("$PG" --version 2>/dev/null || echo '?') at $PG_DESC"
+    [ -z "$PG_BASE" ] || echo "base:        $("$PG_BASE" --version 2>/dev/null || echo '?') at $PG_BASE_DESC"
     echo "checkers:    ruff $(ruff --version | cut -d' ' -f2), prettier $(prettier --version), eslint $(eslint --version | tr -d v), node $(node --version | tr -d v)"
     echo "hyperfine:   $(hyperfine --version)"
 } | tee "$OUT/machine.txt"
@@ -193,6 +201,8 @@ for v in clean dirty; do
     (cd "$R/py" && ruff format -q $PYF)
     (cd "$R/js" && prettier --log-level warn --write $JSF)
     (cd "$R" && git init -q -b main && git add -A && git commit -q -m init)
+    # The base binary gets its own copies: its baseline cache must not warm the current one's.
+    [ -z "$PG_BASE" ] || cp -a "$R" "$WORK/base_$v"
 done
 
 # The checkers by hand, on a tree: exit status of each (0 = clean), and counts of findings.
@@ -232,12 +242,15 @@ for v in clean dirty; do
     fi
     rm -rf "$after"
     # Through patchgate (dry run, checks on): must pass the gate, with every checker having run.
-    rm -rf "$R/.git/patchgate/cache"
+    for bin in "$PG" $PG_BASE; do
+    name=$v; D=$R
+    [ "$bin" = "$PG" ] || { name="base $v"; D="$WORK/base_$v"; }
+    rm -rf "$D/.git/patchgate/cache"
     set +e
-    (cd "$R" && "$PG" apply "$WORK/p.yaml" --dry-run --format json >"$OUT/report.$v.json")
+    (cd "$D" && "$bin" apply "$WORK/p.yaml" --dry-run --format json >"$OUT/report.$v.json")
     rc=$?
     set -e
-    python3 - "$OUT/report.$v.json" "$rc" "$v" <<'EOF'
+    python3 - "$OUT/report.$v.json" "$rc" "$name" <<'EOF'
 import json, sys
 from collections import Counter
 r = json.load(open(sys.argv[1]))
@@ -254,16 +267,17 @@ ok = rc == 0 and all(by[(c, "pass")] == 20 for c in ("ruff-format", "ruff", "pre
 if not ok:
     sys.exit(f"error: {v}: expected exit 0 and 20 passing reports per checker")
 EOF
+    done
 done
 
 # The what-if runs (below) must do what they say: exit 0, and only the named checkers ran.
-for only in eslint prettier,eslint; do
+for only in eslint prettier,eslint ruff-format,ruff,prettier,eslint; do
     (cd "$WORK/clean" && "$PG" apply "$WORK/p.yaml" --dry-run --format json --checks "$only" >"$WORK/only.json") \
         || { echo "error: patchgate --checks $only failed" >&2; exit 1; }
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); got=sorted({c["checker"] for c in r["checks"] if c["status"]=="pass"}); want=sorted(sys.argv[2].split(",")); assert got==want and len(r["checks"])==20*len(want), (got, want)' \
         "$WORK/only.json" "$only"
 done
-echo "what-if runs checked: --checks eslint and --checks prettier,eslint pass, with only those checkers"
+echo "what-if runs checked: --checks eslint, prettier,eslint and ruff-format,ruff,prettier,eslint pass, with only those checkers"
 
 # ---------------------------------------------------------------- timing
 CMDS=()
@@ -279,10 +293,23 @@ for v in clean dirty; do
         add "true" "clean: what-if: patchgate --checks eslint" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json --checks eslint'"
         add "true" "clean: what-if: patchgate --checks prettier,eslint" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json --checks prettier,eslint'"
         add "true" "clean: what-if: --checks prettier,eslint || ruff x2" "sh -c 'cd $R && $PG apply $WORK/p.yaml --dry-run --format json --checks prettier,eslint >/dev/null & cd $R/py && ruff format --check -q --no-cache $PYF; ruff check -q --no-cache $PYF; wait'"
+        # The four tools alone: without the built-in syntax and references checkers.
+        add "true" "clean: what-if: patchgate --checks <the four tools>" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json --checks ruff-format,ruff,prettier,eslint'"
+        if [ -n "$PG_BASE" ]; then
+            B="$WORK/base_clean"
+            add "true" "clean: base: patchgate" "sh -c 'cd $B && exec $PG_BASE apply $WORK/p.yaml --dry-run --format json'"
+            add "true" "clean: base: patchgate -j 1" "sh -c 'cd $B && exec $PG_BASE apply $WORK/p.yaml --dry-run --format json -j 1'"
+        fi
     else
         add "rm -rf $R/.git/patchgate/cache" "dirty: patchgate, cold cache" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json'"
         add "true" "dirty: patchgate, warm cache" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json'"
         add "rm -rf $R/.git/patchgate/cache" "dirty: patchgate -j 1, cold cache" "sh -c 'cd $R && exec $PG apply $WORK/p.yaml --dry-run --format json -j 1'"
+        if [ -n "$PG_BASE" ]; then
+            B="$WORK/base_dirty"
+            add "rm -rf $B/.git/patchgate/cache" "dirty: base: patchgate, cold cache" "sh -c 'cd $B && exec $PG_BASE apply $WORK/p.yaml --dry-run --format json'"
+            add "true" "dirty: base: patchgate, warm cache" "sh -c 'cd $B && exec $PG_BASE apply $WORK/p.yaml --dry-run --format json'"
+            add "rm -rf $B/.git/patchgate/cache" "dirty: base: patchgate -j 1, cold cache" "sh -c 'cd $B && exec $PG_BASE apply $WORK/p.yaml --dry-run --format json -j 1'"
+        fi
     fi
     add "true" "$v: (b) all four by hand" "sh -c 'cd $R/py && ruff format --check -q $PYF; ruff check -q $PYF; cd ../js && prettier --check $JSF; eslint $JSF'"
     add "true" "$v: (c) ruff format --check" "sh -c 'cd $R/py && exec ruff format --check -q $PYF'"
@@ -394,6 +421,11 @@ for v in ("clean", "dirty"):
             print(f"  {k:<36} {m:6.0f} ms  = {m / b:.2f}x (b) (target <= 0.6: {met(m / b <= 0.6)}),"
                   f" {m / c:.2f}x (c) (target <= 1.3: {met(m / c <= 1.3)});"
                   f" CPU {statistics.median(cpu[k]):.0f} ms, so >= {statistics.median(cpu[k]) / ncpu:.0f} ms on {ncpu} cores")
+    for k, m in med.items():
+        if k.startswith(f"{v}: base: "):
+            now = med.get(f"{v}: " + k[len(f"{v}: base: "):])
+            vs = f"; this build {now:.0f} ms = {now / m:.2f}x the base" if now else ""
+            print(f"  {k:<36} {m:6.0f} ms  = {m / b:.2f}x (b), {m / c:.2f}x (c){vs}")
     for k, m in med.items():
         if k.startswith(f"{v}: what-if"):
             print(f"  {k[len(v) + 2:]:<50} {m:6.0f} ms  = {m / b:.2f}x (b), {m / c:.2f}x (c)  (not patchgate as shipped)")

@@ -31,16 +31,47 @@ bench_tools() {
 # (removed on exit; $OUT is BENCH_OUT or $WORK/out). The copy is found where cargo put it
 # (CARGO_TARGET_DIR honoured), so a stale binary is never measured, and a concurrent rebuild
 # cannot swap it mid-run.
+# Knobs: PATCHGATE=/path/to/patchgate measures that binary instead (no build; e.g. an older
+# commit's release build); PATCHGATE_BASE=/path/to/patchgate also copies a second binary as
+# $PG_BASE, for the scripts that time it side by side with $PG (empty when unset).
+# $PG_DESC and $PG_BASE_DESC say which commit each binary is (for the machine block).
 bench_build() {
-    log "cargo build --release"
-    (cd "$ROOT" && cargo build --release --quiet)
-    local target
-    target=$(cd "$ROOT" && cargo metadata --format-version 1 --no-deps \
-        | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
     WORK=$(mktemp -d)
     trap 'rm -rf "$WORK"' EXIT
     OUT=${BENCH_OUT:-$WORK/out}
     mkdir -p "$OUT" "$WORK/bin"
-    cp "$target/release/patchgate" "$WORK/bin/patchgate"
+    if [ -n "${PATCHGATE:-}" ]; then
+        [ -x "$PATCHGATE" ] || { echo "error: PATCHGATE=$PATCHGATE is not an executable" >&2; exit 1; }
+        cp "$PATCHGATE" "$WORK/bin/patchgate"
+        PG_DESC=$(describe_binary "$PATCHGATE")
+    else
+        log "cargo build --release"
+        (cd "$ROOT" && cargo build --release --quiet)
+        local target
+        target=$(cd "$ROOT" && cargo metadata --format-version 1 --no-deps \
+            | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+        cp "$target/release/patchgate" "$WORK/bin/patchgate"
+        PG_DESC="$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (+ uncommitted src changes)')"
+    fi
     PG="$WORK/bin/patchgate"
+    PG_BASE=""
+    PG_BASE_DESC=""
+    if [ -n "${PATCHGATE_BASE:-}" ]; then
+        [ -x "$PATCHGATE_BASE" ] || { echo "error: PATCHGATE_BASE=$PATCHGATE_BASE is not an executable" >&2; exit 1; }
+        cp "$PATCHGATE_BASE" "$WORK/bin/patchgate-base"
+        PG_BASE="$WORK/bin/patchgate-base"
+        PG_BASE_DESC=$(describe_binary "$PATCHGATE_BASE")
+    fi
+}
+
+# describe_binary PATH: the commit of the worktree the binary was built in (its target/ inside
+# it), or "?" when that cannot be told.
+describe_binary() {
+    local dir
+    dir=$(cd "$(dirname "$1")" && pwd)
+    if git -C "$dir" rev-parse --short HEAD >/dev/null 2>&1; then
+        echo "$(git -C "$dir" rev-parse --short HEAD) ($1)"
+    else
+        echo "? ($1)"
+    fi
 }

@@ -66,7 +66,7 @@ log "machine"
     dev=$(df "$WORK" | awk 'NR==2 {print $1}')
     echo "temp dir fs: $(df -T "$WORK" | awk 'NR==2 {print $2}') on $dev, mount options $(awk -v d="$dev" '$1 == d {print $4; exit}' /proc/mounts) ($WORK)"
     echo "load avg:    $(cut -d' ' -f1-3 /proc/loadavg) (at start)"
-    echo "patchgate:   $("$PG" --version 2>/dev/null || echo '?') at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' (+ uncommitted src changes)')"
+    echo "patchgate:   $("$PG" --version 2>/dev/null || echo '?') at $PG_DESC"
     echo "git:         $(git --version) ($(command -v git))"
     echo "hyperfine:   $(hyperfine --version)"
 } | tee "$OUT/machine.txt"

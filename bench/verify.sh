@@ -226,7 +226,7 @@ lines.append("Machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cu
              "$(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo) memory, $(uname -sr); "
              "load average $LOAD_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end; "
              "$(cargo --version), hyperfine $(hyperfine --version | cut -d' ' -f2); "
-             "patchgate release build at $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD -- src 2>/dev/null || echo ' + uncommitted src changes').")
+             "patchgate release build at $PG_DESC.")
 lines.append("")
 lines.append("Crate: $MODULES modules, $SRC_LINES lines of Rust, $TESTS unit tests, no dependencies. "
              "Patch: one line of \`src/$MID.rs\` (a constant; the tests still pass).")

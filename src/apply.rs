@@ -187,6 +187,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             removed: &removed,
         };
         let outcome = checks::run::run(&ctx, &files);
+        crate::timing::mark("checked");
         for (rel, bytes) in outcome.fixed {
             plan.set_after(&rel, bytes);
         }

@@ -19,6 +19,11 @@ pub fn init() {
     let _ = start();
 }
 
+/// Whether timings are on: lets a caller skip building a label nobody will print.
+pub fn enabled() -> bool {
+    start().is_some()
+}
+
 /// Prints `label` with the time since `init` when timings are on.
 pub fn mark(label: &str) {
     if let Some(t) = start() {

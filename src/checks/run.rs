@@ -149,6 +149,7 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
         .filter(|c| matches!(c.checker.batch, Batch::Patch | Batch::Package))
         .collect();
 
+    crate::timing::mark("checks: checkers selected");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(ctx.opts.jobs)
         .build();
@@ -421,7 +422,12 @@ fn non_result<T>(
 }
 
 fn run_job(ctx: &Ctx, job: Job) -> JobResult {
-    match job {
+    let started = Instant::now();
+    let (name, files) = match &job {
+        Job::Table { checker, items, .. } => (checker.name.to_string(), items.len()),
+        Job::Custom { custom, items } => (custom.name.clone(), items.len()),
+    };
+    let r = match job {
         Job::Table {
             checker,
             project,
@@ -430,7 +436,15 @@ fn run_job(ctx: &Ctx, job: Job) -> JobResult {
             items,
         } => table_job(ctx, checker, project.as_ref(), &cwd, &args, &items),
         Job::Custom { custom, items } => custom_batch(ctx, &custom, &items),
+    };
+    if crate::timing::enabled() {
+        // Per job, so a slow checker shows up by name (the marks of parallel jobs interleave).
+        crate::timing::mark(&format!(
+            "check job done: {name}, {files} file(s), {:.2} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        ));
     }
+    r
 }
 
 /// One table checker over its batch: run, baseline where needed, gate.
