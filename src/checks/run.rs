@@ -84,9 +84,19 @@ struct JobResult {
     fixed: Vec<(String, String)>,
 }
 
+/// A whole-package checker's default timeout: its first run on a checkout builds the package
+/// and its dependencies (minutes for a real crate), later ones are incremental.
+const PACKAGE_TIMEOUT: Duration = Duration::from_secs(300);
+
 impl Ctx<'_> {
     fn timeout(&self, checker: &str, kind: Kind) -> Duration {
         self.config.timeout(checker, kind, self.opts.timeout)
+    }
+
+    fn timeout_of(&self, checker: &Checker) -> Duration {
+        let default = (checker.batch == Batch::Package).then_some(PACKAGE_TIMEOUT);
+        self.config
+            .timeout_or(checker.name, checker.kind, self.opts.timeout, default)
     }
 
     fn custom_enabled(&self, name: &str) -> bool {
@@ -458,7 +468,7 @@ fn table_job(
 ) -> JobResult {
     let started = Instant::now();
     let kind = checker.kind;
-    let timeout = ctx.timeout(checker.name, kind);
+    let timeout = ctx.timeout_of(checker);
     let fail_all = |ran: Ran<()>| JobResult {
         reports: items
             .iter()
@@ -524,7 +534,7 @@ fn files_verdicts(
 ) -> JobResult {
     let name = checker.name;
     let kind = checker.kind;
-    let timeout = ctx.timeout(name, kind);
+    let timeout = ctx.timeout_of(checker);
     let self_gated = matches!(checker.uses, Uses::BuiltIn);
     let mut reports = Vec::new();
     let mut fixed = Vec::new();

@@ -202,16 +202,35 @@ impl Config {
     /// A checker's timeout: `--timeout` over `[checkers.X] timeout` over `[checks]`'s per-kind
     /// default, for built-in and custom checkers alike.
     pub fn timeout(&self, checker: &str, kind: Kind, cli: Option<Duration>) -> Duration {
+        self.timeout_or(checker, kind, cli, None)
+    }
+
+    /// [`Config::timeout`] with the checker's own default in place of the per-kind one (a whole-
+    /// package checker's first, cold build takes minutes: 30 s would make it a timeout).
+    pub fn timeout_or(
+        &self,
+        checker: &str,
+        kind: Kind,
+        cli: Option<Duration>,
+        default: Option<Duration>,
+    ) -> Duration {
         if let Some(t) = cli {
             return t;
         }
         if let Some(t) = self.checkers.get(checker).and_then(|c| c.timeout) {
             return Duration::from_secs(t);
         }
-        match kind {
-            Kind::Lint => Duration::from_secs(self.checks.lint_timeout.unwrap_or(30)),
-            Kind::Format => Duration::from_secs(self.checks.format_timeout.unwrap_or(10)),
+        let section = match kind {
+            Kind::Lint => self.checks.lint_timeout,
+            Kind::Format => self.checks.format_timeout,
+        };
+        if let Some(t) = section {
+            return Duration::from_secs(t);
         }
+        default.unwrap_or(match kind {
+            Kind::Lint => Duration::from_secs(30),
+            Kind::Format => Duration::from_secs(10),
+        })
     }
 
     pub fn customs(&self) -> Vec<Custom> {
@@ -338,6 +357,26 @@ mod tests {
         assert_eq!(
             c.timeout("ruff", Kind::Format, None),
             Duration::from_secs(10)
+        );
+        // A checker's own default gives way to `[checks]` and to the flag.
+        let five_min = Some(Duration::from_secs(300));
+        assert_eq!(
+            c.timeout_or("clippy", Kind::Lint, None, five_min),
+            Duration::from_secs(5),
+            "[checks] lint_timeout is set here"
+        );
+        assert_eq!(
+            Config::default().timeout_or("clippy", Kind::Lint, None, five_min),
+            Duration::from_secs(300)
+        );
+        assert_eq!(
+            Config::default().timeout_or(
+                "clippy",
+                Kind::Lint,
+                Some(Duration::from_secs(2)),
+                five_min
+            ),
+            Duration::from_secs(2)
         );
         let customs = c.customs();
         assert_eq!(customs.len(), 1);
