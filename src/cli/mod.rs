@@ -121,7 +121,7 @@ struct CheckArgs {
     /// A checker that is missing, crashes or times out blocks too.
     #[arg(long)]
     require_tools: bool,
-    /// Timeout for every checker, in seconds (default: lint 30, format 10).
+    /// Timeout for every checker, in seconds (default: lint 30, format 10, clippy / go vet 300).
     #[arg(long, value_name = "SECS")]
     timeout: Option<f64>,
     /// Checker jobs in parallel (default: one per core).
