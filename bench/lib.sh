@@ -64,8 +64,8 @@ bench_build() {
     fi
 }
 
-# describe_binary PATH: the commit of the worktree the binary was built in (its target/ inside
-# it), or "?" when that cannot be told.
+# describe_binary PATH: HEAD of the git worktree the binary lies in (a target/ inside the checkout
+# it was built from; rebuild after checking out another commit), or "?" when there is none.
 describe_binary() {
     local dir
     dir=$(cd "$(dirname "$1")" && pwd)
