@@ -29,12 +29,11 @@
 #       --checks prettier,eslint (both bridges, none of the 40 per-file ruff processes); and
 #       sh -c 'patchgate … --checks prettier,eslint & cd py && ruff format --check --no-cache F…;
 #              ruff check --no-cache F…; wait' (an estimate of patchgate with ruff run once per
-#       project instead of once per file)
+#       project instead of once per file); and --checks ruff-format,ruff,prettier,eslint (the four
+#       tools without the built-in syntax and references checkers: the difference is what the
+#       built-ins cost)
 #   then one run of each patchgate variant under strace: the processes it starts, and when.
 # ruff keeps its own cache (py/.ruff_cache) between the hand runs, as it would for a user.
-#
-#   what-if (clean copy): patchgate --checks ruff-format,ruff,prettier,eslint (the four tools without
-#       the built-in syntax and references checkers: the difference is what the built-ins cost)
 #
 # Environment knobs: RUNS (default 10 per command), ROUNDS (default 10: every command runs RUNS/ROUNDS
 # times per round, the commands in turn, so a change of background load hits all of them alike; one
