@@ -8,7 +8,8 @@
 //!    defined before and not after is a candidate.
 //! 2. One pass over the repository's files (tracked, and untracked but not ignored) of the same
 //!    language family (the patched content where the patch changes a file) with a multi-pattern
-//!    search for the candidates as whole words; only files that contain one are parsed.
+//!    search for the candidates as whole words, in parallel; only files that contain one are
+//!    parsed, once each (definitions and uses from the same tree).
 //! 3. A candidate counts only if it had exactly one definition in the project before and has
 //!    none after (a name defined elsewhere too is not dangling), and, for a method, only if its
 //!    name is a compound one (`parse_config`, `getUser`): a method called `get` or `append` shares
@@ -23,6 +24,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use aho_corasick::AhoCorasick;
+use rayon::prelude::*;
 
 use super::checker::Input;
 use super::finding::{RawFinding, Severity};
@@ -71,48 +73,52 @@ pub fn check(
     let families: BTreeSet<u8> = gone.iter().map(|g| g.family).collect();
     let ac = AhoCorasick::new(&names).map_err(|e| e.to_string())?;
 
-    // The state after the patch, for every tracked file of the families that has a candidate.
-    let mut hits: Vec<(String, String, Language)> = Vec::new();
-    for rel in tracked(repo_root)? {
-        if deleted.contains(rel.as_str()) {
-            continue;
-        }
-        let Some(lang) = Language::from_path(&rel).filter(|l| families.contains(&family(*l)))
-        else {
-            continue;
-        };
-        let text = match changed.get(rel.as_str()) {
-            Some(i) => i.text().to_string(),
-            None => match std::fs::read(repo_root.join(&rel)) {
-                Ok(b) => match String::from_utf8(b) {
-                    Ok(t) => t,
-                    Err(_) => continue,
-                },
-                Err(_) => continue,
-            },
-        };
-        if has_word(&ac, &text) {
-            hits.push((rel, text, lang));
-        }
-    }
+    // The state after the patch, for every file of the families that holds a candidate as a
+    // word: read and searched in parallel, then each parsed once (definitions and uses).
+    let mut paths: Vec<String> = tracked(repo_root)?;
     // Created files are not tracked yet.
-    for i in files.iter().filter(|i| i.before.is_none()) {
-        if let Some(lang) = Language::from_path(i.rel).filter(|l| families.contains(&family(*l)))
-            && !hits.iter().any(|(r, _, _)| r == i.rel)
-            && has_word(&ac, i.text())
-        {
-            hits.push((i.rel.to_string(), i.text().to_string(), lang));
-        }
-    }
+    paths.extend(
+        files
+            .iter()
+            .filter(|i| i.before.is_none())
+            .map(|i| i.rel.to_string()),
+    );
+    paths.sort();
+    paths.dedup();
+    let hits: Vec<Hit> = paths
+        .par_iter()
+        .filter(|rel| !deleted.contains(rel.as_str()))
+        .filter_map(|rel| {
+            let lang = Language::from_path(rel).filter(|l| families.contains(&family(*l)))?;
+            let text = match changed.get(rel.as_str()) {
+                Some(i) => i.text().to_string(),
+                None => String::from_utf8(std::fs::read(repo_root.join(rel)).ok()?).ok()?,
+            };
+            if !has_word(&ac, &text) {
+                return None;
+            }
+            let symbols = symbols::of(rel, &text)?;
+            Some(Hit {
+                rel: rel.clone(),
+                family: family(lang),
+                symbols,
+            })
+        })
+        .collect();
 
-    // Still defined somewhere after the patch: not dangling.
-    let mut defined_after: BTreeSet<(u8, String)> = BTreeSet::new();
-    for (rel, text, lang) in &hits {
-        for d in symbols::definitions(rel, text).unwrap_or_default() {
-            defined_after.insert((family(*lang), d.name));
-        }
-    }
-    // Defined more than once before (another unchanged file, or twice in the changed ones).
+    // Still defined somewhere after the patch (in another file, unchanged or patched, or moved
+    // within its own): not dangling. An unchanged file defines after what it defined before, so
+    // this also rules out a name that had a second definition.
+    let defined_after: BTreeSet<(u8, &str)> = hits
+        .iter()
+        .flat_map(|h| {
+            h.symbols
+                .definitions
+                .iter()
+                .map(move |d| (h.family, d.name.as_str()))
+        })
+        .collect();
+    // Defined twice in the changed or deleted files, both removed: not the one definition.
     let mut count: BTreeMap<(u8, &str), usize> = BTreeMap::new();
     for g in &gone {
         *count.entry((g.family, g.name.as_str())).or_default() += 1;
@@ -120,8 +126,7 @@ pub fn check(
     let dangling: BTreeMap<(u8, &str), &Gone> = gone
         .iter()
         .filter(|g| count.get(&(g.family, g.name.as_str())) == Some(&1))
-        .filter(|g| !defined_after.contains(&(g.family, g.name.clone())))
-        .filter(|g| !defined_elsewhere_before(g, &hits, &changed))
+        .filter(|g| !defined_after.contains(&(g.family, g.name.as_str())))
         .map(|g| ((g.family, g.name.as_str()), g))
         .collect();
     if dangling.is_empty() {
@@ -129,25 +134,24 @@ pub fn check(
     }
 
     let mut out = Vec::new();
-    for (rel, text, lang) in &hits {
-        let fam = family(*lang);
-        let map = changed.get(rel.as_str()).map(|i| match i.before {
+    for h in &hits {
+        let map = changed.get(h.rel.as_str()).map(|i| match i.before {
             Some(b) => LineMap::new(b, i.text()),
             None => LineMap::all_new(i.text()),
         });
-        for (name, line, column) in symbols::identifier_uses(rel, text).unwrap_or_default() {
-            let Some(g) = dangling.get(&(fam, name.as_str())) else {
+        for (name, line, column) in &h.symbols.uses {
+            let Some(g) = dangling.get(&(h.family, name.as_str())) else {
                 continue;
             };
             // In a changed file, only where the patch did not write: what the patch wrote is
             // its author's intent, and the compilers and linters see it.
-            if map.as_ref().is_some_and(|m| m.changed(line)) {
+            if map.as_ref().is_some_and(|m| m.changed(*line)) {
                 continue;
             }
             out.push(RawFinding {
-                path: rel.clone(),
-                line,
-                column,
+                path: h.rel.clone(),
+                line: *line,
+                column: *column,
                 rule: "dangling-reference".into(),
                 severity: Severity::Error,
                 message: format!(
@@ -159,6 +163,13 @@ pub fn check(
         }
     }
     Ok(out)
+}
+
+/// A file that holds a candidate name, after the patch.
+struct Hit {
+    rel: String,
+    family: u8,
+    symbols: symbols::Symbols,
 }
 
 /// Names defined before and not after, per changed or deleted file.
@@ -221,23 +232,6 @@ fn counts(d: &Definition) -> bool {
 fn compound(name: &str) -> bool {
     let inner = name.trim_matches('_');
     inner.contains('_') || inner.chars().skip(1).any(|c| c.is_uppercase())
-}
-
-/// Whether another definition of the name existed before the patch in a file the patch did not
-/// change (then the removed one was not the only one, and uses may well mean the other).
-fn defined_elsewhere_before(
-    g: &Gone,
-    hits: &[(String, String, Language)],
-    changed: &BTreeMap<&str, &Input>,
-) -> bool {
-    hits.iter()
-        .filter(|(rel, _, lang)| family(*lang) == g.family && !changed.contains_key(rel.as_str()))
-        .any(|(rel, text, _)| {
-            symbols::definitions(rel, text)
-                .unwrap_or_default()
-                .iter()
-                .any(|d| d.name == g.name)
-        })
 }
 
 /// Whether `text` holds one of the patterns as a whole word.

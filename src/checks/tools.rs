@@ -38,10 +38,6 @@ fn run(argv: &[OsString], cwd: &Path, stdin: &str, timeout: Duration) -> Result<
     ran(cmd.run())
 }
 
-fn relay<T>(r: Ran<()>) -> Ran<T> {
-    r.relay()
-}
-
 /// The first lines of a tool's complaint, for a one-line note.
 pub fn first_lines(s: &str) -> String {
     let t: Vec<&str> = s.lines().filter(|l| !l.trim().is_empty()).take(3).collect();
@@ -74,7 +70,7 @@ pub fn ruff_format(inv: &Invocation, text: &str) -> Ran<String> {
     argv.push("-".into());
     let out = match run(&argv, &inv.project.root, text, inv.timeout) {
         Ok(o) => o,
-        Err(r) => return relay(r),
+        Err(r) => return r.relay(),
     };
     match out.code {
         Some(0) if out.stdout.is_empty() && !text.is_empty() => {
@@ -102,7 +98,7 @@ pub fn ruff_check(inv: &Invocation, text: &str) -> Ran<Vec<RawFinding>> {
     argv.push("-".into());
     let out = match run(&argv, &inv.project.root, text, inv.timeout) {
         Ok(o) => o,
-        Err(r) => return relay(r),
+        Err(r) => return r.relay(),
     };
     match out.code {
         Some(0) | Some(1) if out.stdout.iter().all(u8::is_ascii_whitespace) => {
@@ -161,7 +157,7 @@ pub fn rustfmt(inv: &Invocation, text: &str) -> Ran<String> {
     let cwd = existing_dir(inv.real);
     let out = match run(&argv, &cwd, text, inv.timeout) {
         Ok(o) => o,
-        Err(r) => return relay(r),
+        Err(r) => return r.relay(),
     };
     match out.code {
         Some(0) => Ran::Done(out.stdout_str()),
@@ -172,7 +168,7 @@ pub fn rustfmt(inv: &Invocation, text: &str) -> Ran<String> {
 pub fn gofmt(inv: &Invocation, text: &str) -> Ran<String> {
     let out = match run(&inv.argv, &inv.project.root, text, inv.timeout) {
         Ok(o) => o,
-        Err(r) => return relay(r),
+        Err(r) => return r.relay(),
     };
     match out.code {
         Some(0) => Ran::Done(out.stdout_str()),

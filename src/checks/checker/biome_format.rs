@@ -3,8 +3,6 @@
 //! turns the formatter off (`"formatter": {"enabled": false}`). Run on stdin from the directory
 //! of the configuration: biome must run with its working directory inside the project.
 
-use std::path::Path;
-
 use super::{Batch, Call, Checker, Files, Out, Uses, each_file, formatted};
 use crate::checks::runners::{self, Source};
 use crate::checks::tools::Ran;
@@ -33,77 +31,26 @@ pub static CHECKER: Checker = Checker {
     run,
 };
 
-fn unless_off(_: &Evidence, _: &str, verdict: Use) -> Use {
-    section_off(verdict, "formatter")
+fn unless_off(ev: &Evidence, rel: &str, verdict: Use) -> Use {
+    section_off(ev, rel, verdict, "formatter")
 }
 
-/// Turns a biome checker off where the configuration found says `"<section>": {"enabled": false}`.
-pub(super) fn section_off(verdict: Use, section: &str) -> Use {
-    let Use::Used { config_dir, .. } = &verdict else {
+/// Turns a biome checker off where the file's nearest biome configuration says
+/// `"<section>": {"enabled": false}` (biome's default is on).
+pub(super) fn section_off(ev: &Evidence, rel: &str, verdict: Use, section: &str) -> Use {
+    if !verdict.is_used() {
         return verdict;
-    };
-    if enabled(config_dir, section) == Some(false) {
+    }
+    let off = ev
+        .find_config(rel, CONFIGS)
+        .and_then(|config| ev.json_flag(&config, &format!("/{section}/enabled")))
+        == Some(false);
+    if off {
         return Use::NotUsed {
             why: format!("biome's configuration turns the {section} off ({section}.enabled)"),
         };
     }
     verdict
-}
-
-/// `<section>.enabled` in the biome configuration of `dir` (JSONC: comments are allowed).
-fn enabled(dir: &Path, section: &str) -> Option<bool> {
-    let text = ["biome.json", "biome.jsonc"]
-        .iter()
-        .find_map(|n| std::fs::read_to_string(dir.join(n)).ok())?;
-    let doc: serde_json::Value = serde_json::from_str(&strip_comments(&text)).ok()?;
-    doc.get(section)?.get("enabled")?.as_bool()
-}
-
-/// JSONC to JSON: line and block comments outside strings removed, trailing commas kept as
-/// they are (biome's own files rarely have them; such a file reads as "no setting").
-fn strip_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    let mut in_str = false;
-    while let Some(c) = chars.next() {
-        if in_str {
-            out.push(c);
-            if c == '\\' {
-                if let Some(n) = chars.next() {
-                    out.push(n);
-                }
-            } else if c == '"' {
-                in_str = false;
-            }
-            continue;
-        }
-        match (c, chars.peek()) {
-            ('"', _) => {
-                in_str = true;
-                out.push(c);
-            }
-            ('/', Some('/')) => {
-                for n in chars.by_ref() {
-                    if n == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                let mut prev = ' ';
-                for n in chars.by_ref() {
-                    if prev == '*' && n == '/' {
-                        break;
-                    }
-                    prev = n;
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 fn run(call: &Call) -> Ran<Out> {
@@ -127,15 +74,25 @@ fn run(call: &Call) -> Ran<Out> {
 mod tests {
     use super::*;
 
+    /// One biome.jsonc (comments allowed) turns the formatter off: biome-format is not used there,
+    /// biome-lint still is.
     #[test]
-    fn jsonc_comments_are_ignored_and_a_disabled_formatter_is_seen() {
+    fn a_section_turned_off_in_the_configuration_is_not_used() {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::write(
             dir.path().join("biome.jsonc"),
-            "{\n  // the linter only\n  \"formatter\": { \"enabled\": false /* off */ },\n  \"x\": \"a//b\"\n}\n",
+            "{\n  // the linter only\n  \"formatter\": { \"enabled\": false /* off */ }\n}\n",
         )
         .expect("write");
-        assert_eq!(enabled(dir.path(), "formatter"), Some(false));
-        assert_eq!(enabled(dir.path(), "linter"), None);
+        let ev = Evidence::new(dir.path());
+        let verdict = |c: &Checker| match &c.uses {
+            Uses::Evidence(s, Some(refine)) => refine(&ev, "src/a.ts", ev.uses("src/a.ts", s)),
+            _ => panic!("biome checkers refine their evidence"),
+        };
+        match verdict(&CHECKER) {
+            Use::NotUsed { why } => assert!(why.contains("formatter.enabled"), "{why}"),
+            used => panic!("the formatter is off: {used:?}"),
+        }
+        assert!(verdict(&super::super::biome_lint::CHECKER).is_used());
     }
 }

@@ -28,8 +28,8 @@ pub static CHECKER: Checker = Checker {
     run,
 };
 
-fn unless_off(_: &Evidence, _: &str, verdict: Use) -> Use {
-    super::biome_format::section_off(verdict, "linter")
+fn unless_off(ev: &Evidence, rel: &str, verdict: Use) -> Use {
+    super::biome_format::section_off(ev, rel, verdict, "linter")
 }
 
 fn run(call: &Call) -> Ran<Out> {

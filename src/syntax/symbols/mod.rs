@@ -61,6 +61,18 @@ pub fn definitions(rel: &str, text: &str) -> Option<Vec<Definition>> {
 /// Every identifier-like use in `text`: (name, 1-based line, 1-based character column), in
 /// source order, without the definitions' own name nodes. `None` as for [`definitions`].
 pub fn identifier_uses(rel: &str, text: &str) -> Option<Vec<(String, usize, usize)>> {
+    of(rel, text).map(|s| s.uses)
+}
+
+/// A file's definitions and identifier uses, from one parse.
+pub struct Symbols {
+    pub definitions: Vec<Definition>,
+    /// As [`identifier_uses`] gives them.
+    pub uses: Vec<(String, usize, usize)>,
+}
+
+/// [`definitions`] and [`identifier_uses`] together, for the price of one parse.
+pub fn of(rel: &str, text: &str) -> Option<Symbols> {
     let lang = Language::from_path(rel)?;
     let tree = languages::parse(lang, text)?;
     let mut defs = Collector::new(lang, text);
@@ -90,7 +102,10 @@ pub fn identifier_uses(rel: &str, text: &str) -> Option<Vec<(String, usize, usiz
             }
         }
     }
-    Some(out)
+    Some(Symbols {
+        definitions: defs.defs,
+        uses: out,
+    })
 }
 
 fn is_identifier(lang: Language, kind: &str) -> bool {
