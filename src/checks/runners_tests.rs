@@ -558,3 +558,33 @@ fn complaints_are_one_line_from_the_recorded_stderr() {
     let black_err = rec("black-syntax-stderr.txt");
     assert!(black_err.starts_with("error: cannot parse: "));
 }
+
+/// xo exits before node flushes a large report into a pipe (stdout stopped at 64 KiB on a real
+/// project): a report of several hundred KiB arrives whole.
+#[test]
+fn xo_a_report_larger_than_a_pipe_buffer_arrives_whole() {
+    let Some(xo_argv) = tool("xo") else { return };
+    let (_d, root) = project(&[(
+        "package.json",
+        r#"{"name":"x","type":"module","xo":{"space":true}}"#,
+    )]);
+    let scratch = tempfile::tempdir().expect("scratch");
+    // 1,500 `debugger` statements: about 300 bytes of JSON each.
+    let mut text = String::from("export default function f() {\n");
+    for _ in 0..1500 {
+        text.push_str("  debugger;\n");
+    }
+    text.push_str("}\n");
+    let real = root.join("src/a.js");
+    let file = Source {
+        rel: "src/a.js",
+        real: &real,
+        text: &text,
+    };
+    let found = done(xo(&xo_argv, &root, &file, &[], scratch.path(), T));
+    let debuggers = found.iter().filter(|f| f.rule == "no-debugger").count();
+    assert_eq!(
+        debuggers, 1500,
+        "every finding of the report, not the first 64 KiB of it"
+    );
+}

@@ -840,3 +840,36 @@ fn rust_deleting_a_module_file_that_is_still_declared_is_refused() {
     let report = refused(&repo, &patch);
     caught(&report, "src/lib.rs", 2, "clippy", "E0583", true);
 }
+
+/// A crate whose dev-dependencies hold another package of the same name (itoa's tests use a
+/// published itoa): clippy is asked for `name@version`, so it runs instead of failing with
+/// "the specification `dup` is ambiguous".
+#[test]
+fn rust_a_package_sharing_its_name_with_a_dependency_is_still_checked() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = TestRepo::new()
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"dup\"\nversion = \"0.2.0\"\nedition = \"2021\"\n\n\
+             [dev-dependencies]\ndup_old = { package = \"dup\", path = \"old\" }\n\n\
+             [workspace]\nexclude = [\"old\"]\n",
+        )
+        .file(".gitignore", "/target\n")
+        .file("src/lib.rs", "pub fn value() -> usize {\n    1\n}\n")
+        .file(
+            "old/Cargo.toml",
+            "[package]\nname = \"dup\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        )
+        .file("old/src/lib.rs", "pub fn value() -> usize {\n    0\n}\n")
+        .commit();
+    let report = passes(
+        &repo,
+        &rename(&[("src/lib.rs", "    1\n", "    2\n")]),
+        "src/lib.rs",
+        "    2\n",
+    );
+    let clippy = entry(&report, "src/lib.rs", "clippy").expect("clippy on lib.rs");
+    assert_eq!(clippy["status"], "pass", "{clippy:#}");
+}
