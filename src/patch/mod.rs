@@ -33,6 +33,41 @@ mod schema;
 pub use parse::{parse, parse_bytes};
 pub use schema::json_schema;
 
+use crate::error::{Error, PatchError};
+
+/// The `--input` formats (DESIGN §1 "Other input formats"): the patch file itself (YAML or JSON),
+/// or a format agents already emit, converted into the same edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum InputFormat {
+    /// Told from the content.
+    #[default]
+    Auto,
+    Yaml,
+    Json,
+    /// codex's `*** Begin Patch` envelope.
+    Codex,
+    /// Aider's SEARCH/REPLACE blocks.
+    Aider,
+    /// A unified diff as `git diff` writes it.
+    Diff,
+}
+
+/// Parses patch bytes in the given input format into edits.
+pub fn parse_input(bytes: &[u8], name: &str, input: InputFormat) -> Result<Patch, Error> {
+    match input {
+        InputFormat::Auto | InputFormat::Yaml | InputFormat::Json => parse_bytes(bytes, name),
+        other => Err(Error::Patch(Box::new(PatchError {
+            message: format!("the input format {other:?} is not supported by this build"),
+            help: "write the patch as YAML or JSON".into(),
+            source_code: None,
+            span: None,
+            label: String::new(),
+            line: None,
+            column: None,
+        }))),
+    }
+}
+
 use std::sync::Arc;
 
 use miette::{NamedSource, SourceSpan};
