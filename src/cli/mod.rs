@@ -36,7 +36,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Verify and apply a patch file (YAML or JSON; `-` or nothing reads standard input).
+    /// Verify and apply a patch (YAML, JSON, codex, aider or a unified diff; `-` or nothing reads
+    /// standard input).
     Apply(ApplyArgs),
     /// Run the checkers on existing files, or with --staged on the staged content.
     Check(CheckCmdArgs),
@@ -73,6 +74,10 @@ pub enum OutputFormat {
 struct ApplyArgs {
     /// The patch file; `-` or nothing reads standard input.
     patch: Option<PathBuf>,
+    /// The patch's format: a patchgate YAML/JSON patch, codex's `*** Begin Patch` envelope, Aider's
+    /// SEARCH/REPLACE blocks or a unified diff (`auto`: told from the content).
+    #[arg(long, value_enum, default_value_t = crate::patch::InputFormat::Auto)]
+    input: crate::patch::InputFormat,
     /// Run as if started in DIR (the repository is discovered from there).
     #[arg(short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
@@ -329,7 +334,7 @@ fn wants_json(args: &[std::ffi::OsString]) -> bool {
 
 fn run_apply(a: ApplyArgs) -> i32 {
     let dir = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let result = read_patch(a.patch.as_deref(), &dir).and_then(|patch| {
+    let result = read_patch(a.patch.as_deref(), &dir, a.input).and_then(|patch| {
         crate::timing::mark("patch parsed");
         let checks = a.check.options(a.fix)?;
         let verify = match &a.verify {
@@ -421,6 +426,7 @@ pub(crate) fn emit(text: &str) {
 fn read_patch(
     path: Option<&std::path::Path>,
     dir: &std::path::Path,
+    input: crate::patch::InputFormat,
 ) -> Result<crate::patch::Patch, Error> {
     let (name, bytes) = match path {
         None if std::io::stdin().is_terminal() => {
@@ -466,7 +472,7 @@ fn read_patch(
             ("<stdin>".to_string(), buf)
         }
     };
-    crate::patch::parse_bytes(&bytes, &name)
+    crate::patch::parse_input(&bytes, &name, input)
 }
 
 fn too_big(name: &str) -> Error {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
 use thiserror::Error;
 
-use super::{Report, Status, change_name, status_name};
+use super::{Report, Status, change_name, hunk_note, status_name};
 use crate::plan::EditStatus;
 
 #[derive(Debug, Error, Diagnostic)]
@@ -61,7 +61,12 @@ pub fn render_human(r: &Report, color: bool) -> String {
         } else {
             status_name(e.status).replace('_', " ")
         };
-        let title = format!("edit {} ({}): {what}", e.index, e.file_path);
+        let title = format!(
+            "edit {} ({}{}): {what}",
+            e.index,
+            e.file_path,
+            hunk_note(e)
+        );
         let mut help = e.message.clone();
         let (src, labels) = if e.invalid {
             match (&r.patch, e.patch_span) {

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::{Report, Status, candidate_kind_name, change_name, status_name};
+use super::{Report, Status, candidate_kind_name, change_name, hunk_note, status_name};
 use crate::plan::EditStatus;
 
 const MAX_SUGGESTION_LINES: usize = 40;
@@ -58,7 +58,13 @@ pub fn render_markdown(r: &Report) -> String {
         } else {
             status_name(e.status)
         };
-        let _ = writeln!(out, "### edit {} `{}`: {what}\n", e.index, e.file_path);
+        let _ = writeln!(
+            out,
+            "### edit {} `{}`{}: {what}\n",
+            e.index,
+            e.file_path,
+            hunk_note(e)
+        );
         if let Some(m) = &e.message {
             let _ = writeln!(out, "{m}\n");
         }

@@ -67,6 +67,9 @@ pub struct EditReport {
     pub lines: Vec<[usize; 2]>,
     pub suggestions: Vec<SuggestionReport>,
     pub message: Option<String>,
+    /// The hunk of a codex, aider or diff patch this edit came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hunk: Option<crate::patch::Hunk>,
     #[serde(skip)]
     pub invalid: bool,
     #[serde(skip)]
@@ -156,6 +159,14 @@ pub(crate) fn change_name(c: ChangeKind) -> &'static str {
         ChangeKind::Created => "created",
         ChangeKind::Deleted => "deleted",
         ChangeKind::Renamed => "renamed",
+    }
+}
+
+/// ` (hunk 2 `@@ -3 +3 @@`)` after an edit's name, or nothing.
+pub(crate) fn hunk_note(e: &EditReport) -> String {
+    match &e.hunk {
+        Some(h) => format!(", hunk {} `{}`", h.index, h.header),
+        None => String::new(),
     }
 }
 
@@ -268,6 +279,7 @@ fn edit_report(o: &EditOutcome) -> EditReport {
             })
             .collect(),
         message: o.message.clone(),
+        hunk: o.origin.clone(),
         invalid: o.invalid,
         patch_span: o.patch_span,
         snippet: o.snippet.clone(),
