@@ -158,8 +158,12 @@ fn file<'a>(
                 rename.0 = Some(unquote(p));
             } else if let Some(p) = h.strip_prefix("rename to ") {
                 rename.1 = Some(unquote(p));
-            } else if h.starts_with("copy from ") || h.starts_with("copy to ") {
+            } else if let Some(p) = h.strip_prefix("copy from ") {
                 fd.copy = true;
+                rename.0 = Some(unquote(p));
+            } else if let Some(p) = h.strip_prefix("copy to ") {
+                fd.copy = true;
+                rename.1 = Some(unquote(p));
             } else if h.starts_with("similarity index ")
                 || h.starts_with("dissimilarity index ")
                 || h.starts_with("index ")
