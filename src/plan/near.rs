@@ -36,7 +36,11 @@ pub fn narrow(doc: &TextDoc, matches: Vec<Range<usize>>, near: &Near) -> Vec<Ran
     {
         let dist = |m: &Range<usize>| doc.line_range(m).0.abs_diff(line);
         let best = matches.iter().map(dist).min().unwrap_or(0);
-        let nearest: Vec<Range<usize>> = matches.iter().filter(|m| dist(m) == best).cloned().collect();
+        let nearest: Vec<Range<usize>> = matches
+            .iter()
+            .filter(|m| dist(m) == best)
+            .cloned()
+            .collect();
         if nearest.len() == 1 {
             return nearest;
         }

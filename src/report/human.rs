@@ -61,12 +61,7 @@ pub fn render_human(r: &Report, color: bool) -> String {
         } else {
             status_name(e.status).replace('_', " ")
         };
-        let title = format!(
-            "edit {} ({}{}): {what}",
-            e.index,
-            e.file_path,
-            hunk_note(e)
-        );
+        let title = format!("edit {} ({}{}): {what}", e.index, e.file_path, hunk_note(e));
         let mut help = e.message.clone();
         let (src, labels) = if e.invalid {
             match (&r.patch, e.patch_span) {

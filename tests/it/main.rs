@@ -7,6 +7,7 @@ mod cli;
 mod concurrency;
 mod crash;
 mod fixtures;
+mod formats;
 mod gate_real;
 mod golangci;
 mod harness;

@@ -130,7 +130,13 @@ pub(super) fn convert(src: &PatchSource, lines: &[Line]) -> Result<Vec<Edit>, Er
     if out.edits.is_empty() {
         let first = lines.iter().find(|l| !l.head().trim().is_empty());
         return Err(match first {
-            Some(l) => error_at(src, l, 1, "no SEARCH/REPLACE block in this patch", HELP_BLOCK),
+            Some(l) => error_at(
+                src,
+                l,
+                1,
+                "no SEARCH/REPLACE block in this patch",
+                HELP_BLOCK,
+            ),
             None => crate::patch::parse::patch_error(
                 src,
                 "the patch is empty".into(),

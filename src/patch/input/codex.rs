@@ -170,7 +170,10 @@ fn update(
                 src,
                 first,
                 1,
-                format!("expected `@@` to start the next chunk, found `{}`", clip(head)),
+                format!(
+                    "expected `@@` to start the next chunk, found `{}`",
+                    clip(head)
+                ),
                 "start every chunk after the first with an `@@` line (optionally `@@ <a line the \
                  chunk follows>`)",
             ));
@@ -239,7 +242,11 @@ fn update(
         let header_text = if headers.is_empty() {
             header.head().to_string()
         } else {
-            headers.iter().map(|l| l.head()).collect::<Vec<_>>().join(" ")
+            headers
+                .iter()
+                .map(|l| l.head())
+                .collect::<Vec<_>>()
+                .join(" ")
         };
         let origin = out.hunk(&header_text);
         let op = if !changed {
@@ -269,7 +276,9 @@ fn update(
             src,
             header,
             1,
-            format!("`*** Update File: {path}` changes nothing: it has no chunk and no `*** Move to:`"),
+            format!(
+                "`*** Update File: {path}` changes nothing: it has no chunk and no `*** Move to:`"
+            ),
             "add the chunks (`@@`, then ` `/`-`/`+` lines), or drop the section",
         ));
     }

@@ -244,7 +244,11 @@ fn file<'a>(
 }
 
 /// One hunk starting at `lines[at]`; returns it and the index after it.
-fn hunk<'a>(src: &PatchSource, lines: &[Line<'a>], at: usize) -> Result<(HunkDiff<'a>, usize), Error> {
+fn hunk<'a>(
+    src: &PatchSource,
+    lines: &[Line<'a>],
+    at: usize,
+) -> Result<(HunkDiff<'a>, usize), Error> {
     let line = lines[at];
     let bad = |col: usize, what: &str| {
         error_at(
@@ -257,7 +261,9 @@ fn hunk<'a>(src: &PatchSource, lines: &[Line<'a>], at: usize) -> Result<(HunkDif
         )
     };
     let h = line.head();
-    let rest = h.strip_prefix("@@ -").ok_or_else(|| bad(1, "it must start with `@@ -`"))?;
+    let rest = h
+        .strip_prefix("@@ -")
+        .ok_or_else(|| bad(1, "it must start with `@@ -`"))?;
     let end = rest
         .find(" @@")
         .ok_or_else(|| bad(h.len() + 1, "no closing ` @@`"))?;
@@ -378,9 +384,11 @@ fn lower(fd: &FileDiff, head: &Line, out: &mut Edits) {
     if fd.copy {
         out.push(
             fd.new.as_deref().unwrap_or(path),
-            Err("copies (`copy from`/`copy to`) are not supported: make the diff without copy \
+            Err(
+                "copies (`copy from`/`copy to`) are not supported: make the diff without copy \
                  detection (no `-C`), so the copy is a new file"
-                .into()),
+                    .into(),
+            ),
             head.span(),
             None,
         );
@@ -427,7 +435,12 @@ fn lower(fd: &FileDiff, head: &Line, out: &mut Edits) {
                     h.line.span(),
                 ),
             };
-            out.push(new, content.map(|content| Op::Create { content }), span, origin);
+            out.push(
+                new,
+                content.map(|content| Op::Create { content }),
+                span,
+                origin,
+            );
         }
         (Some(old), None) => {
             hunks(fd, old, out);
@@ -522,7 +535,10 @@ fn header_names(rest: &str) -> (Option<String>, Option<String>) {
         && rest.as_bytes().get(half) == Some(&b' ')
         && rest[..half] == rest[half + 1..]
     {
-        return (Some(rest[..half].to_string()), Some(rest[..half].to_string()));
+        return (
+            Some(rest[..half].to_string()),
+            Some(rest[..half].to_string()),
+        );
     }
     (None, None)
 }

@@ -35,7 +35,10 @@ fn invalid(e: &Edit) -> &str {
 
 #[test]
 fn detection_by_content() {
-    assert_eq!(detect("*** Begin Patch\n*** End Patch\n"), InputFormat::Codex);
+    assert_eq!(
+        detect("*** Begin Patch\n*** End Patch\n"),
+        InputFormat::Codex
+    );
     assert_eq!(
         detect("a.py\n```python\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n"),
         InputFormat::Aider
@@ -98,7 +101,12 @@ fn codex_every_section() {
     let ops: Vec<(&str, &str)> = p
         .edits
         .iter()
-        .map(|e| (e.file_path.as_str(), e.op.as_ref().map_or("invalid", Op::name)))
+        .map(|e| {
+            (
+                e.file_path.as_str(),
+                e.op.as_ref().map_or("invalid", Op::name),
+            )
+        })
         .collect();
     assert_eq!(
         ops,
@@ -118,15 +126,28 @@ fn codex_every_section() {
         })
     );
     let r = replace(&p.edits[2]);
-    assert_eq!((r.old.as_str(), r.new.as_str()), ("        return 1\n", "        return 2\n"));
+    assert_eq!(
+        (r.old.as_str(), r.new.as_str()),
+        ("        return 1\n", "        return 2\n")
+    );
     let near = r.near.as_ref().expect("anchors");
     assert_eq!(near.anchors, vec!["class A:", "def f(self):"]);
     assert!(!near.at_eof);
     let origin = p.edits[2].origin.as_ref().expect("origin");
-    assert_eq!((origin.index, origin.header.as_str()), (1, "@@ class A: @@     def f(self):"));
+    assert_eq!(
+        (origin.index, origin.header.as_str()),
+        (1, "@@ class A: @@     def f(self):")
+    );
     let r = replace(&p.edits[3]);
-    assert_eq!((r.old.as_str(), r.new.as_str()), ("tail\nx = 1\n", "tail\nx = 2\n"));
-    assert!(r.near.as_ref().is_some_and(|n| n.at_eof && n.anchors.is_empty()));
+    assert_eq!(
+        (r.old.as_str(), r.new.as_str()),
+        ("tail\nx = 1\n", "tail\nx = 2\n")
+    );
+    assert!(
+        r.near
+            .as_ref()
+            .is_some_and(|n| n.at_eof && n.anchors.is_empty())
+    );
     assert_eq!(
         p.edits[4].op,
         Ok(Op::Move {
@@ -136,11 +157,17 @@ fn codex_every_section() {
     );
     // A first chunk without `@@` is named by its section header, and has no hint.
     assert_eq!(
-        p.edits[5].origin.as_ref().map(|o| (o.index, o.header.as_str())),
+        p.edits[5]
+            .origin
+            .as_ref()
+            .map(|o| (o.index, o.header.as_str())),
         Some((3, "*** Update File: b.py"))
     );
     assert!(replace(&p.edits[5]).near.is_none());
-    assert_eq!(p.edits.iter().map(|e| e.index).collect::<Vec<_>>(), (0..6).collect::<Vec<_>>());
+    assert_eq!(
+        p.edits.iter().map(|e| e.index).collect::<Vec<_>>(),
+        (0..6).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -177,22 +204,63 @@ fn codex_details() {
         "*** Begin Patch\n*** Add File: e\n*** End Patch\n",
         InputFormat::Codex,
     );
-    assert_eq!(p.edits[0].op, Ok(Op::Create { content: String::new() }));
+    assert_eq!(
+        p.edits[0].op,
+        Ok(Op::Create {
+            content: String::new()
+        })
+    );
 }
 
 #[test]
 fn codex_errors_have_their_line() {
     let cases: &[(&str, &str, usize)] = &[
         ("hello\n", "no `*** Begin Patch`", 1),
-        ("*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n", "no `*** End Patch`", 1),
-        ("*** Begin Patch\n+x\n*** End Patch\n", "hunk line outside", 2),
-        ("*** Begin Patch\nwhat\n*** End Patch\n", "unexpected line", 2),
-        ("*** Begin Patch\n*** Update File: a\n*** End Patch\n", "changes nothing", 2),
-        ("*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n?z\n*** End Patch\n", "unexpected line in a chunk", 6),
-        ("*** Begin Patch\n*** Update File: a\n-x\n+y\n*** End of File\n-z\n*** End Patch\n", "expected `@@`", 6),
-        ("*** Begin Patch\n*** Add File: a\n+x\ny\n*** End Patch\n", "every line starts with `+`", 4),
-        ("*** Begin Patch\n*** Delete File:  \n*** End Patch\n", "path is missing", 2),
-        ("*** Begin Patch\n*** Update File: a\n@@ f\n*** End Patch\n", "empty chunk", 3),
+        (
+            "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n",
+            "no `*** End Patch`",
+            1,
+        ),
+        (
+            "*** Begin Patch\n+x\n*** End Patch\n",
+            "hunk line outside",
+            2,
+        ),
+        (
+            "*** Begin Patch\nwhat\n*** End Patch\n",
+            "unexpected line",
+            2,
+        ),
+        (
+            "*** Begin Patch\n*** Update File: a\n*** End Patch\n",
+            "changes nothing",
+            2,
+        ),
+        (
+            "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n?z\n*** End Patch\n",
+            "unexpected line in a chunk",
+            6,
+        ),
+        (
+            "*** Begin Patch\n*** Update File: a\n-x\n+y\n*** End of File\n-z\n*** End Patch\n",
+            "expected `@@`",
+            6,
+        ),
+        (
+            "*** Begin Patch\n*** Add File: a\n+x\ny\n*** End Patch\n",
+            "every line starts with `+`",
+            4,
+        ),
+        (
+            "*** Begin Patch\n*** Delete File:  \n*** End Patch\n",
+            "path is missing",
+            2,
+        ),
+        (
+            "*** Begin Patch\n*** Update File: a\n@@ f\n*** End Patch\n",
+            "empty chunk",
+            3,
+        ),
         ("\n\n", "empty", 1),
     ];
     for (text, want, line) in cases {
@@ -224,7 +292,10 @@ fn aider_blocks() {
     );
     assert_eq!(replace(&p.edits[3]).new, "");
     let o = p.edits[1].origin.as_ref().expect("origin");
-    assert_eq!((o.index, o.header.as_str()), (2, "<<<<<<< SEARCH at line 12"));
+    assert_eq!(
+        (o.index, o.header.as_str()),
+        (2, "<<<<<<< SEARCH at line 12")
+    );
     // A divider inside REPLACE is text.
     let p = ok(
         "a.rst\n<<<<<<< SEARCH\nTitle\n=======\nTitle\n=======\n>>>>>>> REPLACE\n",
@@ -237,13 +308,29 @@ fn aider_blocks() {
 fn aider_errors_have_their_line() {
     let cases: &[(&str, &str, usize)] = &[
         ("a\n<<<<<<< SEARCH\nx\n", "never closed (no `=======`", 2),
-        ("a\n<<<<<<< SEARCH\nx\n=======\ny\n", "never closed (no `>>>>>>> REPLACE`", 2),
+        (
+            "a\n<<<<<<< SEARCH\nx\n=======\ny\n",
+            "never closed (no `>>>>>>> REPLACE`",
+            2,
+        ),
         ("a\n=======\n", "outside a SEARCH/REPLACE block", 2),
         ("a\n>>>>>>> REPLACE\n", "outside", 2),
-        ("<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", "no file path", 1),
+        (
+            "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n",
+            "no file path",
+            1,
+        ),
         ("just prose\n", "no SEARCH/REPLACE block", 1),
-        ("a\n<<<<<<< SEARCH\nx\n<<<<<<< SEARCH\n", "inside the block opened at line 2", 4),
-        ("a\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n", "before `=======`", 4),
+        (
+            "a\n<<<<<<< SEARCH\nx\n<<<<<<< SEARCH\n",
+            "inside the block opened at line 2",
+            4,
+        ),
+        (
+            "a\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n",
+            "before `=======`",
+            4,
+        ),
     ];
     for (text, want, line) in cases {
         let (msg, help, l, _) = err(text, InputFormat::Aider);
@@ -315,7 +402,12 @@ fn diff_every_kind_of_file() {
     let ops: Vec<(&str, &str)> = p
         .edits
         .iter()
-        .map(|e| (e.file_path.as_str(), e.op.as_ref().map_or("invalid", Op::name)))
+        .map(|e| {
+            (
+                e.file_path.as_str(),
+                e.op.as_ref().map_or("invalid", Op::name),
+            )
+        })
         .collect();
     assert_eq!(
         ops,
@@ -332,14 +424,20 @@ fn diff_every_kind_of_file() {
         ]
     );
     let r = replace(&p.edits[0]);
-    assert_eq!((r.old.as_str(), r.new.as_str()), ("one\ntwo\nthree\n", "one\n2\nthree\n"));
+    assert_eq!(
+        (r.old.as_str(), r.new.as_str()),
+        ("one\ntwo\nthree\n", "one\n2\nthree\n")
+    );
     assert_eq!(r.near.as_ref().and_then(|n| n.line), Some(1));
     let r = replace(&p.edits[1]);
     assert_eq!(r.old, "ten\neleven");
     assert_eq!(r.new, "ten\nten and a half\neleven");
     assert_eq!(r.near.as_ref().and_then(|n| n.line), Some(10));
     assert_eq!(
-        p.edits[1].origin.as_ref().map(|o| (o.index, o.header.as_str())),
+        p.edits[1]
+            .origin
+            .as_ref()
+            .map(|o| (o.index, o.header.as_str())),
         Some((2, "@@ -10,2 +10,3 @@ fn g"))
     );
     assert_eq!(
@@ -356,7 +454,12 @@ fn diff_every_kind_of_file() {
             replace: None
         })
     );
-    assert_eq!(p.edits[8].op, Ok(Op::Create { content: String::new() }));
+    assert_eq!(
+        p.edits[8].op,
+        Ok(Op::Create {
+            content: String::new()
+        })
+    );
 }
 
 #[test]
@@ -388,9 +491,15 @@ fn diff_plain_quoted_crlf_and_context_free_hunks() {
     assert_eq!((r.old.as_str(), r.new.as_str()), ("", "first\n"));
     assert!(invalid(&p.edits[1]).contains("without any context"));
     // A pure deletion with -U0: placed at the line after the new-side start.
-    let p = ok("--- a/g\n+++ b/g\n@@ -5,2 +4,0 @@\n-x\n-y\n", InputFormat::Diff);
+    let p = ok(
+        "--- a/g\n+++ b/g\n@@ -5,2 +4,0 @@\n-x\n-y\n",
+        InputFormat::Diff,
+    );
     let r = replace(&p.edits[0]);
-    assert_eq!((r.new.as_str(), r.near.as_ref().and_then(|n| n.line)), ("", Some(5)));
+    assert_eq!(
+        (r.new.as_str(), r.near.as_ref().and_then(|n| n.line)),
+        ("", Some(5))
+    );
     assert_eq!(r.window, None::<LineWindow>);
 }
 
@@ -424,17 +533,45 @@ fn diff_modes_and_copies_are_refused_in_place() {
 fn diff_errors_have_their_line() {
     let cases: &[(&str, &str, usize)] = &[
         ("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n", "cut off", 3),
-        ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n+c\n", "outside a hunk", 6),
+        (
+            "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n+c\n",
+            "outside a hunk",
+            6,
+        ),
         ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n-b\n+c\n", "more old", 5),
-        ("--- a/x\n+++ b/x\n@@ -x +1 @@\n-a\n+b\n", "malformed hunk header", 3),
+        (
+            "--- a/x\n+++ b/x\n@@ -x +1 @@\n-a\n+b\n",
+            "malformed hunk header",
+            3,
+        ),
         ("--- a/x\n+++ b/x\n@@ -1 +1\n-a\n+b\n", "no closing", 3),
-        ("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n?b\n", "unexpected line in the hunk", 5),
+        (
+            "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n?b\n",
+            "unexpected line in the hunk",
+            5,
+        ),
         ("@@ -1 +1 @@\n-a\n+b\n", "without a file header", 1),
         ("+a\n", "outside a hunk", 1),
-        ("diff --git a/x b/x\nindex 1..2\n--- a/x\n", "not followed by `+++ `", 3),
-        ("diff --git a/x b/x\n--- a/x\n+++ b/x\nnope\n", "expected a hunk", 4),
-        ("diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n", "binary", 3),
-        ("diff --git a/i.png b/i.png\nGIT binary patch\nliteral 3\n", "binary", 2),
+        (
+            "diff --git a/x b/x\nindex 1..2\n--- a/x\n",
+            "not followed by `+++ `",
+            3,
+        ),
+        (
+            "diff --git a/x b/x\n--- a/x\n+++ b/x\nnope\n",
+            "expected a hunk",
+            4,
+        ),
+        (
+            "diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n",
+            "binary",
+            3,
+        ),
+        (
+            "diff --git a/i.png b/i.png\nGIT binary patch\nliteral 3\n",
+            "binary",
+            2,
+        ),
         ("hello there\n", "no file diff", 1),
     ];
     for (text, want, line) in cases {
@@ -479,8 +616,25 @@ fn no_panic_on_truncated_or_garbled_input() {
         seed
     };
     let pieces: &[&[u8]] = &[
-        b"\n", b"\r", b"@@", b"@@ -", b"+", b"-", b" ", b"\\", b"*** ", b"=======", b"\"", b",",
-        b"\xff", b"\xc3", b"0", b"9999999999999999999999", b"--- ", b"+++ ", b"<<<<<<< SEARCH\n",
+        b"\n",
+        b"\r",
+        b"@@",
+        b"@@ -",
+        b"+",
+        b"-",
+        b" ",
+        b"\\",
+        b"*** ",
+        b"=======",
+        b"\"",
+        b",",
+        b"\xff",
+        b"\xc3",
+        b"0",
+        b"9999999999999999999999",
+        b"--- ",
+        b"+++ ",
+        b"<<<<<<< SEARCH\n",
     ];
     for sample in samples {
         let bytes = sample.as_bytes();
