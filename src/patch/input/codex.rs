@@ -145,8 +145,7 @@ fn update(
         i += 1;
     }
     let mut chunks = 0;
-    loop {
-        let Some(first) = lines.get(i) else { break };
+    while let Some(first) = lines.get(i) {
         let head = first.head();
         if head.starts_with("*** ") && head != "*** End of File" {
             break;
@@ -262,7 +261,7 @@ fn update(
                     .to_string(),
             )
         } else {
-            let near = (!anchors.is_empty() || at_eof).then(|| Near {
+            let near = (!anchors.is_empty() || at_eof).then_some(Near {
                 line: None,
                 anchors,
                 at_eof,

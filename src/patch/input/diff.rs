@@ -16,10 +16,10 @@
 //! A hunk's line counts say where it ends (so a removed line `--- x` is content, not a header).
 //! Paths: `a/` and `b/` prefixes are dropped, `"quoted"` names are unescaped, `/dev/null` means
 //! "no file". Mapping, per file:
-//! - modified: each hunk → one replacement, old text = context + removed lines, new text = context
-//!   + added lines; its new-side start line (where the text stands once the earlier hunks of the
-//!   file are applied) goes into [`Near::line`], used only to choose between several exact
-//!   occurrences;
+//! - modified: each hunk → one replacement, old text = context and removed lines, new text =
+//!   context and added lines; its new-side start line (where the text stands once the earlier
+//!   hunks of the file are applied) goes into [`Near::line`], used only to choose between several
+//!   exact occurrences;
 //! - new file (`--- /dev/null`) → `create`; deleted (`+++ /dev/null`) → each hunk's removal (so a
 //!   file that changed since the diff was made is a miss, not silently lost), then `delete`;
 //! - renamed → the hunks on the old name, then `move_to` the new one;
