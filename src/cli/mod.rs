@@ -25,7 +25,8 @@ const MAX_PATCH_BYTES: u64 = 256 << 20;
     name = "patchgate",
     version,
     about = "Apply a batch of multi-file edits to a git repository, all or nothing",
-    long_about = "Apply a batch of multi-file edits (YAML or JSON) to a git repository all or nothing: \
+    long_about = "Apply a batch of multi-file edits (YAML or JSON, or a codex, aider or unified-diff \
+patch) to a git repository all or nothing: \
 every old_string is verified in memory first, a miss is explained with the file's real text and \
 line numbers, and only a fully verified batch is written."
 )]
