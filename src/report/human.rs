@@ -181,6 +181,18 @@ pub fn render_human(r: &Report, color: bool) -> String {
         let _ = write!(out, " ({already} already applied)");
     }
     out.push('\n');
+    if let Some(id) = &r.patch_id {
+        let _ = match &r.undid {
+            Some(u) => writeln!(
+                out,
+                "  patch {id}: undid {u} (`patchgate undo {id}` redoes it)"
+            ),
+            None => writeln!(out, "  patch {id} (`patchgate undo {id}` reverts it)"),
+        };
+    }
+    for p in &r.changed_since {
+        let _ = writeln!(out, "  changed since: {p}");
+    }
 
     if matches!(
         r.status,

@@ -38,6 +38,26 @@ pub fn render_markdown(r: &Report) -> String {
         Status::Error => "error; nothing written".to_string(),
     };
     let _ = writeln!(out, "## patchgate: {verdict}\n");
+    if let Some(id) = &r.patch_id {
+        match &r.undid {
+            Some(u) => {
+                let _ = writeln!(
+                    out,
+                    "patch_id: `{id}` (undid `{u}`; `patchgate undo {id}` redoes it)\n"
+                );
+            }
+            None => {
+                let _ = writeln!(out, "patch_id: `{id}` (`patchgate undo {id}` reverts it)\n");
+            }
+        }
+    }
+    if !r.changed_since.is_empty() {
+        let _ = writeln!(out, "Changed since the patch wrote them:");
+        for p in &r.changed_since {
+            let _ = writeln!(out, "- `{p}`");
+        }
+        out.push('\n');
+    }
     if let Some(e) = &r.error {
         let _ = writeln!(out, "**Error ({}):** {}", e.kind, e.message);
         if let (Some(l), Some(c)) = (e.line, e.column) {
