@@ -137,6 +137,14 @@ pub fn render_human(r: &Report, color: bool) -> String {
         .count();
     let total = r.edits.len();
     let headline = match r.status {
+        Status::Applied | Status::Committed | Status::DryRun if r.undid.is_some() => paint.p(
+            if r.status == Status::DryRun {
+                CYAN
+            } else {
+                GREEN
+            },
+            &super::markdown::undo_verdict(r),
+        ),
         Status::Applied | Status::Committed => paint.p(
             GREEN,
             &format!(

@@ -186,7 +186,7 @@ pub fn load_all(git_dir: &Path) -> Vec<Entry> {
         .filter_map(|p| std::fs::read(&p).ok())
         .filter_map(|b| serde_json::from_slice::<Entry>(&b).ok())
         .collect();
-    out.sort_by(|a, b| id_order(&a.patch_id).cmp(&id_order(&b.patch_id)));
+    out.sort_by_key(|e| id_order(&e.patch_id));
     out
 }
 
