@@ -219,7 +219,7 @@ pub enum Error {
     )]
     AlreadyUndone { id: String, by: String },
 
-    #[error("cannot undo patch {id}: {} changed since it wrote {}", paths.join(", "), if paths.len() == 1 { "it" } else { "them" })]
+    #[error("cannot undo patch {id}: {} changed since the patch wrote {}", paths.join(", "), if paths.len() == 1 { "it" } else { "them" })]
     #[diagnostic(
         code(patchgate::changed_since),
         help(
