@@ -6,6 +6,7 @@ mod check;
 mod demo;
 mod detect;
 mod recover;
+mod undo;
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -46,6 +47,8 @@ enum Command {
     Detect(DetectArgs),
     /// Run the projects' build / test / typecheck on the current state, with parsed failures and hints.
     Verify(VerifyArgs),
+    /// Revert the last written patch (or the one named) if none of its files changed since.
+    Undo(undo::UndoArgs),
     /// Finish or roll back a transaction that was interrupted (a crash, kill -9, power loss).
     Recover(RecoverArgs),
     /// Print the JSON Schema of the patch file.
@@ -316,6 +319,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
             d.path.as_deref(),
             d.format,
         ),
+        Command::Undo(u) => undo::run(u),
         Command::Recover(r) => recover::run(r.dir.unwrap_or_else(|| PathBuf::from(".")), r.format),
         Command::Schema => {
             let text =

@@ -909,6 +909,11 @@ fn read_tree(repo: &git2::Repository, tree: &git2::Tree, rel: &str) -> (Content,
     }
 }
 
+/// A working-tree path's state as write-back compares it.
+pub fn disk_at(path: &std::path::Path) -> Disk {
+    read_disk(path).1
+}
+
 fn read_disk(path: &std::path::Path) -> (Content, Disk) {
     use std::os::unix::fs::PermissionsExt;
     match std::fs::symlink_metadata(path) {

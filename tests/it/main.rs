@@ -14,4 +14,5 @@ mod harness;
 mod hostile;
 mod prepare;
 mod txn;
+mod undo;
 mod verify;
