@@ -490,3 +490,7 @@ fn hash_hex(s: &str) -> String {
             acc
         })
 }
+
+#[cfg(test)]
+#[path = "sarif_tests.rs"]
+mod tests;
