@@ -6,7 +6,6 @@ mod checks;
 mod cli;
 mod concurrency;
 mod crash;
-mod fixtures;
 mod gate_real;
 mod golangci;
 mod harness;
