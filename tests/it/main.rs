@@ -11,5 +11,8 @@ mod golangci;
 mod harness;
 mod hostile;
 mod prepare;
+mod sarif;
+#[path = "../scenarios/sarif_schema.rs"]
+mod sarif_schema;
 mod txn;
 mod verify;
