@@ -108,7 +108,7 @@ fn the_validator_rejects_what_is_not_sarif() {
 fn fingerprints_survive_moved_lines() {
     let fp = |pad: usize| {
         let run = broken_at(pad).run(&["check", "--checks", "syntax", "--format", "sarif"]);
-        let log = sarif(&run.assert_code(1));
+        let log = sarif(run.assert_code(1));
         let r = &results(&log)[0];
         (
             r["locations"][0]["physicalLocation"]["region"]["startLine"].clone(),
