@@ -132,6 +132,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     );
     crate::timing::mark("planned");
     let mut report = Report::from_plan(&plan, &patch.source);
+    report.root = Some(repo.roots.root.clone());
     crate::timing::mark("report built");
     for r in &recovered {
         report.notes.push(format!(

@@ -215,6 +215,7 @@ pub fn run_check(
             Report::empty(Status::Clean, Exit::Success)
         };
         report.checks = outcome.reports;
+        report.root = Some(repo.roots.root.clone());
         Ok(report)
     })();
     match result {
@@ -311,6 +312,7 @@ pub fn run_verify(
             Report::empty(Status::Clean, Exit::Success)
         };
         report.verify = reports;
+        report.root = Some(workdir.clone());
         Ok(report)
     })();
     match result {

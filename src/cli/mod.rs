@@ -15,7 +15,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::apply::{ApplyOptions, apply};
 use crate::error::{Error, Exit};
-use crate::report::{Report, render_human, render_markdown};
+use crate::report::{Report, render_human, render_markdown, render_sarif};
 
 /// A patch on stdin or in a file larger than this is refused: no real batch of edits is this big,
 /// and reading it whole into memory should not be how a typo ends a run.
@@ -72,6 +72,22 @@ pub enum OutputFormat {
     Human,
     Json,
     Markdown,
+    /// SARIF 2.1.0, for code scanning and review bots (`apply` and `check` only).
+    Sarif,
+}
+
+/// `--format sarif` on a command whose output is not a list of findings (detect, verify,
+/// recover): a usage error, exit 3, said on stderr.
+fn refuse_sarif(command: &str, format: OutputFormat) -> Option<i32> {
+    (format == OutputFormat::Sarif).then(|| {
+        print_error(
+            &Error::Usage {
+                message: format!("`patchgate {command}` has no SARIF output"),
+                help: "--format sarif is for `apply` and `check`; use --format json here".into(),
+            },
+            OutputFormat::Human,
+        )
+    })
 }
 
 #[derive(Debug, clap::Args)]
@@ -241,7 +257,7 @@ struct DetectArgs {
 
 /// Runs the command line and returns the process exit code.
 pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
-    let json_requested = wants_json(&args);
+    let requested = requested_format(&args);
     let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => {
@@ -257,12 +273,12 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
                 let _ = e.print();
                 return Exit::InvalidInput.code();
             }
-            if json_requested {
+            if let Some(format) = requested {
                 let err = Error::Usage {
                     message: e.kind().to_string(),
                     help: e.to_string().lines().next().unwrap_or_default().to_string(),
                 };
-                emit(&Report::from_error(&err).to_json());
+                return print_error(&err, format);
             } else {
                 let _ = e.print();
             }
@@ -289,6 +305,9 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
             )
         }
         Command::Verify(v) => {
+            if let Some(code) = refuse_sarif("verify", v.format) {
+                return code;
+            }
             let steps = match crate::verify::run::Step::parse_list(&v.steps) {
                 Ok(s) => s,
                 Err(m) => {
@@ -314,13 +333,28 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
                 v.format,
             )
         }
-        Command::Detect(d) => detect::run_detect(
-            &d.dir.unwrap_or_else(|| PathBuf::from(".")),
-            d.path.as_deref(),
-            d.format,
-        ),
-        Command::Undo(u) => undo::run(u),
-        Command::Recover(r) => recover::run(r.dir.unwrap_or_else(|| PathBuf::from(".")), r.format),
+        Command::Detect(d) => {
+            if let Some(code) = refuse_sarif("detect", d.format) {
+                return code;
+            }
+            detect::run_detect(
+                &d.dir.unwrap_or_else(|| PathBuf::from(".")),
+                d.path.as_deref(),
+                d.format,
+            )
+        }
+        Command::Undo(u) => {
+            if let Some(code) = refuse_sarif("undo", u.format) {
+                return code;
+            }
+            undo::run(u)
+        }
+        Command::Recover(r) => {
+            if let Some(code) = refuse_sarif("recover", r.format) {
+                return code;
+            }
+            recover::run(r.dir.unwrap_or_else(|| PathBuf::from(".")), r.format)
+        }
         Command::Schema => {
             let text =
                 serde_json::to_string_pretty(&crate::patch::json_schema()).unwrap_or_default();
@@ -331,10 +365,24 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
     }
 }
 
-fn wants_json(args: &[std::ffi::OsString]) -> bool {
-    args.windows(2)
-        .any(|w| w[0] == "--format" && w[1] == "json")
-        || args.iter().any(|a| a == "--format=json")
+/// A machine-readable `--format` on a command line that clap refused: the usage error is then
+/// reported in that format, so a script reading stdout still gets one document.
+fn requested_format(args: &[std::ffi::OsString]) -> Option<OutputFormat> {
+    let value = args
+        .windows(2)
+        .filter(|w| w[0] == "--format")
+        .map(|w| w[1].to_string_lossy().into_owned())
+        .chain(args.iter().filter_map(|a| {
+            a.to_str()
+                .and_then(|a| a.strip_prefix("--format="))
+                .map(str::to_string)
+        }))
+        .last()?;
+    match value.as_str() {
+        "json" => Some(OutputFormat::Json),
+        "sarif" => Some(OutputFormat::Sarif),
+        _ => None,
+    }
 }
 
 fn run_apply(a: ApplyArgs) -> i32 {
@@ -379,6 +427,7 @@ pub(crate) fn print_report(report: &Report, format: OutputFormat) -> i32 {
     let text = match format {
         OutputFormat::Json => format!("{}\n", report.to_json()),
         OutputFormat::Markdown => render_markdown(report),
+        OutputFormat::Sarif => render_sarif(report),
         OutputFormat::Human => render_human(report, color_stdout()),
     };
     crate::timing::mark("report rendered");
@@ -391,6 +440,7 @@ pub(crate) fn print_error(err: &Error, format: OutputFormat) -> i32 {
     match format {
         OutputFormat::Json => emit(&format!("{}\n", Report::from_error(err).to_json())),
         OutputFormat::Markdown => emit(&render_markdown(&Report::from_error(err))),
+        OutputFormat::Sarif => emit(&render_sarif(&Report::from_error(err))),
         OutputFormat::Human => eprint!("{}", render_error(err)),
     }
     err.exit().code()

@@ -28,7 +28,7 @@ pub(crate) struct UndoArgs {
     list: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
-    format: OutputFormat,
+    pub(super) format: OutputFormat,
 }
 
 pub(crate) fn run(a: UndoArgs) -> i32 {

@@ -331,10 +331,12 @@ pub fn verify_human(
     out.push_str("verify:\n");
     for r in steps {
         let ok = r.status == V::Pass;
+        // The step's name, not its Debug form: lowercasing the whole line instead mangled
+        // the command's paths and the note.
         let head = format!(
-            "  {} {:?} in {} ({}): {}{}",
+            "  {} {} in {} ({}): {}{}",
             if ok { "✓" } else { "✗" },
-            r.step,
+            r.step.name(),
             r.project,
             r.command,
             verify_status(r.status),
@@ -342,8 +344,7 @@ pub fn verify_human(
                 .as_deref()
                 .map(|n| format!(" — {n}"))
                 .unwrap_or_default()
-        )
-        .to_lowercase();
+        );
         let _ = writeln!(out, "{}", paint(ok, &head));
         for f in r.failures.iter().take(10) {
             let loc = match (&f.file, f.line) {

@@ -1,4 +1,5 @@
-//! The result of a run, in the shape of DESIGN §4, and its three renderings.
+//! The result of a run, in the shape of DESIGN §4, and its four renderings (human, markdown,
+//! JSON, SARIF).
 //!
 //! [`Report`] serialises to exactly the documented JSON object (`version`, `status`, `commit`,
 //! `branch`, `edits`, `patch_id`, `files`, `checks`, `verify`), plus an `error` object when the run ended in
@@ -10,10 +11,12 @@ mod checks;
 mod diff;
 mod human;
 mod markdown;
+mod sarif;
 
 pub use diff::unified_diff;
 pub use human::render_human;
 pub use markdown::render_markdown;
+pub use sarif::{render_sarif, sarif_log};
 
 use serde::Serialize;
 
@@ -62,6 +65,9 @@ pub struct Report {
     /// Notes for humans (e.g. "checks are not run by this build"), shown on stderr.
     #[serde(skip)]
     pub notes: Vec<String>,
+    /// The repository's root, when the run found one: SARIF's `%SRCROOT%`.
+    #[serde(skip)]
+    pub root: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -207,6 +213,7 @@ impl Report {
             exit,
             patch: None,
             notes: Vec::new(),
+            root: None,
         }
     }
 

@@ -120,6 +120,8 @@ impl TestRepo {
     }
 
     /// Copies a directory tree into the repository.
+    // Used by the `fixtures` target (tests/scenarios), which includes this file.
+    #[allow(dead_code)]
     pub fn tree(self, from: &Path) -> TestRepo {
         copy_tree(from, self.path());
         self

@@ -6,13 +6,15 @@ mod checks;
 mod cli;
 mod concurrency;
 mod crash;
-mod fixtures;
 mod formats;
 mod gate_real;
 mod golangci;
 mod harness;
 mod hostile;
 mod prepare;
+mod sarif;
+#[path = "../scenarios/sarif_schema.rs"]
+mod sarif_schema;
 mod txn;
 mod undo;
 mod verify;

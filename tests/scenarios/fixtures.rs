@@ -1,10 +1,11 @@
-//! Fixture scenarios: `tests/fixtures/NNN_name/` holds `before/` (the repository), `patch.yaml`
-//! (or `patch.json`, or `patch.codex` / `patch.aider` / `patch.diff`, applied with that `--input`),
-//! and what must come out:
+//! Fixture scenarios: `tests/fixtures/NNN_name/` holds `before/` (the repository), the patch
+//! (see [`patch_file`]), and what must come out:
 //! - `expect.json`: `{"exit": N, "report": {...}}`, the report a subset of the JSON output;
 //! - `after/`: the exact working tree afterwards (without it, the tree must equal `before/`);
 //! - `args`: extra command-line arguments, one per line;
 //! - `expect2.json`: when present, the same patch is applied a second time and checked against it.
+//!
+//! Each folder is its own test, named `fixtures/<folder>`.
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +15,46 @@ use crate::harness::{TestRepo, assert_subset, files_of};
 
 fn fixtures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// The patch of a scenario folder and the `--input` it needs: `patch.yaml` or `patch.json` (read
+/// as they are), or `patch.codex` / `patch.aider` / `patch.diff` (passed with `--input codex`,
+/// `aider`, `diff`).
+pub fn patch_file(dir: &Path) -> Option<(PathBuf, Option<&'static str>)> {
+    [
+        ("patch.yaml", None),
+        ("patch.json", None),
+        ("patch.codex", Some("codex")),
+        ("patch.aider", Some("aider")),
+        ("patch.diff", Some("diff")),
+    ]
+    .into_iter()
+    .map(|(f, input)| (dir.join(f), input))
+    .find(|(p, _)| p.is_file())
+}
+
+/// One test per folder of tests/fixtures.
+pub fn trials() -> Vec<libtest_mimic::Trial> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
+        .expect("fixtures dir")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    assert!(!dirs.is_empty(), "no fixtures found");
+    dirs.into_iter()
+        .map(|d| {
+            let name = d
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            libtest_mimic::Trial::test(format!("fixtures/{name}"), move || {
+                run_scenario(&d);
+                Ok(())
+            })
+        })
+        .collect()
 }
 
 fn run_scenario(dir: &Path) {
@@ -29,7 +70,8 @@ fn run_scenario(dir: &Path) {
         repo
     };
     let repo = repo.commit();
-    let (patch_file, input) = patch_file(dir).unwrap_or_else(|| panic!("{name}: no patch.* file"));
+    let (patch_file, input) =
+        patch_file(dir).unwrap_or_else(|| panic!("{name}: no patch file (patch.yaml, ...)"));
     let patch = std::fs::read_to_string(&patch_file).expect("patch");
     let args_text = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
     let mut args: Vec<&str> = args_text
@@ -37,8 +79,8 @@ fn run_scenario(dir: &Path) {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    if let Some(input) = &input {
-        args.extend(["--input", input.as_str()]);
+    if let Some(input) = input {
+        args.extend(["--input", input]);
     }
     let snapshot = repo.snapshot();
 
@@ -103,52 +145,4 @@ fn run_scenario(dir: &Path) {
             "{name}: the re-run changed files"
         );
     }
-}
-
-/// The scenario's `patch.*` file, and the `--input` its extension names (none for YAML and JSON,
-/// which are told from the content).
-fn patch_file(dir: &Path) -> Option<(PathBuf, Option<String>)> {
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-        .ok()?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_file() && p.file_stem().is_some_and(|s| s == "patch"))
-        .collect();
-    found.sort();
-    let path = found.into_iter().next()?;
-    let ext = path.extension()?.to_string_lossy().into_owned();
-    let input = (!matches!(ext.as_str(), "yaml" | "yml" | "json")).then_some(ext);
-    Some((path, input))
-}
-
-#[test]
-fn fixture_scenarios() {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
-        .expect("fixtures dir")
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    assert!(!dirs.is_empty(), "no fixtures found");
-    let mut failures = Vec::new();
-    for d in &dirs {
-        let result = std::panic::catch_unwind(|| run_scenario(d));
-        if let Err(e) = result {
-            let msg = e
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            failures.push(format!("{}: {msg}", d.display()));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} fixtures failed:\n{}",
-        failures.len(),
-        dirs.len(),
-        failures.join("\n\n")
-    );
-    eprintln!("{} fixture scenarios passed", dirs.len());
 }

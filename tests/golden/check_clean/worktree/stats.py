@@ -1,0 +1,6 @@
+def total(xs):
+    return sum(xs)
+
+
+def mean(xs):
+    return total(xs) / len(xs)

@@ -1,0 +1,5 @@
+import sys
+
+
+def main():
+    print(sys.argv)
