@@ -1148,6 +1148,9 @@ fn miss(
         )),
         None => msg.push_str("; nothing similar was found: check file_path and re-read the file"),
     }
+    if let Some(note) = scope::outside_note(doc, old, scope) {
+        msg.push_str(&note);
+    }
     if !new.is_empty() {
         let spots: Vec<(usize, usize)> = text
             .match_indices(new)

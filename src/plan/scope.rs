@@ -74,7 +74,9 @@ pub(super) fn resolve(doc: &TextDoc, shown: &str, r: &Replace) -> Result<Scope, 
     };
     let defs = match lookup::lookup(shown, doc.text(), symbol) {
         Ok(Lookup::Found(defs)) => defs,
-        Ok(Lookup::NotFound(nearest)) => return Err(Box::new(not_found(doc, shown, symbol, &nearest))),
+        Ok(Lookup::NotFound(nearest)) => {
+            return Err(Box::new(not_found(doc, shown, symbol, &nearest)));
+        }
         Ok(Lookup::Ambiguous(all)) => return Err(Box::new(ambiguous(doc, shown, symbol, &all))),
         Err(e) => {
             let why = match e {
@@ -167,12 +169,7 @@ fn ambiguous(doc: &TextDoc, shown: &str, symbol: &str, all: &[Definition]) -> St
     s
 }
 
-fn labelled(
-    doc: &TextDoc,
-    shown: &str,
-    defs: &[Definition],
-    what: &str,
-) -> Option<Snippet> {
+fn labelled(doc: &TextDoc, shown: &str, defs: &[Definition], what: &str) -> Option<Snippet> {
     if defs.is_empty() {
         return None;
     }
@@ -283,4 +280,28 @@ pub(super) fn relaxed(
             RelaxedOutcome::Ambiguous(spots)
         }
     }
+}
+
+/// For a miss inside a symbol: where `old_string` does stand, exactly, elsewhere in the file
+/// (the usual reason is a `within` naming the wrong symbol).
+pub(super) fn outside_note(doc: &TextDoc, old: &str, scope: &Scope) -> Option<String> {
+    if !scope.symbol || old.is_empty() {
+        return None;
+    }
+    let spots: Vec<String> = memchr::memmem::find_iter(doc.text().as_bytes(), old.as_bytes())
+        .take(3)
+        .map(|i| match doc.line_range(&(i..i + old.len())) {
+            (a, b) if a == b => a.to_string(),
+            (a, b) => format!("{a}-{b}"),
+        })
+        .collect();
+    let first = spots.first()?;
+    Some(if spots.len() == 1 {
+        format!(". old_string does occur outside the symbol, at line {first}: check `within`")
+    } else {
+        format!(
+            ". old_string does occur outside the symbol, at lines {}: check `within`",
+            spots.join(", ")
+        )
+    })
 }
