@@ -701,6 +701,73 @@ mod tests {
     }
 
     #[test]
+    fn within_on_edits_groups_and_moves() {
+        let p = ok(concat!(
+            "- {file_path: a.py, old_string: x, new_string: y, within: ' Config.parse '}\n",
+            "- file_path: b.rs\n  within: Config\n  edits:\n",
+            "    - {old_string: x, new_string: y}\n",
+            "    - {old_string: z, new_string: w, within: 'Config::new'}\n",
+            "- {file_path: c.go, move_to: d.go, old_string: x, new_string: y, within: Server.Start}\n",
+        ));
+        let within: Vec<Option<&str>> = p
+            .edits
+            .iter()
+            .map(|e| match &e.op {
+                Ok(Op::Replace(r)) => r.within.as_deref(),
+                Ok(Op::Move {
+                    replace: Some(r), ..
+                }) => r.within.as_deref(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            within,
+            vec![
+                Some("Config.parse"),
+                Some("Config"),
+                Some("Config::new"),
+                Some("Server.Start")
+            ]
+        );
+    }
+
+    #[test]
+    fn within_without_a_replacement_or_a_name_is_invalid() {
+        let p = ok(concat!(
+            "- {file_path: a.py, old_string: x, new_string: y, within: ' :: . '}\n",
+            "- {file_path: a.py, create: true, new_string: y, within: f}\n",
+            "- {file_path: a.py, within: f}\n",
+            "- {file_path: a.py, within: f, edits: [{old_string: x, new_string: y, within: ''}]}\n",
+        ));
+        let errors: Vec<String> = p
+            .edits
+            .iter()
+            .map(|e| e.op.clone().expect_err("invalid"))
+            .collect();
+        assert!(
+            errors[0].starts_with("`within` names no symbol"),
+            "{}",
+            errors[0]
+        );
+        assert!(
+            errors[1].contains("within belong to a replacement"),
+            "{}",
+            errors[1]
+        );
+        assert!(
+            errors[2].starts_with("`old_string` is required"),
+            "{}",
+            errors[2]
+        );
+        // A grouped edit's own blank `within` is not replaced by the group's.
+        assert!(
+            errors[3].starts_with("`within` names no symbol"),
+            "{}",
+            errors[3]
+        );
+    }
+
+    #[test]
     fn unknown_key_has_line_and_column() {
         let (msg, line, col) = err("- file_path: a\n  old_string: x\n  new_sting: y\n");
         assert!(msg.contains("unknown field `new_sting`"), "{msg}");

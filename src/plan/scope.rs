@@ -305,3 +305,7 @@ pub(super) fn outside_note(doc: &TextDoc, old: &str, scope: &Scope) -> Option<St
         )
     })
 }
+
+#[cfg(test)]
+#[path = "scope_tests.rs"]
+mod tests;
