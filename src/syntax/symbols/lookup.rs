@@ -17,8 +17,19 @@
 //!   is a guess around an error, and a scope that silently misses lines is the wrong-place
 //!   edit `within` exists to prevent.
 
+use std::cell::RefCell;
+
+use tree_sitter::Tree;
+
 use super::{Collector, Container, DefKind, Definition};
 use crate::syntax::languages::{self, Language};
+
+thread_local! {
+    /// The text last looked up and its tree. The scoped edits of a batch usually come one after
+    /// another on one file, each seeing the text the previous one left: reparsing only the
+    /// changed part keeps a group of them on a large file from parsing it once per edit.
+    static LAST: RefCell<Option<(Language, String, Tree)>> = const { RefCell::new(None) };
+}
 
 /// The outcome of a lookup in a file that parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,7 +61,7 @@ pub fn lookup(rel: &str, text: &str, query: &str) -> Result<Lookup, LookupError>
     let lang = Language::from_path(rel)
         .filter(|l| l.is_tree_sitter())
         .ok_or(LookupError::NoParser)?;
-    let tree = languages::parse(lang, text).ok_or(LookupError::Unparsed)?;
+    let tree = tree_of(lang, text).ok_or(LookupError::Unparsed)?;
     let root = tree.root_node();
     if root.has_error() {
         return Err(LookupError::Syntax {
@@ -67,6 +78,25 @@ pub fn lookup(rel: &str, text: &str, query: &str) -> Result<Lookup, LookupError>
         .map(|(def, path)| Entry { def, path })
         .collect();
     Ok(resolve(&entries, query))
+}
+
+/// The tree of `text`, incrementally from the last one when there is one. An incremental parse
+/// is exact whatever the two texts are; a similar text only makes it cheaper.
+fn tree_of(lang: Language, text: &str) -> Option<Tree> {
+    LAST.with(|cell| {
+        let Ok(mut last) = cell.try_borrow_mut() else {
+            return languages::parse(lang, text);
+        };
+        let tree = match last.as_ref() {
+            Some((l, t, tree)) if *l == lang && t == text => tree.clone(),
+            Some((l, t, tree)) if *l == lang => {
+                languages::reparse(lang, tree, &languages::single_edit(t, text), text)?
+            }
+            _ => languages::parse(lang, text)?,
+        };
+        *last = Some((lang, text.to_string(), tree.clone()));
+        Some(tree)
+    })
 }
 
 /// The segments of a query or path: `a.b::c` → `[a, b, c]`, blanks dropped.

@@ -333,3 +333,32 @@ fn definitions_still_leave_out_nested_items() {
         "{names:?}"
     );
 }
+
+/// Successive lookups reuse the last tree; the answers are those of a fresh parse.
+#[test]
+fn lookups_after_an_edit_see_the_edited_text() {
+    assert_eq!(found("m.py", PY, "Other.parse"), one("Other.parse", 11, 12));
+    let edited = PY.replace("class Other:\n", "import os\n\n\nclass Other:\n");
+    assert_eq!(
+        found("m.py", &edited, "Other.parse"),
+        one("Other.parse", 14, 15)
+    );
+    let renamed = edited.replace(
+        "def parse(self):\n        return 3",
+        "def load(self):\n        return 3",
+    );
+    assert_eq!(
+        found("m.py", &renamed, "Other.load"),
+        one("Other.load", 14, 15)
+    );
+    assert!(!nearest("m.py", &renamed, "Other.parse").contains(&"Other.parse".to_string()));
+    // Another language in between, and back.
+    assert_eq!(found("m.go", GO, "Server.Start"), one("Server.Start", 7, 9));
+    assert_eq!(found("m.py", PY, "Other.parse"), one("Other.parse", 11, 12));
+    // A syntax error introduced by an edit is seen.
+    let broken = PY.replace("def load():", "def load(:");
+    assert_eq!(
+        lookup("m.py", &broken, "Config"),
+        Err(LookupError::Syntax { line: 6 })
+    );
+}
