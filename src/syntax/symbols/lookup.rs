@@ -9,10 +9,12 @@
 //! Invariants:
 //! - Every definition counts, nested ones included: functions inside functions, classes inside
 //!   functions, class fields holding an arrow function (unlike the reference check's view).
-//! - Several definitions with the same path are one symbol only when at most one of them is not
-//!   a Rust impl block: `Config` is its struct (or enum, trait) plus every `impl Config` and
-//!   `impl Trait for Config`, and a method is found in whichever impl block holds it. Anything
-//!   else found more than once is [`Lookup::Ambiguous`].
+//! - Several definitions with the same path are one symbol only when at most one of them is
+//!   not a part: a Rust impl block, or an overload declaration (a TypeScript function or method
+//!   signature, a Python `@overload`). So `Config` is its struct (or enum, trait) plus every
+//!   `impl Config` and `impl Trait for Config`, a method is found in whichever impl block holds
+//!   it, and an overloaded function is its signatures plus its implementation. Anything else
+//!   found more than once is [`Lookup::Ambiguous`].
 //! - A file with a syntax error is refused ([`LookupError::Syntax`]): a definition's extent
 //!   is a guess around an error, and a scope that silently misses lines is the wrong-place
 //!   edit `within` exists to prevent.
@@ -75,7 +77,12 @@ pub fn lookup(rel: &str, text: &str, query: &str) -> Result<Lookup, LookupError>
         .defs
         .into_iter()
         .zip(c.paths)
-        .map(|(def, path)| Entry { def, path })
+        .enumerate()
+        .map(|(i, (def, path))| Entry {
+            part: def.kind == DefKind::Impl || c.overloads.contains(&i),
+            def,
+            path,
+        })
         .collect();
     Ok(resolve(&entries, query))
 }
@@ -134,6 +141,8 @@ struct Entry {
     def: Definition,
     /// What the query is compared with (a Rust impl's type path, not its `Trait for Type`).
     path: String,
+    /// A Rust impl block or an overload declaration: one part of a symbol defined in several.
+    part: bool,
 }
 
 fn resolve(entries: &[Entry], query: &str) -> Lookup {
@@ -170,8 +179,8 @@ fn resolve(entries: &[Entry], query: &str) -> Lookup {
         .collect();
     let defs: Vec<Definition> = hits.iter().map(|e| e.def.clone()).collect();
     let one_path = hits.iter().all(|e| e.path == hits[0].path);
-    let non_impl = hits.iter().filter(|e| e.def.kind != DefKind::Impl).count();
-    if one_path && (hits.len() == 1 || non_impl <= 1) {
+    let whole = hits.iter().filter(|e| !e.part).count();
+    if one_path && whole <= 1 {
         Lookup::Found(defs)
     } else {
         Lookup::Ambiguous(defs)

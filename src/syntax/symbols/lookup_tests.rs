@@ -362,3 +362,35 @@ fn lookups_after_an_edit_see_the_edited_text() {
         Err(LookupError::Syntax { line: 6 })
     );
 }
+
+#[test]
+fn overloads_are_one_symbol_with_their_implementation() {
+    let ts = "export function pick(a: string): string;\nexport function pick(a: number): number;\nexport function pick(a: any) {\n  return a;\n}\n\nclass Box {\n  get(a: string): string;\n  get(a: any) {\n    return a;\n  }\n}\n";
+    assert_eq!(
+        found("m.ts", ts, "pick"),
+        vec![
+            ("pick".to_string(), 1, 1),
+            ("pick".to_string(), 2, 2),
+            ("pick".to_string(), 3, 5)
+        ]
+    );
+    assert_eq!(
+        found("m.ts", ts, "Box.get"),
+        vec![
+            ("Box.get".to_string(), 8, 8),
+            ("Box.get".to_string(), 9, 11)
+        ]
+    );
+    let py = "from typing import overload\n\n\n@overload\ndef f(a: int) -> int: ...\n@typing.overload\ndef f(a: str) -> str: ...\ndef f(a):\n    return a\n";
+    assert_eq!(
+        found("m.py", py, "f"),
+        vec![
+            ("f".to_string(), 4, 5),
+            ("f".to_string(), 6, 7),
+            ("f".to_string(), 8, 9)
+        ]
+    );
+    // Two implementations are still two functions.
+    let twice = "def f():\n    pass\n\ndef f():\n    pass\n";
+    assert_eq!(ambiguous("m.py", twice, "f").len(), 2);
+}

@@ -154,6 +154,9 @@ struct Collector<'a> {
     names: HashSet<usize>,
     /// Also walk function bodies (nested functions and classes), for symbol lookup.
     nested: bool,
+    /// Indexes of the definitions that are overload declarations (TypeScript signatures,
+    /// Python `@overload`): parts of the one function they declare, for symbol lookup.
+    overloads: HashSet<usize>,
 }
 
 impl<'a> Collector<'a> {
@@ -165,6 +168,7 @@ impl<'a> Collector<'a> {
             paths: Vec::new(),
             names: HashSet::new(),
             nested: false,
+            overloads: HashSet::new(),
         }
     }
 
@@ -229,6 +233,18 @@ impl<'a> Collector<'a> {
         }
     }
 
+    /// `@overload` or `@typing.overload` among a decorated definition's decorators.
+    fn is_overload(&self, decorated: Node) -> bool {
+        let mut cursor = decorated.walk();
+        decorated
+            .named_children(&mut cursor)
+            .filter(|d| d.kind() == "decorator")
+            .any(|d| {
+                let t = self.text_of(d).trim_start_matches('@').trim();
+                t == "overload" || t.ends_with(".overload")
+            })
+    }
+
     /// Where a definition starts when moved: Rust attributes directly above it belong to it.
     fn extended_start<'t>(&self, span: Node<'t>) -> Node<'t> {
         let mut start = span;
@@ -275,6 +291,9 @@ impl<'a> Collector<'a> {
                     } else {
                         DefKind::Function
                     };
+                    if span.kind() == "decorated_definition" && self.is_overload(span) {
+                        self.overloads.insert(self.defs.len());
+                    }
                     let q = self.add(kind, name, span, prefix);
                     self.body(node.child_by_field_name("body"), &q);
                 }
@@ -344,8 +363,16 @@ impl<'a> Collector<'a> {
                 "function_declaration" | "generator_function_declaration" | "function_signature",
                 Some(n),
             ) => {
+                if node.kind() == "function_signature" {
+                    self.overloads.insert(self.defs.len());
+                }
                 let q = self.add(DefKind::Function, n, span, prefix);
                 self.body(node.child_by_field_name("body"), &q);
+            }
+            // An overload of a class method: only for lookup, as part of the method.
+            ("method_signature", Some(n)) if self.nested && container == Container::Class => {
+                self.overloads.insert(self.defs.len());
+                self.add(DefKind::Method, n, span, prefix);
             }
             ("class_declaration" | "abstract_class_declaration" | "class", Some(n)) => {
                 let q = self.add(DefKind::Class, n, span, prefix);
