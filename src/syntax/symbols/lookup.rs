@@ -207,16 +207,18 @@ fn nearest(entries: &[Entry], want: &[&str]) -> Vec<Definition> {
         b.0.total_cmp(&a.0)
             .then(a.1.def.start_line.cmp(&b.1.def.start_line))
     });
-    let mut out: Vec<Definition> = Vec::new();
+    // One line per name; of a symbol in parts, its whole definition (the implementation, the
+    // struct) rather than a signature or an impl block.
+    let mut out: Vec<&Entry> = Vec::new();
     for (_, e) in scored {
-        if out.len() == NEAREST {
-            break;
-        }
-        if !out.iter().any(|d| d.qualified == e.def.qualified) {
-            out.push(e.def.clone());
+        match out.iter().position(|o| o.def.qualified == e.def.qualified) {
+            Some(i) if out[i].part && !e.part => out[i] = e,
+            Some(_) => {}
+            None if out.len() < NEAREST => out.push(e),
+            None => {}
         }
     }
-    out
+    out.into_iter().map(|e| e.def.clone()).collect()
 }
 
 /// The line of the first error or missing node, pre-order.

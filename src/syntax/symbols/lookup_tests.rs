@@ -390,6 +390,11 @@ fn overloads_are_one_symbol_with_their_implementation() {
             ("f".to_string(), 8, 9)
         ]
     );
+    // A near miss names the implementation, not a signature.
+    match lookup("m.ts", ts, "pik") {
+        Ok(Lookup::NotFound(n)) => assert_eq!(lines(&n[..1]), one("pick", 3, 5)),
+        other => panic!("{other:?}"),
+    }
     // Two implementations are still two functions.
     let twice = "def f():\n    pass\n\ndef f():\n    pass\n";
     assert_eq!(ambiguous("m.py", twice, "f").len(), 2);
