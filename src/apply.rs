@@ -9,16 +9,14 @@
 
 use std::path::PathBuf;
 
-use git2::Oid;
-
 use crate::checks::{self, CheckFile};
 use crate::error::{Error, Exit};
 use crate::patch::Patch;
 use crate::plan::{self, record::Record};
 use crate::repo::Repo;
 use crate::report::{Report, Status};
-use crate::txn::journal::{self, Journal, Mode, Phase};
-use crate::txn::{self, commit, fault, lock, recover, stage};
+use crate::txn::journal::Mode;
+use crate::txn::{commit, history, lock, recover, run};
 
 #[derive(Debug, Clone, Default)]
 pub struct ApplyOptions {
@@ -255,124 +253,57 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         .clone()
         .or_else(|| patch.message.clone())
         .unwrap_or_else(|| commit::summary_message(&plan.files));
-    let identities = match mode {
-        Mode::Worktree => None,
-        _ => Some((
-            commit::identity(&repo.git, "author")?,
-            commit::identity(&repo.git, "committer")?,
-        )),
-    };
-    let id = journal::new_id();
-    let staged = stage::stage(
-        &repo.git,
-        &repo.git_dir,
-        &id,
-        &plan.changes,
-        // The working tree alone needs no commit tree: its pin holds just the changed paths, so
-        // HEAD's tree (which may disagree with the working tree about files and directories)
-        // never gets in the way.
-        if mode == Mode::Worktree {
-            None
-        } else {
-            base.as_ref()
-        },
-        identities.as_ref().map(|(a, c)| stage::CommitSpec {
-            message: &message,
-            author: a,
-            committer: c,
-        }),
-    )?;
-    crate::timing::mark("staged");
-    fault::point("staged");
-
-    let mut record_entries = plan.digests.clone();
+    let mut record_lines = plan.digests.clone();
     if let Some(d) = &plan.patch_digest {
-        record_entries.push(Record::patch_line(d, &plan.final_state));
+        record_lines.push(Record::patch_line(d, &plan.final_state));
     }
-    let mut j = Journal {
-        version: 1,
-        id: id.clone(),
-        pid: std::process::id(),
-        mode,
-        phase: Phase::Staged,
-        pin_ref: staged.pin_ref.clone(),
-        refname: refname.clone(),
-        old_oid: old_tip.map(|o| o.to_string()),
-        new_commit: staged.commit.map(|o| o.to_string()),
-        workdir: repo.workdir.clone().filter(|_| mode != Mode::Branch),
-        files: staged.files.clone(),
-        new_dirs: if mode == Mode::Branch {
-            Vec::new()
-        } else {
-            txn::missing_parents(&repo.roots, &plan.changes)
-        },
-        record: record_entries.clone(),
+    let history = history::Meta {
+        kind: history::Kind::Apply,
+        undoes: None,
+        message: message.clone(),
+        moves: plan
+            .files
+            .iter()
+            .filter_map(|f| {
+                Some(history::Move {
+                    from: f.from.clone()?,
+                    to: f.path.clone(),
+                })
+            })
+            .collect(),
+        time: history::now_secs(),
     };
-    let journal_err =
-        |e: std::io::Error| Error::io("write the journal in", journal::dir(&repo.git_dir), e);
-    j.save(&repo.git_dir).map_err(journal_err)?;
-    crate::timing::mark("journaled");
-    fault::point("journaled");
-
-    let result = switch(
+    let done = run::run(
         &repo,
-        mode,
-        &mut j,
-        &plan,
-        refname.as_deref(),
-        old_tip,
-        staged.commit,
+        run::Request {
+            mode,
+            changes: &plan.changes,
+            base: base.as_ref(),
+            refname: refname.as_deref(),
+            old_tip,
+            message: &message,
+            record_lines,
+            record: Some(&mut record),
+            history,
+        },
     );
-    crate::timing::mark("switched");
-    let mut finished = true;
-    match result {
-        Ok(None) => {}
-        Ok(Some(warning)) => {
-            // Published, but a last step failed: the journal stays for `patchgate recover`.
-            report.notes.push(warning);
-            finished = false;
-        }
-        Err(e) => {
-            // Undone (or never started): the journal and pin go, the report says why. An undo
-            // that failed keeps them: `patchgate recover` needs the old contents they hold.
-            if !matches!(e, Error::RollbackFailed { .. }) {
-                let _ = stage::unpin(&repo.git, &staged.pin_ref);
-                let _ = j.remove(&repo.git_dir);
-            }
+    let done = match done {
+        Ok(d) => d,
+        Err(run::Failed::Start(e)) => return Err(e),
+        Err(run::Failed::Switch(e)) => {
             report.mark_unwritten("the transaction was stopped (see error)");
             report.fail(&e);
             return Ok(report);
         }
-    }
-    // The record before the journal goes: a kill in between leaves a journal that recovery rolls
-    // forward (appending again is a no-op), never landed edits without a record.
-    if let Err(e) = record.append(&record_entries) {
-        // The edits landed; only a retry's `already_applied` is weakened.
-        report.notes.push(format!(
-            "warning: could not update the re-run record in {}: {e}",
-            repo.git_dir.join("patchgate").display()
-        ));
-    }
-    crate::timing::mark("recorded");
-    fault::point("before-cleanup");
-    if finished {
-        // The patch has landed: a failed cleanup is a warning (the next run finishes it), never
-        // an error that would claim nothing changed.
-        let cleanup = stage::unpin(&repo.git, &staged.pin_ref)
-            .and_then(|()| j.remove(&repo.git_dir).map_err(journal_err));
-        if let Err(e) = cleanup {
-            report.notes.push(format!(
-                "warning: the patch was applied, but cleaning up its transaction failed ({e}); the next run (or `patchgate recover`) finishes it"
-            ));
-        }
-    }
-    crate::timing::mark("cleaned up");
+    };
+    report.notes.extend(done.notes);
+    report.patch_id = Some(done.id);
     report.status = if mode == Mode::Worktree {
         Status::Applied
     } else {
         Status::Committed
     };
-    report.commit = staged.commit.map(|o| o.to_string());
+    report.commit = done.commit.map(|o| o.to_string());
     report.branch = refname
         .as_deref()
         .and_then(|r| r.strip_prefix("refs/heads/"))
@@ -419,129 +350,6 @@ fn projects_of(repo: &Repo, plan: &plan::Plan) -> Vec<crate::project::detect::Pr
         }
     }
     out
-}
-
-/// The user-visible switch. On error, everything it changed has been undone; `Ok(Some(warning))`
-/// means the commit is published but a step after it (the index) must be finished by `recover`.
-fn switch(
-    repo: &Repo,
-    mode: Mode,
-    j: &mut Journal,
-    plan: &plan::Plan,
-    refname: Option<&str>,
-    old_tip: Option<Oid>,
-    new_commit: Option<Oid>,
-) -> Result<Option<String>, Error> {
-    let git_dir = repo.git_dir.clone();
-    let msg = |m: &str| format!("patchgate: {m}");
-    match mode {
-        Mode::Worktree => write_files(repo, j, plan).map(|()| None),
-        Mode::Commit => {
-            let (refname, new_commit) = match (refname, new_commit) {
-                (Some(r), Some(c)) => (r, c),
-                _ => return Err(internal("commit mode without a ref or commit")),
-            };
-            // Fail early (before touching files) when HEAD already moved; the CAS below is what
-            // makes it exact.
-            let (_, now) = commit::head_target(&repo.git)?;
-            if now != old_tip {
-                return Err(Error::RefMoved {
-                    refname: refname.to_string(),
-                    detail: "HEAD changed since the patch was planned".into(),
-                });
-            }
-            write_files(repo, j, plan)?;
-            crate::timing::mark("commit: files written");
-            fault::point("before-cas");
-            if let Err(e) =
-                commit::compare_and_swap(&repo.git, refname, new_commit, old_tip, &msg("commit"))
-            {
-                // Not published: put the files back.
-                let _ = j.set_phase(Phase::RollingBack, &git_dir);
-                if let Some(workdir) = &repo.workdir {
-                    match recover::undo(&repo.git, workdir, j) {
-                        Ok((_, left)) if !left.is_empty() => {
-                            return Err(Error::UndoneExcept {
-                                cause: e.to_string(),
-                                left,
-                            });
-                        }
-                        Ok(_) => {}
-                        Err(_) => {
-                            return Err(Error::RollbackFailed {
-                                paths: j.files.iter().map(|f| f.path.clone()).collect(),
-                            });
-                        }
-                    }
-                }
-                return Err(e);
-            }
-            fault::point("after-cas");
-            j.set_phase(Phase::Committed, &git_dir)
-                .map_err(|e| Error::io("write the journal in", &git_dir, e))?;
-            crate::timing::mark("commit: ref moved");
-            let workdir = repo.require_workdir()?;
-            let paths: Vec<String> = plan.changes.iter().map(|c| c.rel.clone()).collect();
-            if let Err(e) = commit::update_index(&git_dir, workdir, &paths) {
-                return Ok(Some(format!(
-                    "warning: committed, but the index could not be updated ({e}); run `patchgate recover`"
-                )));
-            }
-            fault::point("after-index");
-            Ok(None)
-        }
-        Mode::Branch => {
-            let (refname, new_commit) = match (refname, new_commit) {
-                (Some(r), Some(c)) => (r, c),
-                _ => return Err(internal("branch mode without a ref or commit")),
-            };
-            j.set_phase(Phase::Switching, &git_dir)
-                .map_err(|e| Error::io("write the journal in", &git_dir, e))?;
-            commit::compare_and_swap(
-                &repo.git,
-                refname,
-                new_commit,
-                old_tip,
-                &msg("commit on branch"),
-            )?;
-            fault::point("after-cas");
-            Ok(None)
-        }
-    }
-}
-
-/// The write-back of the plan's files, the journal's phase kept in step: `Switching` before the
-/// first file is replaced, `RollingBack` before an undo.
-fn write_files(repo: &Repo, j: &mut Journal, plan: &plan::Plan) -> Result<(), Error> {
-    let git_dir = &repo.git_dir;
-    // Both hooks need the journal; they never run at the same time, so each works on a copy and
-    // the outcome is reflected below.
-    let mut jr = j.clone();
-    let mut before_switch = || {
-        jr.set_phase(Phase::Switching, git_dir)
-            .map_err(|e| Error::io("write the journal in", git_dir, e))
-    };
-    let mut jb = j.clone();
-    let mut before_rollback = || {
-        let _ = jb.set_phase(Phase::RollingBack, git_dir);
-    };
-    txn::write_back(
-        &repo.roots,
-        &plan.changes,
-        txn::Hooks {
-            before_switch: &mut before_switch,
-            before_rollback: &mut before_rollback,
-        },
-    )?;
-    j.phase = Phase::Switching;
-    Ok(())
-}
-
-fn internal(what: &str) -> Error {
-    Error::Git {
-        message: format!("internal error: {what}"),
-        help: "please report this".into(),
-    }
 }
 
 /// `refs/heads/NAME`, if NAME is a valid branch name.

@@ -204,6 +204,32 @@ pub enum Error {
     )]
     RollbackFailed { paths: Vec<String> },
 
+    #[error("no patch `{id}` in this repository's undo history")]
+    #[diagnostic(code(patchgate::unknown_patch), help("{help}"))]
+    UnknownPatch { id: String, help: String },
+
+    #[error("nothing to undo: {reason}")]
+    #[diagnostic(code(patchgate::nothing_to_undo), help("{help}"))]
+    NothingToUndo { reason: String, help: String },
+
+    #[error("patch {id} was already undone by {by}")]
+    #[diagnostic(
+        code(patchgate::already_undone),
+        help("`patchgate undo {by}` puts it back; nothing was changed")
+    )]
+    AlreadyUndone { id: String, by: String },
+
+    #[error("cannot undo patch {id}: {} changed since the patch wrote {}", paths.join(", "), if paths.len() == 1 { "it" } else { "them" })]
+    #[diagnostic(
+        code(patchgate::changed_since),
+        help(
+            "undo only restores files that still hold exactly what the patch wrote, so later work is \
+             never lost; nothing was changed. Compare with `git diff`, then edit by hand or re-run \
+             once the files are back"
+        )
+    )]
+    ChangedSince { id: String, paths: Vec<String> },
+
     #[error("cannot {action} {}: {source}", path.display())]
     #[diagnostic(code(patchgate::io), help("{help}"))]
     Io {
@@ -221,7 +247,9 @@ impl Error {
             Error::Patch(_)
             | Error::PatchRead { .. }
             | Error::Usage { .. }
-            | Error::InvalidEdits { .. } => Exit::InvalidInput,
+            | Error::InvalidEdits { .. }
+            | Error::UnknownPatch { .. }
+            | Error::NothingToUndo { .. } => Exit::InvalidInput,
             Error::NotARepo { .. }
             | Error::BareRepo { .. }
             | Error::Git { .. }
@@ -236,6 +264,8 @@ impl Error {
             | Error::Recover { .. }
             | Error::UndoneExcept { .. }
             | Error::RollbackFailed { .. }
+            | Error::AlreadyUndone { .. }
+            | Error::ChangedSince { .. }
             | Error::Io { .. } => Exit::Environment,
         }
     }
@@ -260,6 +290,10 @@ impl Error {
             Error::Recover { .. } => "recover_failed",
             Error::UndoneExcept { .. } => "concurrent_modification",
             Error::RollbackFailed { .. } => "rollback_failed",
+            Error::UnknownPatch { .. } => "unknown_patch",
+            Error::NothingToUndo { .. } => "nothing_to_undo",
+            Error::AlreadyUndone { .. } => "already_undone",
+            Error::ChangedSince { .. } => "changed_since",
             Error::Io { .. } => "io",
         }
     }

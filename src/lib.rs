@@ -9,7 +9,8 @@
 //! - [`checks`], [`verify`]: the gate over the patched state;
 //! - [`txn`]: the verified plan written back atomically;
 //! - [`report`]: the outcome as JSON, markdown or human diagnostics;
-//! - [`cli`]: the command line around them ([`mod@apply`] is the pipeline driver).
+//! - [`cli`]: the command line around them ([`mod@apply`] is the pipeline driver);
+//! - [`mod@undo`]: a written patch reverted from the history, as a transaction of its own.
 
 pub mod apply;
 pub mod checks;
@@ -24,6 +25,7 @@ pub mod runner;
 pub mod syntax;
 pub mod timing;
 pub mod txn;
+pub mod undo;
 pub mod verify;
 
 pub use apply::{ApplyOptions, apply};

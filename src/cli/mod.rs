@@ -6,6 +6,7 @@ mod check;
 mod demo;
 mod detect;
 mod recover;
+mod undo;
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::PathBuf;
@@ -25,7 +26,8 @@ const MAX_PATCH_BYTES: u64 = 256 << 20;
     name = "patchgate",
     version,
     about = "Apply a batch of multi-file edits to a git repository, all or nothing",
-    long_about = "Apply a batch of multi-file edits (YAML or JSON) to a git repository all or nothing: \
+    long_about = "Apply a batch of multi-file edits (YAML or JSON, or a codex, aider or unified-diff \
+patch) to a git repository all or nothing: \
 every old_string is verified in memory first, a miss is explained with the file's real text and \
 line numbers, and only a fully verified batch is written."
 )]
@@ -36,7 +38,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Verify and apply a patch file (YAML or JSON; `-` or nothing reads standard input).
+    /// Verify and apply a patch (YAML, JSON, codex, aider or a unified diff; `-` or nothing reads
+    /// standard input).
     Apply(ApplyArgs),
     /// Run the checkers on existing files, or with --staged on the staged content.
     Check(CheckCmdArgs),
@@ -44,6 +47,8 @@ enum Command {
     Detect(DetectArgs),
     /// Run the projects' build / test / typecheck on the current state, with parsed failures and hints.
     Verify(VerifyArgs),
+    /// Revert the last written patch (or the one named) if none of its files changed since.
+    Undo(undo::UndoArgs),
     /// Finish or roll back a transaction that was interrupted (a crash, kill -9, power loss).
     Recover(RecoverArgs),
     /// Print the JSON Schema of the patch file.
@@ -73,6 +78,10 @@ pub enum OutputFormat {
 struct ApplyArgs {
     /// The patch file; `-` or nothing reads standard input.
     patch: Option<PathBuf>,
+    /// The patch's format: a patchgate YAML/JSON patch, codex's `*** Begin Patch` envelope, Aider's
+    /// SEARCH/REPLACE blocks or a unified diff (`auto`: told from the content).
+    #[arg(long, value_enum, default_value_t = crate::patch::InputFormat::Auto)]
+    input: crate::patch::InputFormat,
     /// Run as if started in DIR (the repository is discovered from there).
     #[arg(short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
@@ -310,6 +319,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
             d.path.as_deref(),
             d.format,
         ),
+        Command::Undo(u) => undo::run(u),
         Command::Recover(r) => recover::run(r.dir.unwrap_or_else(|| PathBuf::from(".")), r.format),
         Command::Schema => {
             let text =
@@ -329,7 +339,7 @@ fn wants_json(args: &[std::ffi::OsString]) -> bool {
 
 fn run_apply(a: ApplyArgs) -> i32 {
     let dir = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let result = read_patch(a.patch.as_deref(), &dir).and_then(|patch| {
+    let result = read_patch(a.patch.as_deref(), &dir, a.input).and_then(|patch| {
         crate::timing::mark("patch parsed");
         let checks = a.check.options(a.fix)?;
         let verify = match &a.verify {
@@ -421,6 +431,7 @@ pub(crate) fn emit(text: &str) {
 fn read_patch(
     path: Option<&std::path::Path>,
     dir: &std::path::Path,
+    input: crate::patch::InputFormat,
 ) -> Result<crate::patch::Patch, Error> {
     let (name, bytes) = match path {
         None if std::io::stdin().is_terminal() => {
@@ -466,7 +477,7 @@ fn read_patch(
             ("<stdin>".to_string(), buf)
         }
     };
-    crate::patch::parse_bytes(&bytes, &name)
+    crate::patch::parse_input(&bytes, &name, input)
 }
 
 fn too_big(name: &str) -> Error {

@@ -30,14 +30,19 @@
 //!
 //! Grouped edits are flattened in order; [`Edit::index`] is the position in that flat list, which is
 //! the index the report uses.
+//!
+//! The other input formats (codex, aider, unified diff) live in [`input`]: each is converted into
+//! the same [`Edit`]s, with [`Edit::origin`] naming the hunk an edit came from and
+//! [`Replace::near`] carrying the hunk's line number or anchors (used only to break ties).
 
+pub mod input;
 mod parse;
 mod schema;
 
 pub use parse::{parse, parse_bytes};
 pub use schema::json_schema;
 
-use crate::error::{Error, PatchError};
+use crate::error::Error;
 
 /// The `--input` formats (DESIGN §1 "Other input formats"): the patch file itself (YAML or JSON),
 /// or a format agents already emit, converted into the same edits.
@@ -56,20 +61,10 @@ pub enum InputFormat {
     Diff,
 }
 
-/// Parses patch bytes in the given input format into edits.
+/// Parses patch bytes in the given input format into edits (`Auto`: told from the content, see
+/// [`input::detect`]).
 pub fn parse_input(bytes: &[u8], name: &str, input: InputFormat) -> Result<Patch, Error> {
-    match input {
-        InputFormat::Auto | InputFormat::Yaml | InputFormat::Json => parse_bytes(bytes, name),
-        other => Err(Error::Patch(Box::new(PatchError {
-            message: format!("the input format {other:?} is not supported by this build"),
-            help: "write the patch as YAML or JSON".into(),
-            source_code: None,
-            span: None,
-            label: String::new(),
-            line: None,
-            column: None,
-        }))),
-    }
+    input::parse(bytes, name, input)
 }
 
 use std::sync::Arc;
@@ -102,6 +97,9 @@ impl PatchSource {
 pub enum Format {
     Yaml,
     Json,
+    Codex,
+    Aider,
+    Diff,
 }
 
 /// One edit, after grouped edits were flattened.
@@ -114,6 +112,16 @@ pub struct Edit {
     pub op: Result<Op, String>,
     /// Where the entry (or its `file_path`) stands in the patch file, when known.
     pub span: Option<SourceSpan>,
+    /// The hunk (or block, or chunk) of a converted input format this edit came from.
+    pub origin: Option<Hunk>,
+}
+
+/// A hunk of a codex, aider or diff patch: its position among the patch's hunks (counted from 1,
+/// in patch order) and its header line as written (`@@ -10,7 +10,8 @@ fn main`, `@@ class A`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Hunk {
+    pub index: usize,
+    pub header: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,12 +142,28 @@ pub enum Op {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replace {
+    /// The exact text to replace. Empty only in a converted hunk that adds lines to an empty file:
+    /// then the file must be empty (the YAML/JSON parser refuses an empty `old_string`).
     pub old: String,
     pub new: String,
     pub replace_all: bool,
     pub window: Option<LineWindow>,
     /// Search only inside this symbol's definition (`Config.parse`), trimmed, never blank.
     pub within: Option<String>,
+    /// Where a converted hunk expects `old` to be. Never moves a match: it only picks one of
+    /// several exact occurrences, or refuses an occurrence that is not at the end of the file.
+    pub near: Option<Near>,
+}
+
+/// A converted hunk's placement hints (see [`crate::plan`]'s tie-break).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Near {
+    /// The 1-based line the hunk's old text starts at, in the file as earlier hunks left it.
+    pub line: Option<usize>,
+    /// codex `@@` anchors, outermost first: lines the text follows, each after the previous one.
+    pub anchors: Vec<String>,
+    /// codex `*** End of File`: the text must end the file.
+    pub at_eof: bool,
 }
 
 /// `start_line..=end_line`, 1-based; `end` open means "to the end of the file".

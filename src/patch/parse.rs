@@ -184,7 +184,7 @@ pub fn parse(text: &str, name: &str) -> Result<Patch, Error> {
     }
     let raw = match source.format {
         Format::Json => parse_json(text, &source)?,
-        Format::Yaml => parse_yaml(text).map_err(|e| yaml_error(&e, &source))?,
+        _ => parse_yaml(text).map_err(|e| yaml_error(&e, &source))?,
     };
     Ok(lower(raw, source))
 }
@@ -302,7 +302,7 @@ fn help_for(message: &str) -> String {
     }
 }
 
-fn patch_error(
+pub(super) fn patch_error(
     source: &PatchSource,
     message: String,
     help: String,
@@ -440,6 +440,7 @@ fn lower(raw: RawTop, source: PatchSource) -> Patch {
                     file_path: file_path.clone(),
                     op,
                     span: sub_span,
+                    origin: None,
                 });
             }
             continue;
@@ -454,6 +455,7 @@ fn lower(raw: RawTop, source: PatchSource) -> Patch {
             file_path,
             op,
             span,
+            origin: None,
         });
     }
     Patch {
@@ -463,7 +465,7 @@ fn lower(raw: RawTop, source: PatchSource) -> Patch {
     }
 }
 
-fn check_path_text(key: &str, path: Option<&str>) -> Option<String> {
+pub(super) fn check_path_text(key: &str, path: Option<&str>) -> Option<String> {
     match path {
         None => Some(format!(
             "`{key}` is required: the path of the file to edit, relative to the repository root"
@@ -624,6 +626,7 @@ fn lower_replace(
         replace_all: replace_all.unwrap_or(false),
         window,
         within,
+        near: None,
     }))
 }
 
@@ -644,7 +647,7 @@ fn check_within(w: String) -> Result<String, String> {
     Ok(w.to_string())
 }
 
-fn check_nul(key: &str, s: &str) -> Result<(), String> {
+pub(super) fn check_nul(key: &str, s: &str) -> Result<(), String> {
     if s.contains('\0') {
         Err(format!(
             "`{key}` contains a NUL byte; patchgate edits text files only"

@@ -13,6 +13,7 @@
 //! - `lines` are always the line numbers of the file as it was just before that edit.
 
 pub mod doc;
+mod near;
 pub mod paths;
 pub mod record;
 mod scope;
@@ -25,7 +26,7 @@ use std::sync::Arc;
 
 use miette::SourceSpan;
 
-use crate::patch::{Edit, Op, Patch, Replace};
+use crate::patch::{Edit, Hunk, Op, Patch, Replace};
 use doc::{TextDoc, fold_eol};
 use paths::Roots;
 use record::Record;
@@ -85,6 +86,8 @@ pub struct EditOutcome {
     /// Where the edit stands in the patch file.
     pub patch_span: Option<SourceSpan>,
     pub snippet: Option<Snippet>,
+    /// The hunk of a converted input format the edit came from.
+    pub origin: Option<Hunk>,
 }
 
 /// A path's content on disk.
@@ -378,6 +381,7 @@ impl Planner<'_> {
                 invalid: false,
                 patch_span: e.span,
                 snippet: None,
+                origin: e.origin.clone(),
             })
             .collect();
         Some(Plan {
@@ -404,6 +408,7 @@ impl Planner<'_> {
             invalid: false,
             patch_span: edit.span,
             snippet: None,
+            origin: edit.origin.clone(),
         };
         let op = match &edit.op {
             Ok(op) => op,
@@ -905,6 +910,11 @@ fn read_tree(repo: &git2::Repository, tree: &git2::Tree, rel: &str) -> (Content,
     }
 }
 
+/// A working-tree path's state as write-back compares it.
+pub fn disk_at(path: &std::path::Path) -> Disk {
+    read_disk(path).1
+}
+
 fn read_disk(path: &std::path::Path) -> (Content, Disk) {
     use std::os::unix::fs::PermissionsExt;
     match std::fs::symlink_metadata(path) {
@@ -948,6 +958,9 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
         Ok(s) => s,
         Err(step) => return *step,
     };
+    if old.is_empty() {
+        return fill_empty(doc, shown, &new, recorded);
+    }
     let text = doc.text();
     // Ambiguity counts overlapping occurrences too (`}\n}\n` twice in `}\n}\n}\n`): replacing "the
     // first" of two overlapping matches is exactly the silent wrong-place edit to refuse.
@@ -984,6 +997,25 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
         }
     }
 
+    // A converted hunk's line number or anchors choose among several occurrences, never more.
+    let matches = match &r.near {
+        Some(near) if !r.replace_all && (matches.len() > 1 || near.at_eof) => {
+            let kept = near::narrow(doc, matches.clone(), near);
+            if kept.is_empty() && !matches.is_empty() {
+                let mut s = Step::new(EditStatus::NotFound);
+                s.lines = matches.iter().map(|m| doc.line_range(m)).collect();
+                let at: Vec<String> = s.lines.iter().map(|(a, b)| format!("{a}-{b}")).collect();
+                s.message = Some(format!(
+                    "the hunk's text is in {shown} at lines {}, but not at the end of the file, \
+                     where `*** End of File` puts it: drop that line, or re-read the file",
+                    at.join(", ")
+                ));
+                return s;
+            }
+            kept
+        }
+        _ => matches,
+    };
     match matches.len() {
         0 => miss(doc, shown, r, &scope, &old, &new, lenient),
         1 => {
@@ -1018,6 +1050,29 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
             s
         }
     }
+}
+
+/// A converted hunk that adds to an empty file (its old text is empty): only an empty file takes it.
+fn fill_empty(doc: &mut TextDoc, shown: &str, new: &str, recorded: bool) -> Step {
+    if doc.text().is_empty() {
+        doc.append(new);
+        let last = doc.line_count();
+        return Step::applied(Some(MatchKind::Exact), 1, vec![(1.min(last), last)]);
+    }
+    if recorded && doc.text() == new {
+        return Step::msg(
+            EditStatus::AlreadyApplied,
+            "this edit was already applied by patchgate; nothing to do",
+        );
+    }
+    Step::msg(
+        EditStatus::NotFound,
+        format!(
+            "this hunk adds lines to an empty file, but {shown} is not empty (it has {} lines): \
+             the diff was made against another version; re-read the file",
+            doc.line_count()
+        ),
+    )
 }
 
 /// Start offsets of every occurrence of `needle`, overlapping ones included. (memchr's SIMD

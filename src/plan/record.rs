@@ -195,6 +195,7 @@ mod tests {
                 replace_all: false,
                 window: None,
                 within: None,
+                near: None,
             })
         };
         assert_ne!(digest("a", &r("ab", "c")), digest("a", &r("a", "bc")));

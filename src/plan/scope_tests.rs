@@ -14,6 +14,7 @@ fn edit(old: &str, new: &str, within: &str) -> Replace {
         replace_all: false,
         window: None,
         within: Some(within.into()),
+        near: None,
     }
 }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
 use thiserror::Error;
 
-use super::{Report, Status, change_name, status_name};
+use super::{Report, Status, change_name, hunk_note, status_name};
 use crate::plan::EditStatus;
 
 #[derive(Debug, Error, Diagnostic)]
@@ -61,7 +61,7 @@ pub fn render_human(r: &Report, color: bool) -> String {
         } else {
             status_name(e.status).replace('_', " ")
         };
-        let title = format!("edit {} ({}): {what}", e.index, e.file_path);
+        let title = format!("edit {} ({}{}): {what}", e.index, e.file_path, hunk_note(e));
         let mut help = e.message.clone();
         let (src, labels) = if e.invalid {
             match (&r.patch, e.patch_span) {
@@ -137,6 +137,14 @@ pub fn render_human(r: &Report, color: bool) -> String {
         .count();
     let total = r.edits.len();
     let headline = match r.status {
+        Status::Applied | Status::Committed | Status::DryRun if r.undid.is_some() => paint.p(
+            if r.status == Status::DryRun {
+                CYAN
+            } else {
+                GREEN
+            },
+            &super::markdown::undo_verdict(r),
+        ),
         Status::Applied | Status::Committed => paint.p(
             GREEN,
             &format!(
@@ -181,6 +189,18 @@ pub fn render_human(r: &Report, color: bool) -> String {
         let _ = write!(out, " ({already} already applied)");
     }
     out.push('\n');
+    if let Some(id) = &r.patch_id {
+        let _ = match &r.undid {
+            Some(u) => writeln!(
+                out,
+                "  patch {id}: undid {u} (`patchgate undo {id}` redoes it)"
+            ),
+            None => writeln!(out, "  patch {id} (`patchgate undo {id}` reverts it)"),
+        };
+    }
+    for p in &r.changed_since {
+        let _ = writeln!(out, "  changed since: {p}");
+    }
 
     if matches!(
         r.status,

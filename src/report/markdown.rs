@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::{Report, Status, candidate_kind_name, change_name, status_name};
+use super::{Report, Status, candidate_kind_name, change_name, hunk_note, status_name};
 use crate::plan::EditStatus;
 
 const MAX_SUGGESTION_LINES: usize = 40;
@@ -19,6 +19,9 @@ pub fn render_markdown(r: &Report) -> String {
         .filter(|e| !matches!(e.status, EditStatus::Applied | EditStatus::AlreadyApplied))
         .collect();
     let verdict = match r.status {
+        Status::Applied | Status::Committed | Status::DryRun if r.undid.is_some() => {
+            undo_verdict(r)
+        }
         Status::Applied => format!("applied {total} edits to {} files", r.files.len()),
         Status::Committed => format!("committed {total} edits to {} files", r.files.len()),
         Status::DryRun => format!(
@@ -38,6 +41,26 @@ pub fn render_markdown(r: &Report) -> String {
         Status::Error => "error; nothing written".to_string(),
     };
     let _ = writeln!(out, "## patchgate: {verdict}\n");
+    if let Some(id) = &r.patch_id {
+        match &r.undid {
+            Some(u) => {
+                let _ = writeln!(
+                    out,
+                    "patch_id: `{id}` (undid `{u}`; `patchgate undo {id}` redoes it)\n"
+                );
+            }
+            None => {
+                let _ = writeln!(out, "patch_id: `{id}` (`patchgate undo {id}` reverts it)\n");
+            }
+        }
+    }
+    if !r.changed_since.is_empty() {
+        let _ = writeln!(out, "Changed since the patch wrote them:");
+        for p in &r.changed_since {
+            let _ = writeln!(out, "- `{p}`");
+        }
+        out.push('\n');
+    }
     if let Some(e) = &r.error {
         let _ = writeln!(out, "**Error ({}):** {}", e.kind, e.message);
         if let (Some(l), Some(c)) = (e.line, e.column) {
@@ -58,7 +81,13 @@ pub fn render_markdown(r: &Report) -> String {
         } else {
             status_name(e.status)
         };
-        let _ = writeln!(out, "### edit {} `{}`: {what}\n", e.index, e.file_path);
+        let _ = writeln!(
+            out,
+            "### edit {} `{}`{}: {what}\n",
+            e.index,
+            e.file_path,
+            hunk_note(e)
+        );
         if let Some(m) = &e.message {
             let _ = writeln!(out, "{m}\n");
         }
@@ -142,4 +171,23 @@ pub fn render_markdown(r: &Report) -> String {
         }
     }
     out
+}
+
+/// The headline of an undo (shared with the human rendering).
+pub(crate) fn undo_verdict(r: &Report) -> String {
+    let id = r.undid.as_deref().unwrap_or("");
+    let n = r.files.len();
+    match r.status {
+        Status::DryRun => {
+            format!("dry run OK: undoing patch {id} would restore {n} files; nothing written")
+        }
+        Status::Committed => format!(
+            "undid patch {id}: a revert commit restores {n} files{}",
+            r.branch
+                .as_deref()
+                .map(|b| format!(" on {b}"))
+                .unwrap_or_default()
+        ),
+        _ => format!("undid patch {id}: restored {n} files"),
+    }
 }

@@ -1,7 +1,7 @@
 //! The result of a run, in the shape of DESIGN §4, and its three renderings.
 //!
 //! [`Report`] serialises to exactly the documented JSON object (`version`, `status`, `commit`,
-//! `branch`, `edits`, `files`, `checks`, `verify`), plus an `error` object when the run ended in
+//! `branch`, `edits`, `patch_id`, `files`, `checks`, `verify`), plus an `error` object when the run ended in
 //! invalid input or an environment problem, so a caller always learns why from the same stream.
 //! Fields the renderers need but JSON consumers do not (snippets for miette, the patch text) are
 //! skipped by serde.
@@ -42,6 +42,14 @@ pub struct Report {
     pub commit: Option<String>,
     pub branch: Option<String>,
     pub edits: Vec<EditReport>,
+    /// The id `patchgate undo` takes for what this run wrote (`None`: nothing was written).
+    pub patch_id: Option<String>,
+    /// For `undo`: the patch it reverted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undid: Option<String>,
+    /// For `undo` refused: every file that changed since the patch wrote it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed_since: Vec<String>,
     pub files: Vec<FileReport>,
     pub checks: Vec<crate::checks::CheckReport>,
     pub verify: Vec<crate::verify::run::VerifyReport>,
@@ -67,6 +75,9 @@ pub struct EditReport {
     pub lines: Vec<[usize; 2]>,
     pub suggestions: Vec<SuggestionReport>,
     pub message: Option<String>,
+    /// The hunk of a codex, aider or diff patch this edit came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hunk: Option<crate::patch::Hunk>,
     #[serde(skip)]
     pub invalid: bool,
     #[serde(skip)]
@@ -159,6 +170,14 @@ pub(crate) fn change_name(c: ChangeKind) -> &'static str {
     }
 }
 
+/// ` (hunk 2 `@@ -3 +3 @@`)` after an edit's name, or nothing.
+pub(crate) fn hunk_note(e: &EditReport) -> String {
+    match &e.hunk {
+        Some(h) => format!(", hunk {} `{}`", h.index, h.header),
+        None => String::new(),
+    }
+}
+
 pub(crate) fn status_name(s: EditStatus) -> &'static str {
     match s {
         EditStatus::Applied => "applied",
@@ -178,6 +197,9 @@ impl Report {
             commit: None,
             branch: None,
             edits: Vec::new(),
+            patch_id: None,
+            undid: None,
+            changed_since: Vec::new(),
             files: Vec::new(),
             checks: Vec::new(),
             verify: Vec::new(),
@@ -268,6 +290,7 @@ fn edit_report(o: &EditOutcome) -> EditReport {
             })
             .collect(),
         message: o.message.clone(),
+        hunk: o.origin.clone(),
         invalid: o.invalid,
         patch_span: o.patch_span,
         snippet: o.snippet.clone(),

@@ -78,6 +78,9 @@ pub struct Journal {
     /// Lines for the re-run record, written when the transaction completes (or rolls forward).
     #[serde(default)]
     pub record: Vec<String>,
+    /// What the history entry of this transaction says besides its files (see `history`).
+    #[serde(default)]
+    pub history: Option<super::history::Meta>,
 }
 
 pub fn dir(git_dir: &Path) -> PathBuf {
@@ -171,6 +174,7 @@ mod tests {
             }],
             new_dirs: vec![],
             record: vec![],
+            history: None,
         };
         j.save(dir.path()).expect("save");
         j.set_phase(Phase::Committed, dir.path()).expect("phase");

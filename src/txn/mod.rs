@@ -9,17 +9,23 @@
 //! 4. `writeback`: the working tree switched file by file (verified, temp + fsync + rename,
 //!    rolled back on any failure);
 //! 5. [`commit`]: the ref moved by compare-and-swap (the point of no return), then the index;
-//! 6. [`recover`]: what a crash left, finished or undone, by the facts (the ref, the journal).
+//! 6. [`recover`]: what a crash left, finished or undone, by the facts (the ref, the journal);
+//! 7. [`history`]: what each completed transaction wrote, kept (bounded) for `patchgate undo`.
+//!
+//! [`run`] drives steps 2–5 and 7 for a set of path changes, whoever computed them (`apply` from a
+//! patch, `undo` from a history entry).
 //!
 //! The git CLI is used in exactly one place, `git update-index` (see [`commit`] for why); the
 //! tests use the CLI as an independent witness of everything else.
 
 pub mod commit;
 pub mod fault;
+pub mod history;
 pub mod journal;
 pub mod lock;
 pub mod objects;
 pub mod recover;
+pub mod run;
 pub mod stage;
 mod writeback;
 

@@ -160,7 +160,9 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
         }
     }
     if dir == Direction::RolledForward {
-        // The patch landed: a retry must find it applied. Losing this only weakens a retry.
+        // The patch landed: `undo` must know it, and a retry must find it applied. Neither
+        // may keep the recovery itself from finishing.
+        let _ = super::history::record(repo, git_dir, j);
         let _ = crate::plan::record::Record::load(git_dir).append(&j.record);
     }
     super::stage::unpin(repo, &j.pin_ref)?;
@@ -340,7 +342,11 @@ fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
         &repo.commondir().join("objects"),
         std::time::Duration::from_secs(3600),
     );
-    for d in [git_dir.join("patchgate"), super::journal::dir(git_dir)] {
+    for d in [
+        git_dir.join("patchgate"),
+        super::journal::dir(git_dir),
+        super::history::dir(git_dir),
+    ] {
         let Ok(entries) = std::fs::read_dir(&d) else {
             continue;
         };

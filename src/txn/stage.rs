@@ -133,10 +133,14 @@ fn tree_with(
 /// dir. Refs are shared by all worktrees of a repository while journals are not, so each
 /// worktree must only ever judge (and clean up) its own pins.
 pub fn pin_prefix(git_dir: &Path) -> String {
+    format!("refs/patchgate/txn/{}", worktree_key(git_dir))
+}
+
+/// A short key naming one working tree's git dir, for the ref namespaces it owns.
+pub fn worktree_key(git_dir: &Path) -> String {
     use sha2::{Digest, Sha256};
     let h = Sha256::digest(git_dir.as_os_str().as_encoded_bytes());
-    let key = format!("{h:x}");
-    format!("refs/patchgate/txn/{}", &key[..16])
+    format!("{h:x}")[..16].to_string()
 }
 
 /// Writes the objects of a plan and pins them under `refs/patchgate/txn/<key>/<id>`.

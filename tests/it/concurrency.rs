@@ -303,7 +303,7 @@ fn a_cleanup_failure_after_the_switch_is_a_warning_not_an_error() {
     let (mut child, resume, _scratch) = start_paused(&repo, "before-cleanup");
     let stderr = wait_paused(&mut child);
     // The patch has landed; now the pin ref cannot be deleted (its lock is taken).
-    let pin = repo.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/"]);
+    let pin = repo.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/txn/"]);
     let lock = repo
         .path()
         .join(".git")

@@ -453,7 +453,7 @@ fn a_run_in_another_worktree_leaves_this_worktrees_transaction_alone() {
     // A crashed transaction in the main worktree …
     let mut child = spawn(&repo, &patch, Mode::Worktree, Some("after-switch"));
     let _ = child.wait();
-    let pins = repo.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/"]);
+    let pins = repo.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/txn/"]);
     assert!(!pins.trim().is_empty());
     // … and a run in the linked worktree, which must not judge (or delete) its pin.
     let other = crate::harness::run_in(
@@ -471,7 +471,7 @@ fn a_run_in_another_worktree_leaves_this_worktrees_transaction_alone() {
     );
     assert_eq!(other.code, 0, "{}", other.stdout);
     assert_eq!(
-        repo.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/"]),
+        repo.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/txn/"]),
         pins
     );
     // gc cannot take the objects recovery needs, and recovery still finishes the job.

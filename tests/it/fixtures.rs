@@ -1,5 +1,6 @@
 //! Fixture scenarios: `tests/fixtures/NNN_name/` holds `before/` (the repository), `patch.yaml`
-//! (or `patch.json`), and what must come out:
+//! (or `patch.json`, or `patch.codex` / `patch.aider` / `patch.diff`, applied with that `--input`),
+//! and what must come out:
 //! - `expect.json`: `{"exit": N, "report": {...}}`, the report a subset of the JSON output;
 //! - `after/`: the exact working tree afterwards (without it, the tree must equal `before/`);
 //! - `args`: extra command-line arguments, one per line;
@@ -28,18 +29,17 @@ fn run_scenario(dir: &Path) {
         repo
     };
     let repo = repo.commit();
-    let patch_file = ["patch.yaml", "patch.json"]
-        .iter()
-        .map(|f| dir.join(f))
-        .find(|p| p.exists())
-        .unwrap_or_else(|| panic!("{name}: no patch.yaml or patch.json"));
+    let (patch_file, input) = patch_file(dir).unwrap_or_else(|| panic!("{name}: no patch.* file"));
     let patch = std::fs::read_to_string(&patch_file).expect("patch");
     let args_text = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
-    let args: Vec<&str> = args_text
+    let mut args: Vec<&str> = args_text
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
+    if let Some(input) = &input {
+        args.extend(["--input", input.as_str()]);
+    }
     let snapshot = repo.snapshot();
 
     let check = |expect_file: &str, run_no: usize| {
@@ -103,6 +103,22 @@ fn run_scenario(dir: &Path) {
             "{name}: the re-run changed files"
         );
     }
+}
+
+/// The scenario's `patch.*` file, and the `--input` its extension names (none for YAML and JSON,
+/// which are told from the content).
+fn patch_file(dir: &Path) -> Option<(PathBuf, Option<String>)> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.file_stem().is_some_and(|s| s == "patch"))
+        .collect();
+    found.sort();
+    let path = found.into_iter().next()?;
+    let ext = path.extension()?.to_string_lossy().into_owned();
+    let input = (!matches!(ext.as_str(), "yaml" | "yml" | "json")).then_some(ext);
+    Some((path, input))
 }
 
 #[test]

@@ -342,7 +342,8 @@ impl TestRepo {
     /// git lock files, extra worktree registrations.
     pub fn leftovers(&self) -> Vec<String> {
         let mut out = Vec::new();
-        let refs = self.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/"]);
+        // Transaction pins only: the undo history's pins are meant to stay.
+        let refs = self.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/txn/"]);
         out.extend(refs.lines().map(|l| format!("ref {l}")));
         let txn = self.path().join(".git/patchgate/txn");
         if let Ok(entries) = std::fs::read_dir(&txn) {

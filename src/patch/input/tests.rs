@@ -1,0 +1,666 @@
+//! Unit tests of the converters: every valid form, every error with its line, and no panic on
+//! truncated or garbled input.
+
+use super::*;
+use crate::patch::LineWindow;
+
+fn ok(text: &str, input: InputFormat) -> Patch {
+    match parse(text.as_bytes(), "p", input) {
+        Ok(p) => p,
+        Err(e) => panic!("expected a patch, got {e:?}"),
+    }
+}
+
+fn err(text: &str, input: InputFormat) -> (String, String, Option<usize>, Option<usize>) {
+    match parse(text.as_bytes(), "p", input) {
+        Ok(p) => panic!("expected an error, got {:?}", p.edits),
+        Err(Error::Patch(p)) => (p.message, p.help, p.line, p.column),
+        Err(e) => panic!("unexpected error kind {e:?}"),
+    }
+}
+
+fn replace(e: &Edit) -> &Replace {
+    match &e.op {
+        Ok(Op::Replace(r)) => r,
+        other => panic!("expected a replacement, got {other:?}"),
+    }
+}
+
+fn invalid(e: &Edit) -> &str {
+    match &e.op {
+        Err(why) => why,
+        other => panic!("expected an invalid edit, got {other:?}"),
+    }
+}
+
+#[test]
+fn detection_by_content() {
+    assert_eq!(
+        detect("*** Begin Patch\n*** End Patch\n"),
+        InputFormat::Codex
+    );
+    assert_eq!(
+        detect("a.py\n```python\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n"),
+        InputFormat::Aider
+    );
+    assert_eq!(detect("diff --git a/x b/x\n"), InputFormat::Diff);
+    assert_eq!(detect("--- a/x\n+++ b/x\n@@ -1 +1 @@\n"), InputFormat::Diff);
+    assert_eq!(detect("@@ -1 +1 @@\n-a\n+b\n"), InputFormat::Diff);
+    assert_eq!(
+        detect("- file_path: a\n  old_string: x\n  new_string: y\n"),
+        InputFormat::Yaml
+    );
+    // Markers inside a YAML block string are indented: still YAML.
+    assert_eq!(
+        detect("- file_path: a.diff\n  old_string: |\n    --- a/x\n    +++ b/x\n  new_string: y\n"),
+        InputFormat::Yaml
+    );
+    // The first marker decides: an aider block whose text holds a diff header is aider.
+    assert_eq!(
+        detect("x.md\n<<<<<<< SEARCH\ndiff --git a/x b/x\n=======\n\n>>>>>>> REPLACE\n"),
+        InputFormat::Aider
+    );
+    let p = ok(
+        "- file_path: a\n  old_string: x\n  new_string: y\n",
+        InputFormat::Auto,
+    );
+    assert_eq!(p.source.format, Format::Yaml);
+}
+
+// ---- codex ----
+
+const CODEX: &str = "\
+*** Begin Patch
+*** Add File: docs/new.md
++# Title
++
++text
+*** Delete File: old.txt
+*** Update File: src/app.py
+*** Move to: src/main.py
+@@ class A:
+@@     def f(self):
+-        return 1
++        return 2
+@@
+ tail
+-x = 1
++x = 2
+*** End of File
+*** Update File: b.py
+ a
+-b
++c
+*** End Patch
+";
+
+#[test]
+fn codex_every_section() {
+    let p = ok(CODEX, InputFormat::Auto);
+    assert_eq!(p.source.format, Format::Codex);
+    let ops: Vec<(&str, &str)> = p
+        .edits
+        .iter()
+        .map(|e| {
+            (
+                e.file_path.as_str(),
+                e.op.as_ref().map_or("invalid", Op::name),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ops,
+        vec![
+            ("docs/new.md", "create"),
+            ("old.txt", "delete"),
+            ("src/app.py", "replace"),
+            ("src/app.py", "replace"),
+            ("src/app.py", "move"),
+            ("b.py", "replace"),
+        ]
+    );
+    assert_eq!(
+        p.edits[0].op,
+        Ok(Op::Create {
+            content: "# Title\n\ntext\n".into()
+        })
+    );
+    let r = replace(&p.edits[2]);
+    assert_eq!(
+        (r.old.as_str(), r.new.as_str()),
+        ("        return 1\n", "        return 2\n")
+    );
+    let near = r.near.as_ref().expect("anchors");
+    assert_eq!(near.anchors, vec!["class A:", "def f(self):"]);
+    assert!(!near.at_eof);
+    let origin = p.edits[2].origin.as_ref().expect("origin");
+    assert_eq!(
+        (origin.index, origin.header.as_str()),
+        (1, "@@ class A: @@     def f(self):")
+    );
+    let r = replace(&p.edits[3]);
+    assert_eq!(
+        (r.old.as_str(), r.new.as_str()),
+        ("tail\nx = 1\n", "tail\nx = 2\n")
+    );
+    assert!(
+        r.near
+            .as_ref()
+            .is_some_and(|n| n.at_eof && n.anchors.is_empty())
+    );
+    assert_eq!(
+        p.edits[4].op,
+        Ok(Op::Move {
+            to: "src/main.py".into(),
+            replace: None
+        })
+    );
+    // A first chunk without `@@` is named by its section header, and has no hint.
+    assert_eq!(
+        p.edits[5]
+            .origin
+            .as_ref()
+            .map(|o| (o.index, o.header.as_str())),
+        Some((3, "*** Update File: b.py"))
+    );
+    assert!(replace(&p.edits[5]).near.is_none());
+    assert_eq!(
+        p.edits.iter().map(|e| e.index).collect::<Vec<_>>(),
+        (0..6).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn codex_details() {
+    // Heredoc lines around the envelope, CRLF lines, an empty context line, a pure addition.
+    let p = ok(
+        "apply_patch <<'EOF'\r\n*** Begin Patch\r\n*** Update File: a.txt\r\n@@\r\n one\r\n\r\n-two\r\n+2\r\n@@\r\n+appended\r\n*** End Patch\r\nEOF\r\n",
+        InputFormat::Codex,
+    );
+    let r = replace(&p.edits[0]);
+    assert_eq!(r.old, "one\r\n\r\ntwo\r\n");
+    assert_eq!(r.new, "one\r\n\r\n2\r\n");
+    assert_eq!(
+        p.edits[1].op,
+        Ok(Op::Append {
+            text: "appended\r\n".into()
+        })
+    );
+    // A move alone is a move; a chunk with only `+` lines under an anchor cannot be placed.
+    let p = ok(
+        "*** Begin Patch\n*** Update File: a\n*** Move to: b\n*** Update File: c\n@@ def f():\n+x\n*** End Patch\n",
+        InputFormat::Codex,
+    );
+    assert_eq!(p.edits[0].op.as_ref().map(Op::name), Ok("move"));
+    assert!(invalid(&p.edits[1]).contains("only adds lines"));
+    // Context only: an invalid edit, in its place.
+    let p = ok(
+        "*** Begin Patch\n*** Update File: a\n@@\n same\n*** End Patch\n",
+        InputFormat::Codex,
+    );
+    assert!(invalid(&p.edits[0]).contains("changes nothing"));
+    // An empty Add File makes an empty file.
+    let p = ok(
+        "*** Begin Patch\n*** Add File: e\n*** End Patch\n",
+        InputFormat::Codex,
+    );
+    assert_eq!(
+        p.edits[0].op,
+        Ok(Op::Create {
+            content: String::new()
+        })
+    );
+}
+
+#[test]
+fn codex_errors_have_their_line() {
+    let cases: &[(&str, &str, usize)] = &[
+        ("hello\n", "no `*** Begin Patch`", 1),
+        (
+            "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n",
+            "no `*** End Patch`",
+            1,
+        ),
+        (
+            "*** Begin Patch\n+x\n*** End Patch\n",
+            "hunk line outside",
+            2,
+        ),
+        (
+            "*** Begin Patch\nwhat\n*** End Patch\n",
+            "unexpected line",
+            2,
+        ),
+        (
+            "*** Begin Patch\n*** Update File: a\n*** End Patch\n",
+            "changes nothing",
+            2,
+        ),
+        (
+            "*** Begin Patch\n*** Update File: a\n@@\n-x\n+y\n?z\n*** End Patch\n",
+            "unexpected line in a chunk",
+            6,
+        ),
+        (
+            "*** Begin Patch\n*** Update File: a\n-x\n+y\n*** End of File\n-z\n*** End Patch\n",
+            "expected `@@`",
+            6,
+        ),
+        (
+            "*** Begin Patch\n*** Add File: a\n+x\ny\n*** End Patch\n",
+            "every line starts with `+`",
+            4,
+        ),
+        (
+            "*** Begin Patch\n*** Delete File:  \n*** End Patch\n",
+            "path is missing",
+            2,
+        ),
+        (
+            "*** Begin Patch\n*** Update File: a\n@@ f\n*** End Patch\n",
+            "empty chunk",
+            3,
+        ),
+        ("\n\n", "empty", 1),
+    ];
+    for (text, want, line) in cases {
+        let (msg, help, l, col) = err(text, InputFormat::Codex);
+        assert!(msg.contains(want), "{text:?}: {msg}");
+        assert_eq!(l, Some(*line), "{text:?}: {msg}");
+        assert!(col.is_some() && !help.is_empty(), "{text:?}");
+    }
+}
+
+// ---- aider ----
+
+#[test]
+fn aider_blocks() {
+    let text = "Here is the change:\n\nsrc/a.py\n```python\n<<<<<<< SEARCH\ndef f():\n    return 1\n=======\ndef f():\n    return 2\n>>>>>>> REPLACE\n<<<<<<< SEARCH\nX = 1\n=======\nX = 2\n>>>>>>> REPLACE\n```\n\n**new.txt**:\n```\n<<<<<<< SEARCH\n=======\nhello\n>>>>>>> REPLACE\n```\n\n`src/a.py`\n<<<<<<< SEARCH\nY = 1\n=======\n>>>>>>> REPLACE\n";
+    let p = ok(text, InputFormat::Auto);
+    assert_eq!(p.source.format, Format::Aider);
+    let paths: Vec<&str> = p.edits.iter().map(|e| e.file_path.as_str()).collect();
+    assert_eq!(paths, vec!["src/a.py", "src/a.py", "new.txt", "src/a.py"]);
+    let r = replace(&p.edits[0]);
+    assert_eq!(r.old, "def f():\n    return 1\n");
+    assert_eq!(r.new, "def f():\n    return 2\n");
+    assert!(r.near.is_none());
+    assert_eq!(
+        p.edits[2].op,
+        Ok(Op::Create {
+            content: "hello\n".into()
+        })
+    );
+    assert_eq!(replace(&p.edits[3]).new, "");
+    let o = p.edits[1].origin.as_ref().expect("origin");
+    assert_eq!(
+        (o.index, o.header.as_str()),
+        (2, "<<<<<<< SEARCH at line 12")
+    );
+    // A divider inside REPLACE is text.
+    let p = ok(
+        "a.rst\n<<<<<<< SEARCH\nTitle\n=======\nTitle\n=======\n>>>>>>> REPLACE\n",
+        InputFormat::Aider,
+    );
+    assert_eq!(replace(&p.edits[0]).new, "Title\n=======\n");
+}
+
+#[test]
+fn aider_errors_have_their_line() {
+    let cases: &[(&str, &str, usize)] = &[
+        ("a\n<<<<<<< SEARCH\nx\n", "never closed (no `=======`", 2),
+        (
+            "a\n<<<<<<< SEARCH\nx\n=======\ny\n",
+            "never closed (no `>>>>>>> REPLACE`",
+            2,
+        ),
+        ("a\n=======\n", "outside a SEARCH/REPLACE block", 2),
+        ("a\n>>>>>>> REPLACE\n", "outside", 2),
+        (
+            "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n",
+            "no file path",
+            1,
+        ),
+        ("just prose\n", "no SEARCH/REPLACE block", 1),
+        (
+            "a\n<<<<<<< SEARCH\nx\n<<<<<<< SEARCH\n",
+            "inside the block opened at line 2",
+            4,
+        ),
+        (
+            "a\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n",
+            "before `=======`",
+            4,
+        ),
+    ];
+    for (text, want, line) in cases {
+        let (msg, help, l, _) = err(text, InputFormat::Aider);
+        assert!(msg.contains(want), "{text:?}: {msg}");
+        assert_eq!(l, Some(*line), "{text:?}: {msg}");
+        assert!(!help.is_empty());
+    }
+}
+
+// ---- diff ----
+
+const DIFF: &str = "\
+From 1234 Mon Sep 17 00:00:00 2001
+Subject: [PATCH 1/2] Rename and fix
+---
+diff --git a/src/a.rs b/src/a.rs
+index 1111111..2222222 100644
+--- a/src/a.rs
++++ b/src/a.rs
+@@ -1,3 +1,3 @@ fn main() {
+ one
+-two
++2
+ three
+@@ -10,2 +10,3 @@ fn g
+ ten
++ten and a half
+ eleven
+\\ No newline at end of file
+diff --git a/new.txt b/new.txt
+new file mode 100644
+index 0000000..3333333
+--- /dev/null
++++ b/new.txt
+@@ -0,0 +1,2 @@
++hello
++--- not a header
+diff --git a/gone.txt b/gone.txt
+deleted file mode 100644
+--- a/gone.txt
++++ /dev/null
+@@ -1 +0,0 @@
+-bye
+diff --git a/old name.py b/new name.py
+similarity index 90%
+rename from old name.py
+rename to new name.py
+--- a/old name.py
++++ b/new name.py
+@@ -2 +2 @@
+-x = 1
++x = 2
+diff --git a/moved.txt b/elsewhere/moved.txt
+similarity index 100%
+rename from moved.txt
+rename to elsewhere/moved.txt
+diff --git a/empty b/empty
+new file mode 100644
+index 0000000..e69de29
+-- 
+2.43.0
+";
+
+#[test]
+fn diff_every_kind_of_file() {
+    let p = ok(DIFF, InputFormat::Auto);
+    assert_eq!(p.source.format, Format::Diff);
+    assert_eq!(p.message.as_deref(), Some("Rename and fix"));
+    let ops: Vec<(&str, &str)> = p
+        .edits
+        .iter()
+        .map(|e| {
+            (
+                e.file_path.as_str(),
+                e.op.as_ref().map_or("invalid", Op::name),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ops,
+        vec![
+            ("src/a.rs", "replace"),
+            ("src/a.rs", "replace"),
+            ("new.txt", "create"),
+            ("gone.txt", "replace"),
+            ("gone.txt", "delete"),
+            ("old name.py", "replace"),
+            ("old name.py", "move"),
+            ("moved.txt", "move"),
+            ("empty", "create"),
+        ]
+    );
+    let r = replace(&p.edits[0]);
+    assert_eq!(
+        (r.old.as_str(), r.new.as_str()),
+        ("one\ntwo\nthree\n", "one\n2\nthree\n")
+    );
+    assert_eq!(r.near.as_ref().and_then(|n| n.line), Some(1));
+    let r = replace(&p.edits[1]);
+    assert_eq!(r.old, "ten\neleven");
+    assert_eq!(r.new, "ten\nten and a half\neleven");
+    assert_eq!(r.near.as_ref().and_then(|n| n.line), Some(10));
+    assert_eq!(
+        p.edits[1]
+            .origin
+            .as_ref()
+            .map(|o| (o.index, o.header.as_str())),
+        Some((2, "@@ -10,2 +10,3 @@ fn g"))
+    );
+    assert_eq!(
+        p.edits[2].op,
+        Ok(Op::Create {
+            content: "hello\n--- not a header\n".into()
+        })
+    );
+    assert_eq!(replace(&p.edits[3]).new, "");
+    assert_eq!(
+        p.edits[6].op,
+        Ok(Op::Move {
+            to: "new name.py".into(),
+            replace: None
+        })
+    );
+    assert_eq!(
+        p.edits[8].op,
+        Ok(Op::Create {
+            content: String::new()
+        })
+    );
+}
+
+#[test]
+fn diff_plain_quoted_crlf_and_context_free_hunks() {
+    // `diff -u` output: timestamps after a tab, no `diff --git` line.
+    let p = ok(
+        "--- a/x.txt\t2024-01-01 00:00:00\n+++ b/x.txt\t2024-01-02 00:00:00\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n",
+        InputFormat::Diff,
+    );
+    assert_eq!(p.edits[0].file_path, "x.txt");
+    // A quoted name with octal escapes.
+    let p = ok(
+        "diff --git \"a/caf\\303\\251.txt\" \"b/caf\\303\\251.txt\"\n--- \"a/caf\\303\\251.txt\"\n+++ \"b/caf\\303\\251.txt\"\n@@ -1 +1 @@\n-a\n+b\n",
+        InputFormat::Diff,
+    );
+    assert_eq!(p.edits[0].file_path, "café.txt");
+    // A CRLF file's diff keeps the `\r` in the text (the matcher folds it).
+    let p = ok(
+        "--- a/w.txt\r\n+++ b/w.txt\r\n@@ -1,2 +1,2 @@\r\n a\r\n-b\r\n+c\r\n",
+        InputFormat::Diff,
+    );
+    assert_eq!(replace(&p.edits[0]).old, "a\r\nb\r\n");
+    // Adding to an empty file (line 0) is a replacement of nothing; elsewhere it cannot be placed.
+    let p = ok(
+        "--- a/e\n+++ b/e\n@@ -0,0 +1 @@\n+first\n--- a/f\n+++ b/f\n@@ -3,0 +4 @@\n+fourth\n",
+        InputFormat::Diff,
+    );
+    let r = replace(&p.edits[0]);
+    assert_eq!((r.old.as_str(), r.new.as_str()), ("", "first\n"));
+    assert!(invalid(&p.edits[1]).contains("without any context"));
+    // A pure deletion with -U0: placed at the line after the new-side start.
+    let p = ok(
+        "--- a/g\n+++ b/g\n@@ -5,2 +4,0 @@\n-x\n-y\n",
+        InputFormat::Diff,
+    );
+    let r = replace(&p.edits[0]);
+    assert_eq!(
+        (r.new.as_str(), r.near.as_ref().and_then(|n| n.line)),
+        ("", Some(5))
+    );
+    assert_eq!(r.window, None::<LineWindow>);
+}
+
+#[test]
+fn diff_modes_and_copies_are_refused_in_place() {
+    let p = ok(
+        "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n",
+        InputFormat::Diff,
+    );
+    assert!(invalid(&p.edits[0]).contains("mode changes are not supported"));
+    let p = ok(
+        "diff --git a/t.sh b/t.sh\nnew file mode 100755\n--- /dev/null\n+++ b/t.sh\n@@ -0,0 +1 @@\n+echo\n",
+        InputFormat::Diff,
+    );
+    assert!(invalid(&p.edits[0]).contains("mode 100755"));
+    let p = ok(
+        "diff --git a/a b/c\nsimilarity index 100%\ncopy from a\ncopy to c\n",
+        InputFormat::Diff,
+    );
+    assert!(invalid(&p.edits[0]).contains("copies"));
+    // A mode change with content: the mode is refused, the hunk is still converted.
+    let p = ok(
+        "diff --git a/r b/r\nold mode 100644\nnew mode 100755\n--- a/r\n+++ b/r\n@@ -1 +1 @@\n-a\n+b\n",
+        InputFormat::Diff,
+    );
+    assert_eq!(p.edits.len(), 2);
+    assert!(p.edits[0].op.is_err() && p.edits[1].op.is_ok());
+}
+
+#[test]
+fn diff_errors_have_their_line() {
+    let cases: &[(&str, &str, usize)] = &[
+        ("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n", "cut off", 3),
+        (
+            "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n+c\n",
+            "outside a hunk",
+            6,
+        ),
+        ("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n-b\n+c\n", "more old", 5),
+        (
+            "--- a/x\n+++ b/x\n@@ -x +1 @@\n-a\n+b\n",
+            "malformed hunk header",
+            3,
+        ),
+        ("--- a/x\n+++ b/x\n@@ -1 +1\n-a\n+b\n", "no closing", 3),
+        (
+            "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n?b\n",
+            "unexpected line in the hunk",
+            5,
+        ),
+        ("@@ -1 +1 @@\n-a\n+b\n", "without a file header", 1),
+        ("+a\n", "outside a hunk", 1),
+        (
+            "diff --git a/x b/x\nindex 1..2\n--- a/x\n",
+            "not followed by `+++ `",
+            3,
+        ),
+        (
+            "diff --git a/x b/x\n--- a/x\n+++ b/x\nnope\n",
+            "expected a hunk",
+            4,
+        ),
+        (
+            "diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n",
+            "binary",
+            3,
+        ),
+        (
+            "diff --git a/i.png b/i.png\nGIT binary patch\nliteral 3\n",
+            "binary",
+            2,
+        ),
+        ("hello there\n", "no file diff", 1),
+    ];
+    for (text, want, line) in cases {
+        let (msg, help, l, col) = err(text, InputFormat::Diff);
+        assert!(msg.contains(want), "{text:?}: {msg}");
+        assert_eq!(l, Some(*line), "{text:?}: {msg}");
+        assert!(col.is_some() && !help.is_empty(), "{text:?}");
+    }
+    // The column points into the header.
+    let (_, _, _, col) = err("--- a/x\n+++ b/x\n@@ -1 +y @@\n", InputFormat::Diff);
+    assert_eq!(col, Some(8));
+}
+
+#[test]
+fn bad_bytes_and_nul_are_refused() {
+    for input in [InputFormat::Codex, InputFormat::Aider, InputFormat::Diff] {
+        match parse(b"*** Begin Patch\n\xff\n", "p", input) {
+            Err(Error::Patch(p)) => assert_eq!(p.line, Some(2)),
+            other => panic!("{other:?}"),
+        }
+        let (msg, ..) = err("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\0\n+b\n", input);
+        assert!(msg.contains("NUL"), "{msg}");
+    }
+}
+
+/// Truncated and garbled patches of every format: an error or a patch, never a panic.
+#[test]
+fn no_panic_on_truncated_or_garbled_input() {
+    let aider = "a.py\n```python\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n";
+    let samples = [CODEX, DIFF, aider];
+    let inputs = [
+        InputFormat::Auto,
+        InputFormat::Codex,
+        InputFormat::Aider,
+        InputFormat::Diff,
+    ];
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut rand = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let pieces: &[&[u8]] = &[
+        b"\n",
+        b"\r",
+        b"@@",
+        b"@@ -",
+        b"+",
+        b"-",
+        b" ",
+        b"\\",
+        b"*** ",
+        b"=======",
+        b"\"",
+        b",",
+        b"\xff",
+        b"\xc3",
+        b"0",
+        b"9999999999999999999999",
+        b"--- ",
+        b"+++ ",
+        b"<<<<<<< SEARCH\n",
+    ];
+    for sample in samples {
+        let bytes = sample.as_bytes();
+        for cut in 0..=bytes.len() {
+            for input in inputs {
+                let _ = parse(&bytes[..cut], "p", input);
+            }
+        }
+        for _ in 0..400 {
+            let mut b = bytes.to_vec();
+            for _ in 0..1 + rand() % 4 {
+                let at = (rand() as usize) % (b.len() + 1);
+                match rand() % 3 {
+                    0 if at < b.len() => {
+                        b.remove(at);
+                    }
+                    1 => {
+                        let p = pieces[(rand() as usize) % pieces.len()];
+                        b.splice(at..at, p.iter().copied());
+                    }
+                    _ => b.truncate(at),
+                }
+            }
+            for input in inputs {
+                let _ = parse(&b, "p", input);
+            }
+        }
+    }
+}

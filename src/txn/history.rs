@@ -1,0 +1,292 @@
+//! The history of written patches, which `patchgate undo` reads.
+//!
+//! Every transaction that writes (apply in any mode, and undo itself) leaves one entry: a JSON file
+//! `<git dir>/patchgate/history/<patch id>.json` naming, per path, the blob (or absence) before and
+//! after, the moves, the mode, and for a commit the ref and the commit. The patch id is the
+//! transaction id, so ids sort by time.
+//!
+//! Invariants:
+//! - Every blob an entry names stays in the object database: a small commit whose tree lists those
+//!   blobs is pinned by `refs/patchgate/history/<worktree key>/<id>`, so `git gc` keeps them for as
+//!   long as the entry exists. The ref is written before the JSON file, and removed after it.
+//! - An entry is written when its transaction completes, and by `recover` when it rolls one
+//!   forward; writing it twice writes the same bytes (everything in it comes from the journal).
+//! - The history is bounded: beyond [`KEEP`] entries the oldest are dropped with their pins.
+//! - Entries are never edited: whether a patch has been undone is derived from the later entries
+//!   that undo it ([`undone`]).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use git2::{Oid, Repository};
+use serde::{Deserialize, Serialize};
+
+use super::journal::{FileEntry, Journal, Mode, State};
+use crate::error::Error;
+
+/// How many entries are kept.
+pub const KEEP: usize = 50;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Apply,
+    Undo,
+}
+
+/// A file moved by the patch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Move {
+    pub from: String,
+    pub to: String,
+}
+
+/// What the journal carries for the history besides its files: decided before the switch, so
+/// that `recover` writes the same entry the run would have.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Meta {
+    pub kind: Kind,
+    /// The patch this one undoes (kind `undo`).
+    pub undoes: Option<String>,
+    /// The commit message, or the patch's message, or a summary.
+    pub message: String,
+    pub moves: Vec<Move>,
+    /// Seconds since the epoch when the run started.
+    pub time: u64,
+}
+
+/// One written patch.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Entry {
+    pub version: u32,
+    pub patch_id: String,
+    pub kind: Kind,
+    pub undoes: Option<String>,
+    pub time: u64,
+    pub mode: Mode,
+    /// The ref a committed patch moved (`refs/heads/…`, or `HEAD` when detached).
+    #[serde(rename = "ref")]
+    pub refname: Option<String>,
+    pub commit: Option<String>,
+    /// The ref's value before the commit (`None`: a new branch, or not a commit).
+    pub parent: Option<String>,
+    pub message: String,
+    pub files: Vec<FileEntry>,
+    pub moves: Vec<Move>,
+    pub pin: String,
+}
+
+impl Entry {
+    /// The first line of the message.
+    pub fn subject(&self) -> &str {
+        self.message.lines().next().unwrap_or("")
+    }
+}
+
+pub fn dir(git_dir: &Path) -> PathBuf {
+    git_dir.join("patchgate").join("history")
+}
+
+fn ref_prefix(git_dir: &Path) -> String {
+    format!(
+        "refs/patchgate/history/{}",
+        super::stage::worktree_key(git_dir)
+    )
+}
+
+fn entry_path(git_dir: &Path, id: &str) -> PathBuf {
+    dir(git_dir).join(format!("{id}.json"))
+}
+
+pub fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default()
+}
+
+/// Writes the entry of a completed (or rolled-forward) transaction, then drops the oldest
+/// entries beyond [`KEEP`]. A journal without history metadata (written by an older version)
+/// records nothing.
+pub fn record(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<(), Error> {
+    let Some(meta) = &j.history else {
+        return Ok(());
+    };
+    let pin = format!("{}/{}", ref_prefix(git_dir), j.id);
+    let target = pin_commit(repo, &j.files, &j.id)?;
+    repo.reference(&pin, target, true, "patchgate: keep a patch for undo")
+        .map_err(Error::git)?;
+    super::fault::point("history-pinned");
+    let entry = Entry {
+        version: 1,
+        patch_id: j.id.clone(),
+        kind: meta.kind,
+        undoes: meta.undoes.clone(),
+        time: meta.time,
+        mode: j.mode,
+        refname: j.refname.clone(),
+        commit: j.new_commit.clone(),
+        parent: j.old_oid.clone(),
+        message: meta.message.clone(),
+        files: j.files.clone(),
+        moves: meta.moves.clone(),
+        pin,
+    };
+    let d = dir(git_dir);
+    std::fs::create_dir_all(&d).map_err(|e| Error::io("create", &d, e))?;
+    let path = entry_path(git_dir, &j.id);
+    let text = serde_json::to_vec_pretty(&entry).map_err(|e| Error::Git {
+        message: format!("internal error: cannot serialise the history entry: {e}"),
+        help: "please report this".into(),
+    })?;
+    super::atomic_write(&path, &text, Some(0o644)).map_err(|e| Error::io("write", &path, e))?;
+    prune(repo, git_dir, KEEP);
+    Ok(())
+}
+
+/// A commit (no parents, fixed signature and date, so the same blobs give the same commit) whose
+/// tree lists every blob the entry names, by id.
+fn pin_commit(repo: &Repository, files: &[FileEntry], id: &str) -> Result<Oid, Error> {
+    let mut tb = repo.treebuilder(None).map_err(Error::git)?;
+    for f in files {
+        for s in [&f.old, &f.new] {
+            let oid = match s {
+                State::File { oid, .. } | State::Symlink { oid } => oid,
+                State::Missing | State::Other => continue,
+            };
+            let o = Oid::from_str(oid).map_err(Error::git)?;
+            tb.insert(oid.as_str(), o, 0o100644).map_err(Error::git)?;
+        }
+    }
+    let tree = tb.write().map_err(Error::git)?;
+    let tree = repo.find_tree(tree).map_err(Error::git)?;
+    let sig = git2::Signature::new("patchgate", "patchgate@localhost", &git2::Time::new(0, 0))
+        .map_err(Error::git)?;
+    repo.commit(
+        None,
+        &sig,
+        &sig,
+        &format!("patchgate history {id}"),
+        &tree,
+        &[],
+    )
+    .map_err(Error::git)
+}
+
+/// Every readable entry, oldest first. Unreadable files are skipped: the history only ever
+/// enables an undo, and a damaged entry must not block the others.
+pub fn load_all(git_dir: &Path) -> Vec<Entry> {
+    let Ok(rd) = std::fs::read_dir(dir(git_dir)) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Entry> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter_map(|p| std::fs::read(&p).ok())
+        .filter_map(|b| serde_json::from_slice::<Entry>(&b).ok())
+        .collect();
+    out.sort_by_key(|e| id_order(&e.patch_id));
+    out
+}
+
+/// Ids are `<secs>-<micros>-<pid>`: ordered by time, numerically.
+fn id_order(id: &str) -> (u64, u64, String) {
+    let mut parts = id.splitn(3, '-');
+    let secs = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let micros = parts.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+    (secs, micros, parts.next().unwrap_or("").to_string())
+}
+
+/// The entries whose effect has been reverted, each with the entry that reverted it: an entry is
+/// undone when a later entry undoes it and that one is not undone itself (so an undo of an undo
+/// puts the first back).
+pub fn undone(entries: &[Entry]) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    // Newest first: whether an entry is undone depends only on newer ones.
+    for e in entries.iter().rev() {
+        if !out.contains_key(&e.patch_id)
+            && let Some(t) = &e.undoes
+        {
+            out.entry(t.clone()).or_insert_with(|| e.patch_id.clone());
+        }
+    }
+    out
+}
+
+/// Drops the oldest entries beyond `keep` (the file first, then its pin), and pins whose entry
+/// is gone (a crash between the two). Best effort: a leftover is retried next time.
+pub fn prune(repo: &Repository, git_dir: &Path, keep: usize) {
+    let entries = load_all(git_dir);
+    let drop = entries.len().saturating_sub(keep);
+    for e in &entries[..drop] {
+        let _ = std::fs::remove_file(entry_path(git_dir, &e.patch_id));
+        if let Ok(mut r) = repo.find_reference(&e.pin) {
+            let _ = r.delete();
+        }
+    }
+    let prefix = ref_prefix(git_dir);
+    let Ok(refs) = repo.references_glob(&format!("{prefix}/*")) else {
+        return;
+    };
+    let names: Vec<String> = refs
+        .flatten()
+        .filter_map(|r| r.name().map(str::to_string))
+        .collect();
+    for name in names {
+        let id = name.rsplit('/').next().unwrap_or("");
+        if !entry_path(git_dir, id).exists()
+            && let Ok(mut r) = repo.find_reference(&name)
+        {
+            let _ = r.delete();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: &str, undoes: Option<&str>) -> Entry {
+        Entry {
+            version: 1,
+            patch_id: id.into(),
+            kind: if undoes.is_some() {
+                Kind::Undo
+            } else {
+                Kind::Apply
+            },
+            undoes: undoes.map(str::to_string),
+            time: 0,
+            mode: Mode::Worktree,
+            refname: None,
+            commit: None,
+            parent: None,
+            message: String::new(),
+            files: Vec::new(),
+            moves: Vec::new(),
+            pin: String::new(),
+        }
+    }
+
+    #[test]
+    fn an_undo_of_an_undo_puts_the_patch_back() {
+        let a = entry("1-1-1", None);
+        let u = entry("2-1-1", Some("1-1-1"));
+        assert_eq!(
+            undone(&[a.clone(), u.clone()]),
+            HashMap::from([("1-1-1".to_string(), "2-1-1".to_string())])
+        );
+        let r = entry("3-1-1", Some("2-1-1"));
+        assert_eq!(
+            undone(&[a, u, r]),
+            HashMap::from([("2-1-1".to_string(), "3-1-1".to_string())])
+        );
+    }
+
+    #[test]
+    fn ids_order_by_time_numerically() {
+        assert!(id_order("999-000001-5") < id_order("1000-000000-1"));
+        assert!(id_order("1000-000002-1") > id_order("1000-000001-9"));
+    }
+}

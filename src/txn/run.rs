@@ -1,0 +1,314 @@
+//! One transaction, from verified path changes to a changed repository: stage, journal, switch
+//! (write-back and/or the ref's compare-and-swap, then the index), history, cleanup.
+//!
+//! `apply` and `undo` both end here, so they share every guarantee and every fault point: the
+//! caller has planned the changes (each path's state before and after), checked what it needs
+//! to, and holds the mutex. On an error during the switch everything user-visible is as before
+//! (or the journal is kept for `patchgate recover` when an undo failed); once the switch is done
+//! the transaction has landed, and what fails after it is a warning.
+
+use git2::Oid;
+
+use super::history::{self, Meta};
+use super::journal::{self, Journal, Mode, Phase};
+use super::{commit, fault, recover, stage};
+use crate::error::Error;
+use crate::plan::PathChange;
+use crate::plan::record::Record;
+use crate::repo::Repo;
+
+/// What to publish.
+pub struct Request<'a> {
+    pub mode: Mode,
+    pub changes: &'a [PathChange],
+    /// The commit the new commit goes on (commit modes; `None`: an unborn branch).
+    pub base: Option<&'a git2::Commit<'a>>,
+    /// The ref to move (commit modes).
+    pub refname: Option<&'a str>,
+    /// Where that ref is now (`None`: it does not exist yet).
+    pub old_tip: Option<Oid>,
+    /// The commit message (commit modes).
+    pub message: &'a str,
+    /// Lines for the re-run record, and the record they go to (loaded here when not given).
+    pub record_lines: Vec<String>,
+    pub record: Option<&'a mut Record>,
+    pub history: Meta,
+}
+
+/// A transaction that landed.
+#[derive(Debug)]
+pub struct Done {
+    /// The transaction id, which is the patch id of the history.
+    pub id: String,
+    pub commit: Option<Oid>,
+    /// Warnings for the report (a step after the point of no return that failed).
+    pub notes: Vec<String>,
+}
+
+/// How a transaction ended when it did not land.
+#[derive(Debug)]
+pub enum Failed {
+    /// Nothing was started: the objects could not be staged or the journal written.
+    Start(Error),
+    /// The switch was stopped and undone (see the error); nothing user-visible changed.
+    Switch(Error),
+}
+
+pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
+    let mode = req.mode;
+    let identities = match mode {
+        Mode::Worktree => None,
+        _ => Some((
+            commit::identity(&repo.git, "author").map_err(Failed::Start)?,
+            commit::identity(&repo.git, "committer").map_err(Failed::Start)?,
+        )),
+    };
+    let id = journal::new_id();
+    let staged = stage::stage(
+        &repo.git,
+        &repo.git_dir,
+        &id,
+        req.changes,
+        // The working tree alone needs no commit tree: its pin holds just the changed paths, so
+        // HEAD's tree (which may disagree with the working tree about files and directories)
+        // never gets in the way.
+        if mode == Mode::Worktree {
+            None
+        } else {
+            req.base
+        },
+        identities.as_ref().map(|(a, c)| stage::CommitSpec {
+            message: req.message,
+            author: a,
+            committer: c,
+        }),
+    )
+    .map_err(Failed::Start)?;
+    crate::timing::mark("staged");
+    fault::point("staged");
+
+    let mut j = Journal {
+        version: 1,
+        id: id.clone(),
+        pid: std::process::id(),
+        mode,
+        phase: Phase::Staged,
+        pin_ref: staged.pin_ref.clone(),
+        refname: req.refname.map(str::to_string),
+        old_oid: req.old_tip.map(|o| o.to_string()),
+        new_commit: staged.commit.map(|o| o.to_string()),
+        workdir: repo.workdir.clone().filter(|_| mode != Mode::Branch),
+        files: staged.files.clone(),
+        new_dirs: if mode == Mode::Branch {
+            Vec::new()
+        } else {
+            super::missing_parents(&repo.roots, req.changes)
+        },
+        record: req.record_lines.clone(),
+        history: Some(req.history),
+    };
+    let journal_err =
+        |e: std::io::Error| Error::io("write the journal in", journal::dir(&repo.git_dir), e);
+    j.save(&repo.git_dir)
+        .map_err(|e| Failed::Start(journal_err(e)))?;
+    crate::timing::mark("journaled");
+    fault::point("journaled");
+
+    let result = switch(
+        repo,
+        mode,
+        &mut j,
+        req.changes,
+        req.refname,
+        req.old_tip,
+        staged.commit,
+    );
+    crate::timing::mark("switched");
+    let mut notes = Vec::new();
+    let mut finished = true;
+    match result {
+        Ok(None) => {}
+        Ok(Some(warning)) => {
+            // Published, but a last step failed: the journal stays for `patchgate recover`.
+            notes.push(warning);
+            finished = false;
+        }
+        Err(e) => {
+            // Undone (or never started): the journal and pin go, the report says why. An undo
+            // that failed keeps them: `patchgate recover` needs the old contents they hold.
+            if !matches!(e, Error::RollbackFailed { .. }) {
+                let _ = stage::unpin(&repo.git, &staged.pin_ref);
+                let _ = j.remove(&repo.git_dir);
+            }
+            return Err(Failed::Switch(e));
+        }
+    }
+    // The history and the record before the journal goes: a kill in between leaves a journal
+    // that recovery rolls forward (writing them again is a no-op), never a landed patch that
+    // `undo` does not know about.
+    if let Err(e) = history::record(&repo.git, &repo.git_dir, &j) {
+        notes.push(format!(
+            "warning: the patch was written, but its undo history could not be saved ({e}); `patchgate undo` will not know it"
+        ));
+    }
+    let mut loaded;
+    let record = match req.record {
+        Some(r) => r,
+        None => {
+            loaded = Record::default();
+            if !j.record.is_empty() {
+                loaded = Record::load(&repo.git_dir);
+            }
+            &mut loaded
+        }
+    };
+    if let Err(e) = record.append(&j.record) {
+        // The edits landed; only a retry's `already_applied` is weakened.
+        notes.push(format!(
+            "warning: could not update the re-run record in {}: {e}",
+            repo.git_dir.join("patchgate").display()
+        ));
+    }
+    crate::timing::mark("recorded");
+    fault::point("before-cleanup");
+    if finished {
+        // The patch has landed: a failed cleanup is a warning (the next run finishes it), never
+        // an error that would claim nothing changed.
+        let cleanup = stage::unpin(&repo.git, &staged.pin_ref)
+            .and_then(|()| j.remove(&repo.git_dir).map_err(journal_err));
+        if let Err(e) = cleanup {
+            notes.push(format!(
+                "warning: the patch was applied, but cleaning up its transaction failed ({e}); the next run (or `patchgate recover`) finishes it"
+            ));
+        }
+    }
+    crate::timing::mark("cleaned up");
+    Ok(Done {
+        id,
+        commit: staged.commit,
+        notes,
+    })
+}
+
+/// The user-visible switch. On error, everything it changed has been undone; `Ok(Some(warning))`
+/// means the commit is published but a step after it (the index) must be finished by `recover`.
+fn switch(
+    repo: &Repo,
+    mode: Mode,
+    j: &mut Journal,
+    changes: &[PathChange],
+    refname: Option<&str>,
+    old_tip: Option<Oid>,
+    new_commit: Option<Oid>,
+) -> Result<Option<String>, Error> {
+    let git_dir = repo.git_dir.clone();
+    let msg = |m: &str| format!("patchgate: {m}");
+    match mode {
+        Mode::Worktree => write_files(repo, j, changes).map(|()| None),
+        Mode::Commit => {
+            let (refname, new_commit) = match (refname, new_commit) {
+                (Some(r), Some(c)) => (r, c),
+                _ => return Err(internal("commit mode without a ref or commit")),
+            };
+            // Fail early (before touching files) when HEAD already moved; the CAS below is what
+            // makes it exact.
+            let (_, now) = commit::head_target(&repo.git)?;
+            if now != old_tip {
+                return Err(Error::RefMoved {
+                    refname: refname.to_string(),
+                    detail: "HEAD changed since the patch was planned".into(),
+                });
+            }
+            write_files(repo, j, changes)?;
+            crate::timing::mark("commit: files written");
+            fault::point("before-cas");
+            if let Err(e) =
+                commit::compare_and_swap(&repo.git, refname, new_commit, old_tip, &msg("commit"))
+            {
+                // Not published: put the files back.
+                let _ = j.set_phase(Phase::RollingBack, &git_dir);
+                if let Some(workdir) = &repo.workdir {
+                    match recover::undo(&repo.git, workdir, j) {
+                        Ok((_, left)) if !left.is_empty() => {
+                            return Err(Error::UndoneExcept {
+                                cause: e.to_string(),
+                                left,
+                            });
+                        }
+                        Ok(_) => {}
+                        Err(_) => {
+                            return Err(Error::RollbackFailed {
+                                paths: j.files.iter().map(|f| f.path.clone()).collect(),
+                            });
+                        }
+                    }
+                }
+                return Err(e);
+            }
+            fault::point("after-cas");
+            j.set_phase(Phase::Committed, &git_dir)
+                .map_err(|e| Error::io("write the journal in", &git_dir, e))?;
+            crate::timing::mark("commit: ref moved");
+            let workdir = repo.require_workdir()?;
+            let paths: Vec<String> = changes.iter().map(|c| c.rel.clone()).collect();
+            if let Err(e) = commit::update_index(&git_dir, workdir, &paths) {
+                return Ok(Some(format!(
+                    "warning: committed, but the index could not be updated ({e}); run `patchgate recover`"
+                )));
+            }
+            fault::point("after-index");
+            Ok(None)
+        }
+        Mode::Branch => {
+            let (refname, new_commit) = match (refname, new_commit) {
+                (Some(r), Some(c)) => (r, c),
+                _ => return Err(internal("branch mode without a ref or commit")),
+            };
+            j.set_phase(Phase::Switching, &git_dir)
+                .map_err(|e| Error::io("write the journal in", &git_dir, e))?;
+            commit::compare_and_swap(
+                &repo.git,
+                refname,
+                new_commit,
+                old_tip,
+                &msg("commit on branch"),
+            )?;
+            fault::point("after-cas");
+            Ok(None)
+        }
+    }
+}
+
+/// The write-back of the changes, the journal's phase kept in step: `Switching` before the
+/// first file is replaced, `RollingBack` before an undo.
+fn write_files(repo: &Repo, j: &mut Journal, changes: &[PathChange]) -> Result<(), Error> {
+    let git_dir = &repo.git_dir;
+    // Both hooks need the journal; they never run at the same time, so each works on a copy and
+    // the outcome is reflected below.
+    let mut jr = j.clone();
+    let mut before_switch = || {
+        jr.set_phase(Phase::Switching, git_dir)
+            .map_err(|e| Error::io("write the journal in", git_dir, e))
+    };
+    let mut jb = j.clone();
+    let mut before_rollback = || {
+        let _ = jb.set_phase(Phase::RollingBack, git_dir);
+    };
+    super::write_back(
+        &repo.roots,
+        changes,
+        super::Hooks {
+            before_switch: &mut before_switch,
+            before_rollback: &mut before_rollback,
+        },
+    )?;
+    j.phase = Phase::Switching;
+    Ok(())
+}
+
+fn internal(what: &str) -> Error {
+    Error::Git {
+        message: format!("internal error: {what}"),
+        help: "please report this".into(),
+    }
+}

@@ -1,0 +1,540 @@
+//! `undo`: revert a patch that patchgate wrote, only if nothing changed it since.
+//!
+//! The patch comes from the history (`txn::history`): the last one still in effect, or the one
+//! named. Its files must each hold exactly what it wrote (in the working tree; for a committed
+//! patch, in the ref's tip too), else nothing is written and every file that changed is named
+//! (exit 4). The revert is then an ordinary transaction (`txn::run`), with the same journal,
+//! fault points and recovery as `apply`:
+//! - a working-tree patch: each file back to its state before (created files removed, deleted
+//!   ones restored with their mode, moves moved back);
+//! - a committed patch: a revert commit on the same ref by compare-and-swap; when that ref is the
+//!   one checked out here, the working tree and index entries of its files follow, as `apply
+//!   --commit` does; otherwise only the ref moves, as `apply --branch` does. A later unrelated
+//!   commit on the ref is fine: only the patch's files are reverted.
+//!
+//! The undo is recorded in the history like any patch, so undoing it redoes the original.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use git2::Oid;
+use serde::Serialize;
+
+use crate::error::{Error, Exit};
+use crate::plan::{ChangeKind, Disk, FileChange, PathChange, Plan};
+use crate::repo::Repo;
+use crate::report::{Report, Status};
+use crate::txn::history::{self, Entry, Kind, Meta, Move};
+use crate::txn::journal::{Mode, State};
+use crate::txn::objects::blob_id;
+use crate::txn::{commit, lock, recover, run};
+
+#[derive(Debug, Clone, Default)]
+pub struct UndoOptions {
+    /// Where to look for the repository.
+    pub dir: PathBuf,
+    /// The patch to undo (a full id or a unique prefix); `None`: the last one still in effect.
+    pub patch_id: Option<String>,
+    /// Check and show what would be restored; write nothing.
+    pub dry_run: bool,
+}
+
+/// One patch of the history, as `patchgate undo --list` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct HistoryItem {
+    pub patch_id: String,
+    pub kind: Kind,
+    /// The patch this one undid (kind `undo`).
+    pub undoes: Option<String>,
+    /// The later patch that undid this one, if its effect is reverted.
+    pub undone_by: Option<String>,
+    /// Seconds since the epoch.
+    pub time: u64,
+    pub mode: Mode,
+    pub branch: Option<String>,
+    pub commit: Option<String>,
+    pub message: String,
+    pub files: Vec<String>,
+}
+
+/// The history of this working tree, newest first.
+pub fn list(dir: &Path) -> Result<Vec<HistoryItem>, Error> {
+    let repo = Repo::discover(dir)?;
+    let entries = history::load_all(&repo.git_dir);
+    let undone = history::undone(&entries);
+    Ok(entries
+        .iter()
+        .rev()
+        .map(|e| HistoryItem {
+            patch_id: e.patch_id.clone(),
+            kind: e.kind,
+            undoes: e.undoes.clone(),
+            undone_by: undone.get(&e.patch_id).cloned(),
+            time: e.time,
+            mode: e.mode,
+            branch: e.refname.as_deref().map(short_ref),
+            commit: e.commit.clone(),
+            message: e.subject().to_string(),
+            files: e.files.iter().map(|f| f.path.clone()).collect(),
+        })
+        .collect())
+}
+
+fn short_ref(r: &str) -> String {
+    r.strip_prefix("refs/heads/").unwrap_or(r).to_string()
+}
+
+/// Undoes a patch; `Err` when the run could not start (no repository, a lock, an unknown id);
+/// a refusal because files changed since is a report with `changed_since` (exit 4).
+pub fn undo(opts: &UndoOptions) -> Result<Report, Error> {
+    let repo = Repo::discover(&opts.dir)?;
+    lock::check_state(&repo.git)?;
+    let mut notes = Vec::new();
+    let mut mutex = None;
+    if recover::pending(&repo.git, &repo.git_dir) {
+        mutex = Some(lock::acquire(&repo.git_dir)?);
+        for r in recover::recover_all(&repo.git, &repo.git_dir)? {
+            notes.push(format!(
+                "note: finished an interrupted transaction ({}) first",
+                r.id
+            ));
+        }
+    }
+    let entries = history::load_all(&repo.git_dir);
+    let undone = history::undone(&entries);
+    let target = pick(&entries, &undone, opts.patch_id.as_deref())?;
+    let mut report = Report::empty(Status::Applied, Exit::Success);
+    report.notes = notes;
+    report.undid = Some(target.patch_id.clone());
+
+    let place = place_of(&repo, target)?;
+    let plan = match plan_undo(&repo, target, &place)? {
+        Ok(p) => p,
+        Err(paths) => {
+            report.changed_since = paths.clone();
+            report.fail(&Error::ChangedSince {
+                id: target.patch_id.clone(),
+                paths,
+            });
+            return Ok(report);
+        }
+    };
+    report.list_files(&plan);
+    if opts.dry_run {
+        report.status = Status::DryRun;
+        return Ok(report);
+    }
+    if mutex.is_none() {
+        let m = lock::acquire(&repo.git_dir)?;
+        if recover::pending(&repo.git, &repo.git_dir) {
+            recover::recover_all(&repo.git, &repo.git_dir)?;
+            return Err(Error::Recover {
+                id: "concurrent".into(),
+                message: "another patchgate run was interrupted while this undo was planning; it has been recovered".into(),
+                help: "re-run the undo: nothing of it was written".into(),
+            });
+        }
+        mutex = Some(m);
+    }
+    let _mutex = mutex;
+
+    let message = revert_message(target);
+    let base = match place.tip {
+        Some(t) => Some(repo.git.find_commit(t).map_err(Error::git)?),
+        None => None,
+    };
+    let meta = Meta {
+        kind: Kind::Undo,
+        undoes: Some(target.patch_id.clone()),
+        message: message.clone(),
+        moves: target
+            .moves
+            .iter()
+            .map(|m| Move {
+                from: m.to.clone(),
+                to: m.from.clone(),
+            })
+            .collect(),
+        time: history::now_secs(),
+    };
+    let done = run::run(
+        &repo,
+        run::Request {
+            mode: place.mode,
+            changes: &plan.changes,
+            base: base.as_ref(),
+            refname: place.refname.as_deref(),
+            old_tip: place.tip,
+            message: &message,
+            record_lines: Vec::new(),
+            record: None,
+            history: meta,
+        },
+    );
+    match done {
+        Ok(d) => {
+            if place.mode != Mode::Branch {
+                remove_emptied_dirs(&repo, &plan.changes);
+            }
+            report.notes.extend(d.notes);
+            report.patch_id = Some(d.id);
+            report.commit = d.commit.map(|o| o.to_string());
+            report.branch = place
+                .refname
+                .as_deref()
+                .and_then(|r| r.strip_prefix("refs/heads/").map(str::to_string));
+            report.status = if place.mode == Mode::Worktree {
+                Status::Applied
+            } else {
+                Status::Committed
+            };
+            Ok(report)
+        }
+        Err(run::Failed::Start(e)) => Err(e),
+        Err(run::Failed::Switch(e)) => {
+            report.files.clear();
+            report.fail(&e);
+            Ok(report)
+        }
+    }
+}
+
+/// The patch to undo: the one named (a full id or a unique prefix), else the newest applied
+/// patch still in effect.
+fn pick<'a>(
+    entries: &'a [Entry],
+    undone: &HashMap<String, String>,
+    id: Option<&str>,
+) -> Result<&'a Entry, Error> {
+    let recent = || {
+        let ids: Vec<String> = entries
+            .iter()
+            .rev()
+            .take(5)
+            .map(|e| format!("{} ({})", e.patch_id, e.subject()))
+            .collect();
+        if ids.is_empty() {
+            "the history is empty: no patch has been written in this working tree yet".to_string()
+        } else {
+            format!(
+                "recent patches, newest first: {}; `patchgate undo --list` shows them all",
+                ids.join(", ")
+            )
+        }
+    };
+    let Some(id) = id else {
+        return match entries
+            .iter()
+            .rev()
+            .find(|e| e.kind == Kind::Apply && !undone.contains_key(&e.patch_id))
+        {
+            Some(e) => Ok(e),
+            None if entries.is_empty() => Err(Error::NothingToUndo {
+                reason: "no patch has been written in this working tree yet".into(),
+                help: "`patchgate undo` reverts what `patchgate apply` wrote; the history keeps the last 50 patches".into(),
+            }),
+            None => Err(Error::NothingToUndo {
+                reason: "every patch in the history is already undone".into(),
+                help: format!("to redo, undo an undo by its id: {}", recent()),
+            }),
+        };
+    };
+    let exact = entries.iter().find(|e| e.patch_id == id);
+    let found = match exact {
+        Some(e) => e,
+        None => {
+            let matches: Vec<&Entry> = entries
+                .iter()
+                .filter(|e| !id.is_empty() && e.patch_id.starts_with(id))
+                .collect();
+            match matches.as_slice() {
+                [one] => *one,
+                _ => {
+                    return Err(Error::UnknownPatch {
+                        id: id.to_string(),
+                        help: recent(),
+                    });
+                }
+            }
+        }
+    };
+    if let Some(by) = undone.get(&found.patch_id) {
+        return Err(Error::AlreadyUndone {
+            id: found.patch_id.clone(),
+            by: by.clone(),
+        });
+    }
+    Ok(found)
+}
+
+/// Where the revert is written.
+struct Place {
+    mode: Mode,
+    /// The ref to move (commit modes).
+    refname: Option<String>,
+    /// Where it is now.
+    tip: Option<Oid>,
+}
+
+fn place_of(repo: &Repo, e: &Entry) -> Result<Place, Error> {
+    if e.mode == Mode::Worktree {
+        repo.require_workdir()?;
+        return Ok(Place {
+            mode: Mode::Worktree,
+            refname: None,
+            tip: None,
+        });
+    }
+    let Some(refname) = e.refname.clone() else {
+        return Err(Error::Git {
+            message: format!("the history entry of patch {} names no ref", e.patch_id),
+            help: "the entry is damaged; revert the commit by hand (`git revert`)".into(),
+        });
+    };
+    // The ref checked out here: the working tree and index follow, as with `apply --commit`.
+    if repo.workdir.is_some() {
+        let (head_ref, head_tip) = commit::head_target(&repo.git)?;
+        if head_ref == refname {
+            lock::check_index(&repo.git_dir)?;
+            return Ok(Place {
+                mode: Mode::Commit,
+                refname: Some(refname),
+                tip: head_tip,
+            });
+        }
+    }
+    if refname == "HEAD" {
+        return Err(Error::RefMoved {
+            refname,
+            detail: "the patch was committed on a detached HEAD that is no longer checked out"
+                .into(),
+        });
+    }
+    lock::check_branch_free(&repo.git, &refname)?;
+    let tip = repo
+        .git
+        .refname_to_id(&refname)
+        .map_err(|_| Error::RefMoved {
+            refname: refname.clone(),
+            detail: "the branch no longer exists".into(),
+        })?;
+    Ok(Place {
+        mode: Mode::Branch,
+        refname: Some(refname),
+        tip: Some(tip),
+    })
+}
+
+/// The changes that revert `e` at `place`, or the paths that no longer hold what it wrote.
+fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<String>>, Error> {
+    let tree = match place.tip {
+        Some(t) if place.mode != Mode::Worktree => Some(
+            repo.git
+                .find_commit(t)
+                .and_then(|c| c.tree())
+                .map_err(Error::git)?,
+        ),
+        _ => None,
+    };
+    let mut changed = Vec::new();
+    let mut changes = Vec::new();
+    for f in &e.files {
+        if matches!(f.old, State::Other) || matches!(f.new, State::Other) {
+            return Err(Error::Git {
+                message: format!(
+                    "patch {} changed {} from or to something that is not a file",
+                    e.patch_id, f.path
+                ),
+                help: "undo it by hand".into(),
+            });
+        }
+        let in_tree_ok = match &tree {
+            Some(t) => tree_holds(t, &f.path, &f.new),
+            None => true,
+        };
+        let current = match place.mode {
+            Mode::Branch => match &tree {
+                Some(t) => disk_in_tree(repo, t, &f.path)?,
+                None => Disk::Missing,
+            },
+            _ => crate::plan::disk_at(&repo.roots.abs(&f.path)),
+        };
+        if !in_tree_ok || !disk_holds(&current, &f.new) {
+            changed.push(f.path.clone());
+            continue;
+        }
+        let after = restore(repo, &f.old, &current)?;
+        if after != current {
+            changes.push(PathChange {
+                rel: f.path.clone(),
+                before: current,
+                after,
+            });
+        }
+    }
+    if !changed.is_empty() {
+        return Ok(Err(changed));
+    }
+    let files = file_changes(&changes, &e.moves);
+    Ok(Ok(Plan {
+        outcomes: Vec::new(),
+        changes,
+        files,
+        digests: Vec::new(),
+        patch_digest: None,
+        final_state: Vec::new(),
+    }))
+}
+
+/// Whether a path's state is the one recorded (by content; the mode is not compared).
+fn disk_holds(disk: &Disk, state: &State) -> bool {
+    match (state, disk) {
+        (State::Missing, Disk::Missing) => true,
+        (State::File { oid, .. }, Disk::File { bytes, .. }) => blob_id(bytes).to_string() == *oid,
+        (State::Symlink { oid }, Disk::Symlink { target }) => {
+            blob_id(target.as_os_str().as_encoded_bytes()).to_string() == *oid
+        }
+        _ => false,
+    }
+}
+
+fn tree_holds(tree: &git2::Tree, path: &str, state: &State) -> bool {
+    let entry = tree.get_path(Path::new(path)).ok();
+    match (state, entry) {
+        (State::Missing, None) => true,
+        (State::File { oid, .. }, Some(en)) => {
+            en.kind() == Some(git2::ObjectType::Blob)
+                && en.filemode() != 0o120000
+                && en.id().to_string() == *oid
+        }
+        (State::Symlink { oid }, Some(en)) => {
+            en.filemode() == 0o120000 && en.id().to_string() == *oid
+        }
+        _ => false,
+    }
+}
+
+fn blob(repo: &Repo, oid: &str) -> Result<Vec<u8>, Error> {
+    let o = Oid::from_str(oid).map_err(Error::git)?;
+    let b = repo.git.find_blob(o).map_err(|e| Error::Git {
+        message: format!("the content recorded for undo is gone from the object database: {}", e.message()),
+        help: "the history's pins under refs/patchgate/history/ were removed; this patch can only be reverted by hand".into(),
+    })?;
+    Ok(b.content().to_vec())
+}
+
+fn disk_in_tree(repo: &Repo, tree: &git2::Tree, path: &str) -> Result<Disk, Error> {
+    let Ok(en) = tree.get_path(Path::new(path)) else {
+        return Ok(Disk::Missing);
+    };
+    if en.kind() != Some(git2::ObjectType::Blob) {
+        return Ok(Disk::Other);
+    }
+    let bytes = blob(repo, &en.id().to_string())?;
+    Ok(match en.filemode() {
+        0o120000 => Disk::Symlink {
+            target: PathBuf::from(String::from_utf8_lossy(&bytes).into_owned()),
+        },
+        m => Disk::File {
+            bytes: Arc::new(bytes),
+            mode: if m & 0o111 != 0 { 0o755 } else { 0o644 },
+        },
+    })
+}
+
+/// The state to restore: the recorded one, with the mode the file has now when it still exists
+/// (the patch did not change modes; a later `chmod` is the user's).
+fn restore(repo: &Repo, state: &State, current: &Disk) -> Result<Disk, Error> {
+    Ok(match state {
+        State::Missing | State::Other => Disk::Missing,
+        State::File { oid, mode } => {
+            let mode = match current {
+                Disk::File { mode, .. } => *mode,
+                _ => *mode,
+            };
+            Disk::File {
+                bytes: Arc::new(blob(repo, oid)?),
+                mode,
+            }
+        }
+        State::Symlink { oid } => Disk::Symlink {
+            target: PathBuf::from(String::from_utf8_lossy(&blob(repo, oid)?).into_owned()),
+        },
+    })
+}
+
+/// The files as the report shows them: a move back is one entry, from where the patch moved it.
+fn file_changes(changes: &[PathChange], moves: &[Move]) -> Vec<FileChange> {
+    let by_path: HashMap<&str, &PathChange> = changes.iter().map(|c| (c.rel.as_str(), c)).collect();
+    let mut out = Vec::new();
+    let mut shown: Vec<&str> = Vec::new();
+    for m in moves {
+        if let (Some(to), Some(from)) = (by_path.get(m.to.as_str()), by_path.get(m.from.as_str()))
+            && from.before == Disk::Missing
+            && to.after == Disk::Missing
+        {
+            out.push(FileChange {
+                path: m.from.clone(),
+                from: Some(m.to.clone()),
+                change: ChangeKind::Renamed,
+                before: to.before.shared(),
+                after: from.after.shared(),
+            });
+            shown.extend([m.from.as_str(), m.to.as_str()]);
+        }
+    }
+    for c in changes {
+        if shown.contains(&c.rel.as_str()) {
+            continue;
+        }
+        let change = match (&c.before, &c.after) {
+            (Disk::Missing, _) => ChangeKind::Created,
+            (_, Disk::Missing) => ChangeKind::Deleted,
+            _ => ChangeKind::Modified,
+        };
+        out.push(FileChange {
+            path: c.rel.clone(),
+            from: None,
+            change,
+            before: c.before.shared(),
+            after: c.after.shared(),
+        });
+    }
+    out
+}
+
+/// `Revert "<subject>"` as git writes it, and `Reapply "<subject>"` for the revert of a revert.
+fn revert_message(e: &Entry) -> String {
+    let subject = e.subject();
+    let title = match subject
+        .strip_prefix("Revert \"")
+        .and_then(|s| s.strip_suffix('"'))
+    {
+        Some(inner) => format!("Reapply \"{inner}\""),
+        None => format!("Revert \"{subject}\""),
+    };
+    let what = match &e.commit {
+        Some(c) => format!("This reverts commit {c}."),
+        None => format!("This reverts patchgate patch {}.", e.patch_id),
+    };
+    format!("{title}\n\n{what}\n")
+}
+
+/// The directories that removing files left empty (a patch's created folders, usually), deepest
+/// first, up to the working tree's root. Best effort: git does not track directories, so one that
+/// stays behind changes nothing `git status` shows.
+fn remove_emptied_dirs(repo: &Repo, changes: &[PathChange]) {
+    let mut dirs: Vec<&Path> = changes
+        .iter()
+        .filter(|c| c.after == Disk::Missing)
+        .flat_map(|c| Path::new(&c.rel).ancestors().skip(1))
+        .filter(|d| !d.as_os_str().is_empty())
+        .collect();
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    dirs.dedup();
+    for d in dirs {
+        // Fails (and is meant to) on a directory that still holds anything.
+        let _ = std::fs::remove_dir(repo.roots.abs(&d.to_string_lossy()));
+    }
+}
