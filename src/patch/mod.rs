@@ -8,13 +8,17 @@
 //! edit-list  := [ entry* ]
 //! entry      := replace | group | create | delete | append | move
 //! replace    := { file_path, old_string, new_string, replace_all?: bool,
-//!                 start_line?: int >= 1, end_line?: int >= start_line }
-//! group      := { file_path, edits: [ { old_string, new_string, replace_all?, start_line?, end_line? }* ] }
+//!                 start_line?: int >= 1, end_line?: int >= start_line, within?: symbol }
+//! group      := { file_path, within?: symbol,
+//!                 edits: [ { old_string, new_string, replace_all?, start_line?, end_line?, within? }* ] }
 //! create     := { file_path, create: true, new_string }
 //! delete     := { file_path, delete: true }
 //! append     := { file_path, append: true, new_string }
-//! move       := { file_path, move_to, (old_string, new_string, replace_all?, start_line?, end_line?)? }
+//! move       := { file_path, move_to, (old_string, new_string, replace_all?, start_line?, end_line?, within?)? }
+//! symbol     := a definition's name with its enclosing names, `.` or `::` between them
 //! ```
+//!
+//! A group's `within` is the default of each grouped edit that has none.
 //!
 //! Two layers of errors, on purpose:
 //! - A document that is not a patch at all (syntax, unknown or duplicate keys, wrong types, empty
@@ -144,6 +148,8 @@ pub struct Replace {
     pub new: String,
     pub replace_all: bool,
     pub window: Option<LineWindow>,
+    /// Search only inside this symbol's definition (`Config.parse`), trimmed, never blank.
+    pub within: Option<String>,
     /// Where a converted hunk expects `old` to be. Never moves a match: it only picks one of
     /// several exact occurrences, or refuses an occurrence that is not at the end of the file.
     pub near: Option<Near>,

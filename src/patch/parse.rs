@@ -28,6 +28,7 @@ const EDIT_KEYS: &[&str] = &[
     "replace_all",
     "start_line",
     "end_line",
+    "within",
     "create",
     "delete",
     "append",
@@ -45,6 +46,7 @@ struct RawEdit {
     replace_all: Option<bool>,
     start_line: Option<Spanned<i64>>,
     end_line: Option<Spanned<i64>>,
+    within: Option<Spanned<String>>,
     create: Option<bool>,
     delete: Option<bool>,
     append: Option<bool>,
@@ -60,6 +62,7 @@ struct RawSubEdit {
     replace_all: Option<bool>,
     start_line: Option<Spanned<i64>>,
     end_line: Option<Spanned<i64>>,
+    within: Option<Spanned<String>>,
 }
 
 /// The document root: a bare list of edits, or a mapping with `message` and `edits`.
@@ -390,6 +393,8 @@ fn lower(raw: RawTop, source: PatchSource) -> Patch {
             check_path_text("file_path", e.file_path.as_ref().map(|p| p.value.as_str()));
 
         if let Some(subs) = e.edits {
+            // `within` on the group is every grouped edit's default scope.
+            let group_within = e.within;
             let others = [
                 e.old_string.is_some(),
                 e.new_string.is_some(),
@@ -403,8 +408,8 @@ fn lower(raw: RawTop, source: PatchSource) -> Patch {
             ];
             let group_problem = if others.iter().any(|x| *x) {
                 Some(
-                    "an entry with `edits` is a group: it takes only `file_path` and `edits`; put \
-                     old_string/new_string inside `edits`"
+                    "an entry with `edits` is a group: it takes only `file_path`, `edits` and \
+                     `within`; put old_string/new_string inside `edits`"
                         .to_string(),
                 )
             } else {
@@ -421,6 +426,7 @@ fn lower(raw: RawTop, source: PatchSource) -> Patch {
                         s.replace_all,
                         s.start_line,
                         s.end_line,
+                        s.within.or_else(|| group_within.clone()),
                     )
                     .and_then(|r| {
                         r.ok_or_else(|| {
@@ -491,13 +497,14 @@ fn lower_single(e: RawEdit) -> Result<Op, String> {
     let has_replace_keys = e.old_string.is_some()
         || e.replace_all.is_some()
         || e.start_line.is_some()
-        || e.end_line.is_some();
+        || e.end_line.is_some()
+        || e.within.is_some();
 
     if create || append {
         let what = if create { "create" } else { "append" };
         if has_replace_keys {
             return Err(format!(
-                "`{what}` takes `new_string` only; old_string/replace_all/start_line/end_line belong to a replacement"
+                "`{what}` takes `new_string` only; old_string/replace_all/start_line/end_line/within belong to a replacement"
             ));
         }
         let text = e
@@ -527,6 +534,7 @@ fn lower_single(e: RawEdit) -> Result<Op, String> {
             e.replace_all,
             e.start_line,
             e.end_line,
+            e.within,
         )?;
         return Ok(Op::Move {
             to: to.value,
@@ -536,7 +544,14 @@ fn lower_single(e: RawEdit) -> Result<Op, String> {
     if e.create == Some(false) || e.delete == Some(false) || e.append == Some(false) {
         // An explicit `false` is the default: fall through to a replacement.
     }
-    match lower_replace(e.old_string, e.new_string, e.replace_all, e.start_line, e.end_line)? {
+    match lower_replace(
+        e.old_string,
+        e.new_string,
+        e.replace_all,
+        e.start_line,
+        e.end_line,
+        e.within,
+    )? {
         Some(r) => Ok(Op::Replace(r)),
         None => Err("an edit needs `old_string` and `new_string` (or one of `create`, `delete`, `append`, `move_to`)".into()),
     }
@@ -549,8 +564,15 @@ fn lower_replace(
     replace_all: Option<bool>,
     start: Option<Spanned<i64>>,
     end: Option<Spanned<i64>>,
+    within: Option<Spanned<String>>,
 ) -> Result<Option<Replace>, String> {
-    if old.is_none() && new.is_none() && replace_all.is_none() && start.is_none() && end.is_none() {
+    if old.is_none()
+        && new.is_none()
+        && replace_all.is_none()
+        && start.is_none()
+        && end.is_none()
+        && within.is_none()
+    {
         return Ok(None);
     }
     let old = old
@@ -594,13 +616,35 @@ fn lower_replace(
             })
         }
     };
+    let within = match within.map(|w| w.value) {
+        None => None,
+        Some(w) => Some(check_within(w)?),
+    };
     Ok(Some(Replace {
         old,
         new,
         replace_all: replace_all.unwrap_or(false),
         window,
+        within,
         near: None,
     }))
+}
+
+/// A `within` symbol, trimmed: it must name something.
+fn check_within(w: String) -> Result<String, String> {
+    check_nul("within", &w)?;
+    let w = w.trim();
+    if w.split("::")
+        .flat_map(|p| p.split('.'))
+        .all(|seg| seg.trim().is_empty())
+    {
+        return Err(
+            "`within` names no symbol: give a function, method, class or type, nested with `.` \
+             or `::` (e.g. `Config.parse`)"
+                .into(),
+        );
+    }
+    Ok(w.to_string())
 }
 
 pub(super) fn check_nul(key: &str, s: &str) -> Result<(), String> {
@@ -657,6 +701,73 @@ mod tests {
             Ok(Op::Replace(r)) => assert!(r.replace_all),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn within_on_edits_groups_and_moves() {
+        let p = ok(concat!(
+            "- {file_path: a.py, old_string: x, new_string: y, within: ' Config.parse '}\n",
+            "- file_path: b.rs\n  within: Config\n  edits:\n",
+            "    - {old_string: x, new_string: y}\n",
+            "    - {old_string: z, new_string: w, within: 'Config::new'}\n",
+            "- {file_path: c.go, move_to: d.go, old_string: x, new_string: y, within: Server.Start}\n",
+        ));
+        let within: Vec<Option<&str>> = p
+            .edits
+            .iter()
+            .map(|e| match &e.op {
+                Ok(Op::Replace(r)) => r.within.as_deref(),
+                Ok(Op::Move {
+                    replace: Some(r), ..
+                }) => r.within.as_deref(),
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            within,
+            vec![
+                Some("Config.parse"),
+                Some("Config"),
+                Some("Config::new"),
+                Some("Server.Start")
+            ]
+        );
+    }
+
+    #[test]
+    fn within_without_a_replacement_or_a_name_is_invalid() {
+        let p = ok(concat!(
+            "- {file_path: a.py, old_string: x, new_string: y, within: ' :: . '}\n",
+            "- {file_path: a.py, create: true, new_string: y, within: f}\n",
+            "- {file_path: a.py, within: f}\n",
+            "- {file_path: a.py, within: f, edits: [{old_string: x, new_string: y, within: ''}]}\n",
+        ));
+        let errors: Vec<String> = p
+            .edits
+            .iter()
+            .map(|e| e.op.clone().expect_err("invalid"))
+            .collect();
+        assert!(
+            errors[0].starts_with("`within` names no symbol"),
+            "{}",
+            errors[0]
+        );
+        assert!(
+            errors[1].contains("within belong to a replacement"),
+            "{}",
+            errors[1]
+        );
+        assert!(
+            errors[2].starts_with("`old_string` is required"),
+            "{}",
+            errors[2]
+        );
+        // A grouped edit's own blank `within` is not replaced by the group's.
+        assert!(
+            errors[3].starts_with("`within` names no symbol"),
+            "{}",
+            errors[3]
+        );
     }
 
     #[test]

@@ -9,12 +9,15 @@ use serde_json::{Value, json};
 pub fn json_schema() -> Value {
     let path = json!({"type": "string", "minLength": 1,
         "description": "Path relative to the repository root, or absolute inside it."});
+    let within = json!({"type": "string", "minLength": 1, "pattern": "[^.:\\s]",
+        "description": "Search old_string only inside this symbol's definition: a function, method, class, struct, enum, impl, trait or interface, nested with `.` or `::` (`Config.parse`). Python, JavaScript, TypeScript, Rust and Go files."});
     let replacement_props = json!({
         "old_string": {"type": "string", "minLength": 1, "description": "Exact text to replace (must differ from new_string)."},
         "new_string": {"type": "string", "description": "Replacement text; empty deletes the match."},
         "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence instead of requiring exactly one."},
         "start_line": {"type": "integer", "minimum": 1, "description": "Search only from this 1-based line (inclusive)."},
-        "end_line": {"type": "integer", "minimum": 1, "description": "Search only up to this 1-based line (inclusive)."}
+        "end_line": {"type": "integer", "minimum": 1, "description": "Search only up to this 1-based line (inclusive)."},
+        "within": within.clone()
     });
     let mut replace_props = replacement_props.clone();
     replace_props["file_path"] = path.clone();
@@ -29,7 +32,7 @@ pub fn json_schema() -> Value {
              "required": ["file_path", "old_string", "new_string"], "properties": replace_props},
             {"title": "group", "type": "object", "additionalProperties": false,
              "required": ["file_path", "edits"],
-             "properties": {"file_path": path, "edits": {"type": "array", "items": {
+             "properties": {"file_path": path, "within": within, "edits": {"type": "array", "items": {
                  "type": "object", "additionalProperties": false,
                  "required": ["old_string", "new_string"], "properties": replacement_props}}}},
             {"title": "create", "type": "object", "additionalProperties": false,

@@ -16,6 +16,7 @@ pub mod doc;
 mod near;
 pub mod paths;
 pub mod record;
+mod scope;
 pub mod suggest;
 
 use std::collections::HashMap;
@@ -953,21 +954,9 @@ fn read_disk(path: &std::path::Path) -> (Content, Disk) {
 fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenient: bool) -> Step {
     let old = fold_eol(&r.old);
     let new = fold_eol(&r.new);
-    let window = match r.window {
-        None => 0..doc.text().len(),
-        Some(w) => match doc.window_range(w) {
-            Some(range) => range,
-            None => {
-                return Step::msg(
-                    EditStatus::NotFound,
-                    format!(
-                        "start_line {} is past the end of {shown}, which has {} lines",
-                        w.start,
-                        doc.line_count()
-                    ),
-                );
-            }
-        },
+    let scope = match scope::resolve(doc, shown, r) {
+        Ok(s) => s,
+        Err(step) => return *step,
     };
     if old.is_empty() {
         return fill_empty(doc, shown, &new, recorded);
@@ -975,15 +964,16 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
     let text = doc.text();
     // Ambiguity counts overlapping occurrences too (`}\n}\n` twice in `}\n}\n}\n`): replacing "the
     // first" of two overlapping matches is exactly the silent wrong-place edit to refuse.
-    let matches: Vec<Range<usize>> = if r.replace_all {
-        memchr::memmem::find_iter(text[window.clone()].as_bytes(), old.as_bytes())
-            .map(|i| window.start + i..window.start + i + old.len())
-            .collect()
-    } else {
-        overlapping_matches(&text[window.clone()], &old)
-            .map(|i| window.start + i..window.start + i + old.len())
-            .collect()
-    };
+    let mut matches: Vec<Range<usize>> = Vec::new();
+    for window in &scope.ranges {
+        let hay = &text[window.clone()];
+        let at = |i: usize| window.start + i..window.start + i + old.len();
+        if r.replace_all {
+            matches.extend(memchr::memmem::find_iter(hay.as_bytes(), old.as_bytes()).map(at));
+        } else {
+            matches.extend(overlapping_matches(hay, &old).map(at));
+        }
+    }
 
     // A retry: the edit is on record, and what is left of old_string is only inside new_string.
     if recorded && (new.is_empty() || text.contains(new.as_ref())) {
@@ -1027,7 +1017,7 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
         _ => matches,
     };
     match matches.len() {
-        0 => miss(doc, shown, r, &old, &new, lenient),
+        0 => miss(doc, shown, r, &scope, &old, &new, lenient),
         1 => {
             let lines = vec![doc.line_range(&matches[0])];
             doc.replace(matches[0].clone(), &new);
@@ -1044,8 +1034,9 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
             let mut s = Step::new(EditStatus::Ambiguous);
             s.lines = matches.iter().map(|m| doc.line_range(m)).collect();
             s.message = Some(format!(
-                "old_string occurs {n} times in {shown}: add surrounding lines to make it unique, \
-                 narrow the search with start_line/end_line, or set replace_all: true"
+                "old_string occurs {n} times in {shown}{}: add surrounding lines to make it unique, \
+                 narrow the search with start_line/end_line, or set replace_all: true",
+                scope.inside
             ));
             s.snippet = Some(Snippet {
                 path: shown.to_string(),
@@ -1098,11 +1089,18 @@ fn overlapping_matches<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item 
 }
 
 /// No exact match: apply a unique relaxed match under `--lenient`, otherwise explain the miss.
-fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenient: bool) -> Step {
-    let line_window = r.window.map(|w| (w.start, w.end.unwrap_or(usize::MAX)));
+fn miss(
+    doc: &mut TextDoc,
+    shown: &str,
+    r: &Replace,
+    scope: &scope::Scope,
+    old: &str,
+    new: &str,
+    lenient: bool,
+) -> Step {
     let mut not_reindentable = false;
     if lenient {
-        match suggest::relaxed_match(doc.text(), old, new, line_window) {
+        match scope::relaxed(doc, old, new, r, scope) {
             RelaxedOutcome::Unique(m) => {
                 let kind = match m.kind {
                     CandidateKind::Unicode => MatchKind::Unicode,
@@ -1130,8 +1128,9 @@ fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenie
                 let mut s = Step::new(EditStatus::Ambiguous);
                 s.lines = ranges;
                 s.message = Some(format!(
-                    "old_string is not in {shown} exactly, and matches {} places once whitespace is ignored; \
+                    "old_string is not in {shown}{} exactly, and matches {} places once whitespace is ignored; \
                      add surrounding lines or use start_line/end_line",
+                    scope.inside,
                     s.lines.len()
                 ));
                 return s;
@@ -1140,8 +1139,8 @@ fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenie
             RelaxedOutcome::None => {}
         }
     }
+    let candidates = scope::diagnose(doc, old, scope);
     let text = doc.text();
-    let candidates = suggest::diagnose(text, old, 3);
     let mut s = Step::new(EditStatus::NotFound);
     s.suggestions = candidates
         .iter()
@@ -1161,6 +1160,7 @@ fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenie
             None => msg.push_str(&format!(" from line {} on", w.start)),
         }
     }
+    msg.push_str(&scope.inside);
     match candidates.first() {
         Some(c) if c.kind != CandidateKind::Fuzzy => {
             let what = if c.kind == CandidateKind::Whitespace {
@@ -1169,15 +1169,23 @@ fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenie
                 "typographic characters (quotes, dashes, spaces) and whitespace"
             };
             // --lenient only looks inside the line window, so only a candidate there is advice.
-            let in_window = r
-                .window
-                .is_none_or(|w| c.start_line >= w.start && w.end.is_none_or(|e| c.end_line <= e));
+            let in_window = if scope.symbol {
+                scope.holds_lines(doc, c.start_line, c.end_line)
+            } else {
+                r.window.is_none_or(|w| {
+                    c.start_line >= w.start && w.end.is_none_or(|e| c.end_line <= e)
+                })
+            };
             msg.push_str(&format!(
                 "; lines {}-{} differ from it only in {what}: copy the exact text from the suggestion",
                 c.start_line, c.end_line,
             ));
             if !in_window {
-                msg.push_str(" (they lie outside start_line/end_line: check the line window)");
+                msg.push_str(if scope.symbol {
+                    " (they lie outside the search scope: check `within` and the line window)"
+                } else {
+                    " (they lie outside start_line/end_line: check the line window)"
+                });
             } else if !lenient {
                 msg.push_str(", or re-run with --lenient to apply it re-indented");
             } else if not_reindentable {
@@ -1194,6 +1202,9 @@ fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenie
             c.similarity * 100.0
         )),
         None => msg.push_str("; nothing similar was found: check file_path and re-read the file"),
+    }
+    if let Some(note) = scope::outside_note(doc, old, scope) {
+        msg.push_str(&note);
     }
     if !new.is_empty() {
         let spots: Vec<(usize, usize)> = text

@@ -194,6 +194,7 @@ mod tests {
                 new: new.into(),
                 replace_all: false,
                 window: None,
+                within: None,
                 near: None,
             })
         };

@@ -234,6 +234,7 @@ pub(super) fn replace_op(old: String, new: String, near: Option<Near>) -> Result
         new,
         replace_all: false,
         window: None,
+        within: None,
         near,
     }))
 }

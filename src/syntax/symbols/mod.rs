@@ -11,8 +11,11 @@
 //!   when it declares one name.
 //! - `qualified` joins the enclosing names with the language's separator: `.` for Python,
 //!   JS/TS and Go methods (`Config.parse`), `::` for Rust (`Config::parse`, `net::Config`).
+//! - [`lookup`] sees more: it also walks function bodies, for `within` on nested functions.
 //! - Uses are identifier-like leaves (variables, types, fields, properties), never text in
 //!   comments or strings; the name node of each definition is not a use of it.
+
+pub mod lookup;
 
 use std::collections::HashSet;
 
@@ -144,8 +147,16 @@ struct Collector<'a> {
     lang: Language,
     text: &'a str,
     defs: Vec<Definition>,
+    /// Per definition (same index): the path its members are qualified with. Equal to
+    /// `qualified` except for a Rust impl, whose `qualified` names the trait too.
+    paths: Vec<String>,
     /// Start bytes of the definitions' name nodes.
     names: HashSet<usize>,
+    /// Also walk function bodies (nested functions and classes), for symbol lookup.
+    nested: bool,
+    /// Indexes of the definitions that are overload declarations (TypeScript signatures,
+    /// Python `@overload`): parts of the one function they declare, for symbol lookup.
+    overloads: HashSet<usize>,
 }
 
 impl<'a> Collector<'a> {
@@ -154,7 +165,10 @@ impl<'a> Collector<'a> {
             lang,
             text,
             defs: Vec::new(),
+            paths: Vec::new(),
             names: HashSet::new(),
+            nested: false,
+            overloads: HashSet::new(),
         }
     }
 
@@ -208,7 +222,27 @@ impl<'a> Collector<'a> {
             start_byte: start.start_byte(),
             end_byte: span.end_byte(),
         });
+        self.paths.push(qualified.clone());
         qualified
+    }
+
+    /// In nested mode, the definitions inside a function's body, qualified by the function.
+    fn body(&mut self, body: Option<Node>, qualified: &str) {
+        if let Some(body) = body.filter(|_| self.nested) {
+            self.scope(body, qualified, Container::Module);
+        }
+    }
+
+    /// `@overload` or `@typing.overload` among a decorated definition's decorators.
+    fn is_overload(&self, decorated: Node) -> bool {
+        let mut cursor = decorated.walk();
+        decorated
+            .named_children(&mut cursor)
+            .filter(|d| d.kind() == "decorator")
+            .any(|d| {
+                let t = self.text_of(d).trim_start_matches('@').trim();
+                t == "overload" || t.ends_with(".overload")
+            })
     }
 
     /// Where a definition starts when moved: Rust attributes directly above it belong to it.
@@ -257,7 +291,11 @@ impl<'a> Collector<'a> {
                     } else {
                         DefKind::Function
                     };
-                    self.add(kind, name, span, prefix);
+                    if span.kind() == "decorated_definition" && self.is_overload(span) {
+                        self.overloads.insert(self.defs.len());
+                    }
+                    let q = self.add(kind, name, span, prefix);
+                    self.body(node.child_by_field_name("body"), &q);
                 }
             }
             "class_definition" => {
@@ -325,7 +363,16 @@ impl<'a> Collector<'a> {
                 "function_declaration" | "generator_function_declaration" | "function_signature",
                 Some(n),
             ) => {
-                self.add(DefKind::Function, n, span, prefix);
+                if node.kind() == "function_signature" {
+                    self.overloads.insert(self.defs.len());
+                }
+                let q = self.add(DefKind::Function, n, span, prefix);
+                self.body(node.child_by_field_name("body"), &q);
+            }
+            // An overload of a class method: only for lookup, as part of the method.
+            ("method_signature", Some(n)) if self.nested && container == Container::Class => {
+                self.overloads.insert(self.defs.len());
+                self.add(DefKind::Method, n, span, prefix);
             }
             ("class_declaration" | "abstract_class_declaration" | "class", Some(n)) => {
                 let q = self.add(DefKind::Class, n, span, prefix);
@@ -336,7 +383,24 @@ impl<'a> Collector<'a> {
             ("method_definition" | "abstract_method_signature", Some(n))
                 if container == Container::Class =>
             {
-                self.add(DefKind::Method, n, span, prefix);
+                let q = self.add(DefKind::Method, n, span, prefix);
+                self.body(node.child_by_field_name("body"), &q);
+            }
+            // `handle = () => {}` in a class body: a method in all but syntax. Only for lookup:
+            // the reference check leaves class fields alone.
+            ("field_definition" | "public_field_definition", _)
+                if self.nested && container == Container::Class =>
+            {
+                let name = node
+                    .child_by_field_name("property")
+                    .or_else(|| node.child_by_field_name("name"));
+                let value = node.child_by_field_name("value");
+                if let (Some(n), Some(v)) = (name, value)
+                    && is_function_value(v.kind())
+                {
+                    let q = self.add(DefKind::Method, n, span, prefix);
+                    self.body(v.child_by_field_name("body"), &q);
+                }
             }
             ("interface_declaration", Some(n)) => {
                 self.add(DefKind::Interface, n, span, prefix);
@@ -383,22 +447,18 @@ impl<'a> Collector<'a> {
                     else {
                         continue;
                     };
-                    let function = d.child_by_field_name("value").is_some_and(|v| {
-                        matches!(
-                            v.kind(),
-                            "arrow_function"
-                                | "function_expression"
-                                | "function"
-                                | "generator_function"
-                        )
-                    });
+                    let value = d.child_by_field_name("value");
+                    let function = value.is_some_and(|v| is_function_value(v.kind()));
                     let kind = match (function, is_const) {
                         (true, _) => DefKind::Function,
                         (false, true) => DefKind::Constant,
                         (false, false) => continue,
                     };
                     // With several names in one statement each covers only its declarator.
-                    self.add(kind, n, if single { span } else { d }, prefix);
+                    let q = self.add(kind, n, if single { span } else { d }, prefix);
+                    if function {
+                        self.body(value.and_then(|v| v.child_by_field_name("body")), &q);
+                    }
                 }
             }
             _ => {}
@@ -414,7 +474,8 @@ impl<'a> Collector<'a> {
                 } else {
                     DefKind::Function
                 };
-                self.add(kind, n, node, prefix);
+                let q = self.add(kind, n, node, prefix);
+                self.body(node.child_by_field_name("body"), &q);
             }
             ("struct_item" | "union_item", Some(n)) => {
                 self.add(DefKind::Struct, n, node, prefix);
@@ -547,6 +608,13 @@ fn base_type_name(ty: Node) -> Option<Node> {
             .and_then(base_type_name),
         _ => None,
     }
+}
+
+fn is_function_value(kind: &str) -> bool {
+    matches!(
+        kind,
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    )
 }
 
 /// `MAX_SIZE`, `DEFAULT_2`: Python's convention for a module constant.
