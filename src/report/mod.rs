@@ -10,10 +10,12 @@ mod checks;
 mod diff;
 mod human;
 mod markdown;
+mod schema;
 
 pub use diff::unified_diff;
 pub use human::render_human;
 pub use markdown::render_markdown;
+pub use schema::json_schema;
 
 use serde::Serialize;
 
