@@ -71,7 +71,8 @@ fn rmcp_client_initialize_list_miss_retry_check_and_refusal() {
     runtime().block_on(async {
         let client = connect(&dir).await;
         let info = client.peer_info().expect("server info");
-        assert_eq!(info.server_info.name, "patchgate");
+        let server = info.server_info.as_ref().expect("server info");
+        assert_eq!(server.name, "patchgate");
 
         let tools = client.list_tools(None).await.expect("tools/list").tools;
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
