@@ -50,7 +50,10 @@ async fn connect(dir: &Path) -> Client {
 async fn call(client: &Client, name: &'static str, a: Value) -> CallToolResult {
     let mut params = CallToolRequestParams::new(name);
     params.arguments = Some(args(a));
-    client.call_tool(params).await.expect("a tool result, not a protocol error")
+    client
+        .call_tool(params)
+        .await
+        .expect("a tool result, not a protocol error")
 }
 
 fn text_of(r: &CallToolResult) -> String {
@@ -78,13 +81,26 @@ fn rmcp_client_initialize_list_miss_retry_check_and_refusal() {
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         assert_eq!(names, ["apply_patch", "check", "detect"]);
         for t in &tools {
-            assert_eq!(t.input_schema.get("type"), Some(&json!("object")), "{}", t.name);
+            assert_eq!(
+                t.input_schema.get("type"),
+                Some(&json!("object")),
+                "{}",
+                t.name
+            );
             assert!(t.output_schema.is_some(), "{} has no output schema", t.name);
             let d = t.description.as_deref().unwrap_or_default();
             assert!(d.len() > 80, "{}: {d}", t.name);
         }
         let apply_props = &tools[0].input_schema["properties"];
-        for p in ["patch", "patch_text", "dry_run", "checks", "gate", "fix", "branch"] {
+        for p in [
+            "patch",
+            "patch_text",
+            "dry_run",
+            "checks",
+            "gate",
+            "fix",
+            "branch",
+        ] {
             assert!(apply_props.get(p).is_some(), "apply_patch lacks `{p}`");
         }
 
@@ -120,7 +136,12 @@ fn rmcp_client_initialize_list_miss_retry_check_and_refusal() {
         // `check` on a staged file with a syntax error: isError, the built-in syntax gate names it.
         repo.write("broken.py", "def broken(:\n    pass\n");
         git(repo.path(), &["add", "broken.py"]);
-        let r = call(&client, "check", json!({"staged": true, "checks": "syntax"})).await;
+        let r = call(
+            &client,
+            "check",
+            json!({"staged": true, "checks": "syntax"}),
+        )
+        .await;
         assert_eq!(r.is_error, Some(true), "{}", text_of(&r));
         let s = structured(&r);
         assert_eq!(s["status"], "checks_failed");
@@ -132,14 +153,19 @@ fn rmcp_client_initialize_list_miss_retry_check_and_refusal() {
         for (tool, a) in [
             ("check", json!({"paths": ["../"]})),
             ("detect", json!({"path": "/etc"})),
-            ("apply_patch", json!({"repository": outside, "patch": {"edits": []}})),
+            (
+                "apply_patch",
+                json!({"repository": outside, "patch": {"edits": []}}),
+            ),
         ] {
             let r = call(&client, tool, a).await;
             assert_eq!(r.is_error, Some(true), "{tool}: {}", text_of(&r));
             let err = &structured(&r)["error"];
             assert_eq!(err["kind"], "usage", "{tool}: {err}");
             assert!(
-                err["message"].as_str().is_some_and(|m| m.contains("outside")),
+                err["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("outside")),
                 "{tool}: {err}"
             );
         }
@@ -186,9 +212,11 @@ fn stdout_carries_only_json_rpc_messages() {
     let mut send = |v: Value| {
         writeln!(stdin, "{v}").expect("write");
     };
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"}}}));
+        "clientInfo": {"name": "raw", "version": "0"}}}),
+    );
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let file = if node { "src/app.js" } else { "app.py" };
     let (old, new) = if node {
@@ -196,11 +224,15 @@ fn stdout_carries_only_json_rpc_messages() {
     } else {
         ("'Hello, '", "'Hi, '")
     };
-    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "apply_patch", "arguments": {"patch": {"edits": [
-            {"file_path": file, "old_string": old, "new_string": new}]}}}}));
-    send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-        "name": "no_such_tool", "arguments": {}}}));
+            {"file_path": file, "old_string": old, "new_string": new}]}}}}),
+    );
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "no_such_tool", "arguments": {}}}),
+    );
     let mut out = BufReader::new(child.stdout.take().expect("stdout"));
     let mut ids = Vec::new();
     let mut line = String::new();
@@ -217,7 +249,10 @@ fn stdout_carries_only_json_rpc_messages() {
                 assert_eq!(msg["result"]["isError"], false, "{msg}");
             }
             if id == 3 {
-                assert!(msg.get("error").is_some(), "an unknown tool is a protocol error");
+                assert!(
+                    msg.get("error").is_some(),
+                    "an unknown tool is a protocol error"
+                );
             }
         }
     }
@@ -265,7 +300,10 @@ fn node_children(pid: u32) -> Vec<u32> {
         let Some((head, rest)) = stat.rsplit_once(')') else {
             continue;
         };
-        let ppid = rest.split_whitespace().nth(1).and_then(|s| s.parse::<u32>().ok());
+        let ppid = rest
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse::<u32>().ok());
         if ppid == Some(pid) && head.ends_with("(node") {
             out.push(p);
         }
@@ -306,9 +344,16 @@ fn node_hosts_stay_warm_restart_on_config_change_and_die_with_the_server() {
             .iter()
             .filter_map(|c| c["checker"].as_str())
             .collect();
-        assert!(checkers.contains(&"eslint") && checkers.contains(&"prettier"), "{checkers:?}");
+        assert!(
+            checkers.contains(&"eslint") && checkers.contains(&"prettier"),
+            "{checkers:?}"
+        );
         let first = node_children(server);
-        assert_eq!(first.len(), 2, "one host each for eslint and prettier: {first:?}");
+        assert_eq!(
+            first.len(),
+            2,
+            "one host each for eslint and prettier: {first:?}"
+        );
 
         let r = call(&client, "apply_patch", edit("b + a", "a + b")).await;
         assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
@@ -320,22 +365,37 @@ fn node_hosts_stay_warm_restart_on_config_change_and_die_with_the_server() {
             "import js from \"@eslint/js\";\n\nexport default [js.configs.recommended, \
              {rules: {\"no-var\": \"error\"}}];\n",
         );
-        let r = call(&client, "apply_patch", edit("return a + b;", "var s = a + b;\n  return s;"))
-            .await;
-        assert_eq!(r.is_error, Some(true), "the new rule was not seen: {}", text_of(&r));
+        let r = call(
+            &client,
+            "apply_patch",
+            edit("return a + b;", "var s = a + b;\n  return s;"),
+        )
+        .await;
+        assert_eq!(
+            r.is_error,
+            Some(true),
+            "the new rule was not seen: {}",
+            text_of(&r)
+        );
         let found = structured(&r)["checks"].to_string();
         assert!(found.contains("no-var"), "{found}");
         let third = node_children(server);
         assert_eq!(third.len(), 2, "{third:?}");
         assert_ne!(third, first, "the eslint host kept its old config");
-        assert!(third.iter().any(|p| first.contains(p)), "prettier's host was restarted too");
+        assert!(
+            third.iter().any(|p| first.contains(p)),
+            "prettier's host was restarted too"
+        );
 
         client.cancel().await.expect("close");
         for pid in third {
             let gone = (0..100).any(|_| {
                 std::thread::sleep(std::time::Duration::from_millis(50));
-                std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                    .map_or(true, |s| s.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('Z')))
+                std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
+                    s.rsplit(')')
+                        .next()
+                        .is_some_and(|r| r.trim_start().starts_with('Z'))
+                })
             });
             assert!(gone, "node host {pid} outlived the server");
         }
@@ -352,7 +412,10 @@ fn python_mcp_client_runs_the_sequence() {
             .output()
             .is_ok_and(|o| o.status.success());
     if !has_mcp {
-        let why = format!("the Python mcp package is not installed in {}", python.display());
+        let why = format!(
+            "the Python mcp package is not installed in {}",
+            python.display()
+        );
         assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
         eprintln!("SKIPPED: {why} (run scripts/install-checkers)");
         return;
