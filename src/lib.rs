@@ -9,6 +9,7 @@
 //! - [`checks`], [`verify`]: the gate over the patched state;
 //! - [`txn`]: the verified plan written back atomically;
 //! - [`report`]: the outcome as JSON, markdown or human diagnostics;
+//! - [`mcp`]: the Model Context Protocol server around the same pipeline;
 //! - [`cli`]: the command line around them ([`mod@apply`] is the pipeline driver);
 //! - [`mod@undo`]: a written patch reverted from the history, as a transaction of its own.
 
@@ -16,6 +17,7 @@ pub mod apply;
 pub mod checks;
 pub mod cli;
 pub mod error;
+pub mod mcp;
 pub mod patch;
 pub mod plan;
 pub mod project;

@@ -16,6 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod session;
+pub use session::{Session, SessionError};
+
 /// The inherited variables that change which repository, index or worktree git acts on.
 pub const GIT_LOCATION_VARS: &[&str] = &[
     "GIT_DIR",
@@ -129,16 +132,13 @@ impl Cmd {
         self
     }
 
-    /// Runs to completion or until the timeout, which kills the whole process group.
-    pub fn run(&self) -> Result<Output, RunError> {
+    /// The `Command` every child of patchgate is started with: explicit cwd, its own process
+    /// group, piped stdout and stderr, the `GIT_*` location variables scrubbed unless kept.
+    fn command(&self, stdin: Stdio) -> Command {
         let mut c = Command::new(&self.program);
         c.args(&self.args)
             .current_dir(&self.cwd)
-            .stdin(if self.stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
@@ -153,6 +153,16 @@ impl Cmd {
                 None => c.env_remove(k),
             };
         }
+        c
+    }
+
+    /// Runs to completion or until the timeout, which kills the whole process group.
+    pub fn run(&self) -> Result<Output, RunError> {
+        let mut c = self.command(if self.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        });
         let start = Instant::now();
         let mut child = c.spawn().map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => RunError::NotFound(self.program.clone()),
@@ -220,7 +230,7 @@ impl Cmd {
     }
 }
 
-fn kill_group(pgid: i32) {
+pub(crate) fn kill_group(pgid: i32) {
     // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
     unsafe {
         libc::kill(-pgid, libc::SIGKILL);

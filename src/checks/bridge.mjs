@@ -1,7 +1,12 @@
 // patchgate's node bridge: runs the project's own eslint or prettier, through their APIs, on
 // in-memory file contents, all files of a batch in this one process (node startup costs ~0.3 s).
 //
-// Usage: node bridge.mjs <input.json>
+// Usage: node bridge.mjs <input.json>      one batch, then exit
+//        node bridge.mjs --serve             a warm host (patchgate mcp): one request per line on
+//                                            stdin (the input document plus "id"), one answer line
+//                                            per request on stdout (the output document plus
+//                                            "id"); the loaded tools and eslint engines stay in
+//                                            memory; exits when stdin closes (its server is gone).
 //   input:  {"tool": "eslint"|"prettier", "moduleDir", "projectRoot", "ignoreFiles": [..],
 //            "files": [{"path", "text"}]}
 //   output: ONE line of JSON on stdout, the last line written:
@@ -11,6 +16,7 @@
 // Results are in the order of the input files.
 import fs from "node:fs";
 import path from "node:path";
+import readline from "node:readline";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 
@@ -62,10 +68,13 @@ function member(mod, name) {
   return mod[name] ?? mod.default?.[name];
 }
 
-async function eslint(mod, input) {
+function newEngine(mod, input) {
   const ESLint = member(mod, "ESLint");
   if (typeof ESLint !== "function") throw new Error("this eslint has no ESLint class");
-  const engine = new ESLint({ cwd: input.projectRoot });
+  return new ESLint({ cwd: input.projectRoot });
+}
+
+async function eslint(mod, input, engine = newEngine(mod, input)) {
   const results = [];
   for (const f of input.files) {
     // isPathIgnored is also true for a file no config block matches (e.g. .ts with @eslint/js).
@@ -92,6 +101,8 @@ async function prettier(mod, input) {
   const resolveConfig = member(mod, "resolveConfig");
   const format = member(mod, "format");
   if (typeof format !== "function") throw new Error("this prettier has no format()");
+  // A warm host must see config files created or edited since its last batch.
+  await member(mod, "clearConfigCache")?.();
   const results = [];
   for (const f of input.files) {
     // Config or ignore-file errors here concern the whole project: let them fail the batch.
@@ -112,11 +123,45 @@ async function prettier(mod, input) {
   return results;
 }
 
-try {
-  const input = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-  const { mod, version } = await loadTool(input.moduleDir);
-  const run = input.tool === "eslint" ? eslint : prettier;
-  emit({ ok: true, version, results: await run(mod, input) });
-} catch (e) {
-  emit({ ok: false, error: String(e?.message ?? e) });
+async function serve() {
+  const tools = new Map(); // moduleDir -> { mod, version }
+  const engines = new Map(); // moduleDir + projectRoot -> ESLint (its configs stay loaded)
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    let id = null;
+    let doc;
+    try {
+      const input = JSON.parse(line);
+      id = input.id ?? null;
+      if (!tools.has(input.moduleDir)) tools.set(input.moduleDir, await loadTool(input.moduleDir));
+      const { mod, version } = tools.get(input.moduleDir);
+      let results;
+      if (input.tool === "eslint") {
+        const key = input.moduleDir + "\0" + input.projectRoot;
+        if (!engines.has(key)) engines.set(key, newEngine(mod, input));
+        results = await eslint(mod, input, engines.get(key));
+      } else {
+        results = await prettier(mod, input);
+      }
+      doc = { ok: true, version, results };
+    } catch (e) {
+      doc = { ok: false, error: String(e?.message ?? e) };
+    }
+    process.stdout.write(JSON.stringify({ pid: process.pid, id, ...doc }) + "\n");
+  }
+  process.exit(0);
+}
+
+if (process.argv[2] === "--serve") {
+  await serve();
+} else {
+  try {
+    const input = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+    const { mod, version } = await loadTool(input.moduleDir);
+    const run = input.tool === "eslint" ? eslint : prettier;
+    emit({ ok: true, version, results: await run(mod, input) });
+  } catch (e) {
+    emit({ ok: false, error: String(e?.message ?? e) });
+  }
 }

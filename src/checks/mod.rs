@@ -23,6 +23,7 @@ pub mod custom;
 pub mod finding;
 pub mod gate;
 pub mod node;
+pub mod node_host;
 pub mod package;
 pub mod parse;
 pub mod references;

@@ -8,7 +8,8 @@
 //! embedded here) loads the tool's API in ONE node process and hands it each file's text
 //! together with its REAL path, so configs, eslint `ignores` and `.prettierignore` are resolved
 //! exactly as for the file on disk. The batch reaches the bridge as a JSON file in the caller's
-//! scratch directory (children of [`Cmd`] get a null stdin by default).
+//! scratch directory (children of [`Cmd`] get a null stdin by default). A long-running server
+//! (`patchgate mcp`) keeps the bridge running between batches instead ([`super::node_host`]).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -168,15 +169,6 @@ pub fn run(
         return Ok(Vec::new());
     }
     let failed = |what: &str, e: &dyn std::fmt::Display| NodeError::Failed(format!("{what}: {e}"));
-    // A private directory per call: batches may run concurrently in the same scratch dir (which
-    // does not exist yet on a repository's first run).
-    std::fs::create_dir_all(scratch)
-        .map_err(|e| failed("cannot create a scratch directory", &e))?;
-    let dir = tempfile::Builder::new()
-        .prefix("node-bridge-")
-        .tempdir_in(scratch)
-        .map_err(|e| failed("cannot create a scratch directory", &e))?;
-    let (bridge, input) = (dir.path().join("bridge.mjs"), dir.path().join("input.json"));
     let doc = serde_json::json!({
         "tool": name,
         "moduleDir": module_dir.to_string_lossy(),
@@ -186,33 +178,23 @@ pub fn run(
             .map(|f| serde_json::json!({"path": f.path.to_string_lossy(), "text": f.text}))
             .collect::<Vec<_>>(),
     });
-    std::fs::write(&bridge, BRIDGE).map_err(|e| failed("cannot write the bridge", &e))?;
-    std::fs::write(&input, doc.to_string()).map_err(|e| failed("cannot write the input", &e))?;
     #[cfg(test)]
     BRIDGES.with_borrow_mut(|b| b.push(0));
-    let out = Cmd::new("node", project_root)
-        .args([&bridge, &input])
-        .timeout(timeout)
-        .run()
-        .map_err(|e| match e {
-            RunError::NotFound(_) => NodeError::Missing("node not found on PATH".into()),
-            e => failed("node", &e),
-        })?;
-    if out.timed_out {
-        return Err(NodeError::Timeout);
-    }
-    // The document is the last line; anything before it is stray output we do not own.
-    let stdout = out.stdout_str();
-    let last = stdout.lines().rev().find(|l| !l.trim().is_empty());
-    let Some(doc) = last.and_then(|l| serde_json::from_str::<BridgeDoc>(l).ok()) else {
-        // Only a crash of node itself gets here (the bridge reports errors it can catch).
-        let why = out
-            .stderr_str()
-            .trim()
-            .chars()
-            .take(4000)
-            .collect::<String>();
-        return Err(failed(&format!("{name} (node exit {:?})", out.code), &why));
+    let doc = if super::node_host::warm() {
+        let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
+        let line = super::node_host::request(
+            tool,
+            module_dir,
+            project_root,
+            &doc,
+            &paths,
+            BRIDGE,
+            timeout,
+        )?;
+        serde_json::from_str::<BridgeDoc>(&line)
+            .map_err(|e| failed(&format!("{name} (the node host's answer)"), &e))?
+    } else {
+        one_shot(name, project_root, &doc, scratch, timeout)?
     };
     #[cfg(test)]
     BRIDGES.with_borrow_mut(|b| b.last_mut().map(|p| *p = doc.pid));
@@ -239,6 +221,56 @@ pub fn run(
         }
     });
     Ok(results.collect())
+}
+
+/// One node process for one batch: the input as a file in a private scratch directory (children
+/// of [`Cmd`] get a null stdin), the answer on the last line of stdout.
+fn one_shot(
+    name: &str,
+    project_root: &Path,
+    doc: &serde_json::Value,
+    scratch: &Path,
+    timeout: Duration,
+) -> Result<BridgeDoc, NodeError> {
+    let failed = |what: &str, e: &dyn std::fmt::Display| NodeError::Failed(format!("{what}: {e}"));
+    // A private directory per call: batches may run concurrently in the same scratch dir (which
+    // does not exist yet on a repository's first run).
+    std::fs::create_dir_all(scratch)
+        .map_err(|e| failed("cannot create a scratch directory", &e))?;
+    let dir = tempfile::Builder::new()
+        .prefix("node-bridge-")
+        .tempdir_in(scratch)
+        .map_err(|e| failed("cannot create a scratch directory", &e))?;
+    let (bridge, input) = (dir.path().join("bridge.mjs"), dir.path().join("input.json"));
+    std::fs::write(&bridge, BRIDGE).map_err(|e| failed("cannot write the bridge", &e))?;
+    std::fs::write(&input, doc.to_string()).map_err(|e| failed("cannot write the input", &e))?;
+    let out = Cmd::new("node", project_root)
+        .args([&bridge, &input])
+        .timeout(timeout)
+        .run()
+        .map_err(|e| match e {
+            RunError::NotFound(_) => NodeError::Missing("node not found on PATH".into()),
+            e => failed("node", &e),
+        })?;
+    if out.timed_out {
+        return Err(NodeError::Timeout);
+    }
+    // The document is the last line; anything before it is stray output we do not own.
+    let stdout = out.stdout_str();
+    let last = stdout.lines().rev().find(|l| !l.trim().is_empty());
+    match last.and_then(|l| serde_json::from_str::<BridgeDoc>(l).ok()) {
+        Some(doc) => Ok(doc),
+        None => {
+            // Only a crash of node itself gets here (the bridge reports errors it can catch).
+            let why = out
+                .stderr_str()
+                .trim()
+                .chars()
+                .take(4000)
+                .collect::<String>();
+            Err(failed(&format!("{name} (node exit {:?})", out.code), &why))
+        }
+    }
 }
 
 fn finding(path: &Path, m: EslintMessage) -> RawFinding {

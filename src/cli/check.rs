@@ -184,44 +184,51 @@ pub fn run_check(
     dir: &Path,
     paths: &[PathBuf],
     staged: bool,
-    mut opts: checks::Options,
+    opts: checks::Options,
     format: OutputFormat,
 ) -> i32 {
+    match check_report(dir, paths, staged, opts) {
+        Ok(r) => print_report(&r, format),
+        Err(e) => print_error(&e, format),
+    }
+}
+
+/// The checkers on `paths` (or on every changed / staged file), as a report.
+pub(crate) fn check_report(
+    dir: &Path,
+    paths: &[PathBuf],
+    staged: bool,
+    mut opts: checks::Options,
+) -> Result<Report, Error> {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let cwd = if dir.is_absolute() {
         dir.to_path_buf()
     } else {
         cwd.join(dir)
     };
-    let result = (|| -> Result<Report, Error> {
-        let repo = Repo::discover(dir)?;
-        let files = collect(&repo, paths, staged, &cwd)?;
-        if staged {
-            opts.context = staged_context(&repo, &cwd)?;
-        }
-        let config = crate::project::config::Config::load(&repo.roots.root)?;
-        config.check_names(opts.only.as_deref())?;
-        let ctx = checks::run::Ctx {
-            repo_root: &repo.roots.root,
-            git_dir: &repo.git_dir,
-            config: &config,
-            opts: &opts,
-            removed: &[],
-        };
-        let outcome = checks::run::run(&ctx, &files);
-        let mut report = if outcome.blocked {
-            Report::empty(Status::ChecksFailed, Exit::ChecksFailed)
-        } else {
-            Report::empty(Status::Clean, Exit::Success)
-        };
-        report.checks = outcome.reports;
-        report.root = Some(repo.roots.root.clone());
-        Ok(report)
-    })();
-    match result {
-        Ok(r) => print_report(&r, format),
-        Err(e) => print_error(&e, format),
+    let repo = Repo::discover(dir)?;
+    let files = collect(&repo, paths, staged, &cwd)?;
+    if staged {
+        opts.context = staged_context(&repo, &cwd)?;
     }
+    let config = crate::project::config::Config::load(&repo.roots.root)?;
+    config.check_names(opts.only.as_deref())?;
+    let ctx = checks::run::Ctx {
+        repo_root: &repo.roots.root,
+        git_dir: &repo.git_dir,
+        config: &config,
+        opts: &opts,
+        removed: &[],
+    };
+    let outcome = checks::run::run(&ctx, &files);
+    let mut report = if outcome.blocked {
+        Report::empty(Status::ChecksFailed, Exit::ChecksFailed)
+    } else {
+        Report::empty(Status::Clean, Exit::Success)
+    };
+    report.checks = outcome.reports;
+    report.root = Some(repo.roots.root.clone());
+    Ok(report)
 }
 
 /// `patchgate verify`: the steps on the current state of the chosen projects.

@@ -40,18 +40,29 @@ struct DetectOut {
 }
 
 pub fn run_detect(dir: &Path, path: Option<&Path>, format: OutputFormat) -> i32 {
-    let outs = match detect_all(dir, path) {
+    let (json, text) = match detect_both(dir, path) {
         Ok(o) => o,
         Err(e) => return print_error(&e, format),
     };
     match format {
         OutputFormat::Json => emit(&format!(
             "{}\n",
-            serde_json::to_string_pretty(&outs).unwrap_or_default()
+            serde_json::to_string_pretty(&json).unwrap_or_default()
         )),
-        _ => emit(&human(&outs)),
+        _ => emit(&text),
     }
     0
+}
+
+/// The detection for `path` (or `dir`): as JSON (an array, one entry per file considered) and
+/// as the human listing.
+pub(crate) fn detect_both(
+    dir: &Path,
+    path: Option<&Path>,
+) -> Result<(serde_json::Value, String), Error> {
+    let outs = detect_all(dir, path)?;
+    let json = serde_json::to_value(&outs).unwrap_or_default();
+    Ok((json, human(&outs)))
 }
 
 fn detect_all(dir: &Path, path: Option<&Path>) -> Result<Vec<DetectOut>, Error> {

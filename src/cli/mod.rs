@@ -2,9 +2,11 @@
 //! every outcome to the documented exit code (DESIGN §4). Argument errors exit 3, not clap's 2,
 //! because 2 means "an edit did not apply".
 
-mod check;
+pub(crate) mod check;
 mod demo;
-mod detect;
+pub(crate) mod detect;
+mod mcp;
+pub mod options;
 mod recover;
 mod undo;
 
@@ -13,7 +15,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::apply::{ApplyOptions, apply};
+use crate::apply::apply;
 use crate::error::{Error, Exit};
 use crate::report::{Report, render_human, render_markdown, render_sarif};
 
@@ -53,6 +55,8 @@ enum Command {
     Recover(RecoverArgs),
     /// Print the JSON Schema of the patch file.
     Schema,
+    /// Serve the Model Context Protocol on stdio (tools apply_patch, check, detect) for agents.
+    Mcp(mcp::McpArgs),
     /// Run `apply` on a scratch copy of the bundled example repository and patch.
     Demo,
 }
@@ -160,43 +164,16 @@ struct CheckArgs {
 }
 
 impl CheckArgs {
-    fn options(&self, fix: bool) -> Result<Option<crate::checks::Options>, Error> {
-        let only = match self.checks.as_str() {
-            "none" => return Ok(None),
-            "auto" | "" => None,
-            list => Some(
-                list.split(',')
-                    .map(|s| s.trim().to_string())
-                    .filter(|s| !s.is_empty())
-                    .collect(),
-            ),
-        };
-        let timeout = match self.timeout {
-            Some(t)
-                if t > 0.0
-                    && let Ok(d) = std::time::Duration::try_from_secs_f64(t) =>
-            {
-                Some(d)
-            }
-            Some(t) => {
-                return Err(Error::Usage {
-                    message: format!("--timeout {t} is not a positive number of seconds"),
-                    help: "e.g. --timeout 20".into(),
-                });
-            }
-            None => None,
-        };
-        Ok(Some(crate::checks::Options {
+    fn choice(&self) -> options::CheckChoice {
+        options::CheckChoice {
+            checks: self.checks.clone(),
             gate: self.gate,
-            fix,
             require_tools: self.require_tools,
-            timeout,
+            timeout: self.timeout,
             jobs: self.jobs,
-            only,
             offline: self.offline,
             progress: true,
-            context: Vec::new(),
-        }))
+        }
     }
 }
 
@@ -288,12 +265,8 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
     match cli.command {
         Command::Apply(a) => run_apply(a),
         Command::Check(c) => {
-            let opts = match c.check.options(false) {
-                Ok(Some(o)) => o,
-                Ok(None) => crate::checks::Options {
-                    only: Some(Vec::new()),
-                    ..Default::default()
-                },
+            let opts = match c.check.choice().check_options() {
+                Ok(o) => o,
                 Err(e) => return print_error(&e, c.format),
             };
             check::run_check(
@@ -362,6 +335,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
             0
         }
         Command::Demo => demo::run(),
+        Command::Mcp(m) => mcp::run(m),
     }
 }
 
@@ -387,32 +361,20 @@ fn requested_format(args: &[std::ffi::OsString]) -> Option<OutputFormat> {
 
 fn run_apply(a: ApplyArgs) -> i32 {
     let dir = a.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let choice = options::ApplyChoice {
+        dir: dir.clone(),
+        dry_run: a.dry_run,
+        lenient: a.lenient,
+        commit: a.commit,
+        branch: a.branch.clone(),
+        message: a.message.clone(),
+        fix: a.fix,
+        verify: a.verify.clone(),
+        check: a.check.choice(),
+    };
     let result = read_patch(a.patch.as_deref(), &dir, a.input).and_then(|patch| {
         crate::timing::mark("patch parsed");
-        let checks = a.check.options(a.fix)?;
-        let verify = match &a.verify {
-            Some(list) => Some(crate::verify::run::Options {
-                steps: crate::verify::run::Step::parse_list(list).map_err(|m| Error::Usage {
-                    message: m,
-                    help: "e.g. --verify build,test".into(),
-                })?,
-                require_tools: a.check.require_tools,
-                timeout: None,
-                offline: a.check.offline,
-            }),
-            None => None,
-        };
-        let opts = ApplyOptions {
-            dir: dir.clone(),
-            dry_run: a.dry_run,
-            lenient: a.lenient,
-            commit: a.commit,
-            branch: a.branch.clone(),
-            message: a.message.clone(),
-            checks,
-            verify,
-        };
-        apply(&patch, &opts)
+        apply(&patch, &choice.options()?)
     });
     match result {
         Ok(report) => print_report(&report, a.format),

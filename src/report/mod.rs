@@ -12,11 +12,13 @@ mod diff;
 mod human;
 mod markdown;
 mod sarif;
+mod schema;
 
 pub use diff::unified_diff;
 pub use human::render_human;
 pub use markdown::render_markdown;
 pub use sarif::{render_sarif, sarif_log};
+pub use schema::json_schema;
 
 use serde::Serialize;
 

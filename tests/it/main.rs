@@ -11,6 +11,7 @@ mod gate_real;
 mod golangci;
 mod harness;
 mod hostile;
+mod mcp;
 mod prepare;
 mod sarif;
 #[path = "../scenarios/sarif_schema.rs"]
