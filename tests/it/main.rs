@@ -11,6 +11,7 @@ mod gate_real;
 mod golangci;
 mod harness;
 mod hostile;
+mod precommit;
 mod prepare;
 mod txn;
 mod verify;
