@@ -1,4 +1,5 @@
-//! The result of a run, in the shape of DESIGN §4, and its three renderings.
+//! The result of a run, in the shape docs/report.md describes, its three renderings, and the JSON
+//! Schema of its JSON form ([`json_schema`]).
 //!
 //! [`Report`] serialises to exactly the documented JSON object (`version`, `status`, `commit`,
 //! `branch`, `edits`, `files`, `checks`, `verify`), plus an `error` object when the run ended in
@@ -10,10 +11,12 @@ mod checks;
 mod diff;
 mod human;
 mod markdown;
+mod schema;
 
 pub use diff::unified_diff;
 pub use human::render_human;
 pub use markdown::render_markdown;
+pub use schema::json_schema;
 
 use serde::Serialize;
 

@@ -13,5 +13,6 @@ mod harness;
 mod hostile;
 mod precommit;
 mod prepare;
+mod schema;
 mod txn;
 mod verify;

@@ -23,7 +23,13 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 fn snapshot_source() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     let listed = Command::new("git")
-        .args(["ls-files", "-z", "--cached", "--others", "--exclude-standard"])
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ])
         .current_dir(ROOT)
         .output()
         .expect("git ls-files");
@@ -65,14 +71,21 @@ fn try_repo(repo: &Path, source: &Path, what: &str) -> Run {
     let target: PathBuf = Path::new(ROOT).join("target/pre-commit-install");
     let started = Instant::now();
     let out = Command::new("pre-commit")
-        .args(["try-repo", source.to_str().expect("utf-8"), "patchgate-check"])
+        .args([
+            "try-repo",
+            source.to_str().expect("utf-8"),
+            "patchgate-check",
+        ])
         .arg("--verbose")
         .current_dir(repo)
         .env("CARGO_TARGET_DIR", &target)
         .env("CARGO_NET_OFFLINE", "true")
         .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
-        .env("PRE_COMMIT_HOME", Path::new(ROOT).join("target/pre-commit-home"))
+        .env(
+            "PRE_COMMIT_HOME",
+            Path::new(ROOT).join("target/pre-commit-home"),
+        )
         .env("NO_COLOR", "1")
         .env_remove("GIT_DIR")
         .env_remove("GIT_INDEX_FILE")
