@@ -3,6 +3,7 @@
 
 mod catches;
 mod checks;
+mod cibot;
 mod cli;
 mod concurrency;
 mod crash;
