@@ -259,7 +259,7 @@ fn example_and_fixture_patches_match_the_patch_schema() {
     let doc = std::fs::read_to_string(Path::new(ROOT).join("docs/patch-format.md"))
         .expect("docs/patch-format.md");
     let blocks = yaml_blocks(&doc);
-    assert!(blocks.len() >= 3, "docs/patch-format.md has its examples");
+    assert!(blocks.len() >= 2, "docs/patch-format.md has its examples");
     for (i, b) in blocks.iter().enumerate() {
         let what = format!("docs/patch-format.md yaml block {}", i + 1);
         assert_valid(&v, &yaml_value(b, &what), &what);
