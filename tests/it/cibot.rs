@@ -167,7 +167,7 @@ fn ruff_format_diff_becomes_a_commit() {
         &repo,
         &report,
         &["-m", "style: ruff format"],
-        &["ruff", "format", "--diff", "."],
+        &["ruff", "format", "--no-cache", "--diff", "."],
     );
     r.assert_code(0);
     assert_eq!(untouched(&repo), before);
