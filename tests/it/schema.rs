@@ -228,13 +228,35 @@ fn the_report_schema_catches_drift() {
     assert!(!v.is_valid(&missing), "a missing field must fail");
 }
 
+#[test]
+fn the_report_examples_in_the_docs_match_the_report_schema() {
+    let v = schema("report");
+    let doc =
+        std::fs::read_to_string(Path::new(ROOT).join("docs/report.md")).expect("docs/report.md");
+    let reports: Vec<Value> = code_blocks(&doc, "json")
+        .iter()
+        .map(|b| serde_json::from_str(b).unwrap_or_else(|e| panic!("not JSON ({e}):\n{b}")))
+        .filter(|v: &Value| v.get("version").is_some())
+        .collect();
+    assert!(reports.len() >= 2, "docs/report.md shows whole reports");
+    for (i, r) in reports.iter().enumerate() {
+        assert_valid(&v, r, &format!("docs/report.md report {}", i + 1));
+    }
+}
+
 /// The ```yaml blocks of a markdown file.
 fn yaml_blocks(md: &str) -> Vec<String> {
+    code_blocks(md, "yaml")
+}
+
+/// The fenced blocks of one language in a markdown file.
+fn code_blocks(md: &str, lang: &str) -> Vec<String> {
+    let fence = format!("```{lang}");
     let mut out = Vec::new();
     let mut current: Option<String> = None;
     for line in md.lines() {
         match &mut current {
-            None if line.trim_start() == "```yaml" => current = Some(String::new()),
+            None if line.trim_start() == fence => current = Some(String::new()),
             Some(block) if line.trim_start() == "```" => {
                 out.push(std::mem::take(block));
                 current = None;
@@ -263,6 +285,19 @@ fn example_and_fixture_patches_match_the_patch_schema() {
     for (i, b) in blocks.iter().enumerate() {
         let what = format!("docs/patch-format.md yaml block {}", i + 1);
         assert_valid(&v, &yaml_value(b, &what), &what);
+    }
+    // Its JSON patches (a list, or an object with `edits`; the other JSON blocks are reports).
+    let json_patches: Vec<Value> = code_blocks(&doc, "json")
+        .iter()
+        .map(|b| serde_json::from_str(b).unwrap_or_else(|e| panic!("not JSON ({e}):\n{b}")))
+        .filter(|p: &Value| p.is_array() || p.get("edits").is_some())
+        .collect();
+    assert!(
+        !json_patches.is_empty(),
+        "docs/patch-format.md has a JSON patch"
+    );
+    for p in &json_patches {
+        assert_valid(&v, p, "docs/patch-format.md JSON patch");
     }
     for name in [
         "001_exact_single_replacement",
