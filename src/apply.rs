@@ -3,7 +3,7 @@
 //! Three modes share it: the working tree only (default), `--commit` (a commit on HEAD, then the
 //! working tree and the index entries of the patched files), and `--branch NAME` (a commit on
 //! another branch, no working tree involved). Exit codes follow from the report: invalid input
-//! anywhere in the batch is 3 (it wins over failed edits, DESIGN §1), a failed edit is 2, an
+//! anywhere in the batch is 3 (it wins over failed edits, docs/report.md), a failed edit is 2, an
 //! environment problem (a file or ref that moved, a lock, a failed write) is 4. In every case but
 //! success nothing user-visible was changed.
 

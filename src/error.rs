@@ -6,7 +6,7 @@
 //! repository, a concurrent modification detected during write-back, a failed write.
 //!
 //! Every variant renders through miette with a `help` that says what to do next, and maps to one of
-//! the documented exit codes (DESIGN §4): 3 for invalid input, 4 for the environment.
+//! the documented exit codes (docs/report.md): 3 for invalid input, 4 for the environment.
 
 use std::path::PathBuf;
 use std::sync::Arc;

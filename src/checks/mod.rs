@@ -1,5 +1,5 @@
 //! Checks: the project's own linters and formatters, run on the patched content of the edited
-//! files, in parallel, blaming only what the patch introduced (DESIGN §3).
+//! files, in parallel, blaming only what the patch introduced (docs/checks.md).
 //!
 //! How each checker sees the patched content without the user's working tree being touched:
 //! - rustfmt and gofmt read it on stdin, one run per file, from the file's real place;

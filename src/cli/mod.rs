@@ -1,8 +1,9 @@
 //! The command line: argument parsing, reading the patch, choosing the output format, and mapping
-//! every outcome to the documented exit code (DESIGN §4). Argument errors exit 3, not clap's 2,
+//! every outcome to the documented exit code (docs/report.md). Argument errors exit 3, not clap's 2,
 //! because 2 means "an edit did not apply".
 
 pub(crate) mod check;
+mod completions;
 mod demo;
 pub(crate) mod detect;
 mod mcp;
@@ -53,12 +54,44 @@ enum Command {
     Undo(undo::UndoArgs),
     /// Finish or roll back a transaction that was interrupted (a crash, kill -9, power loss).
     Recover(RecoverArgs),
-    /// Print the JSON Schema of the patch file.
-    Schema,
-    /// Serve the Model Context Protocol on stdio (tools apply_patch, check, detect) for agents.
+    /// Print a JSON Schema: of the patch file (default) or of the JSON report.
+    Schema(SchemaArgs),
+    /// Serve the Model Context Protocol on stdio (tools apply_patch, check, detect, undo) for agents.
     Mcp(mcp::McpArgs),
     /// Run `apply` on a scratch copy of the bundled example repository and patch.
     Demo,
+    /// Print the shell completion script for SHELL.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff); with a subcommand, that subcommand's page.
+    Man(ManArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct SchemaArgs {
+    /// Which schema.
+    #[arg(value_enum, default_value_t = SchemaKind::Patch)]
+    which: SchemaKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SchemaKind {
+    /// The patch file (`patchgate apply`'s input).
+    Patch,
+    /// The JSON report (`--format json` of apply, check and verify).
+    Report,
+}
+
+#[derive(Debug, clap::Args)]
+struct ManArgs {
+    /// A subcommand whose page to print (`patchgate man apply` is patchgate-apply(1)).
+    command: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
 }
 
 #[derive(Debug, clap::Args)]
@@ -328,14 +361,19 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
             }
             recover::run(r.dir.unwrap_or_else(|| PathBuf::from(".")), r.format)
         }
-        Command::Schema => {
-            let text =
-                serde_json::to_string_pretty(&crate::patch::json_schema()).unwrap_or_default();
+        Command::Schema(s) => {
+            let schema = match s.which {
+                SchemaKind::Patch => crate::patch::json_schema(),
+                SchemaKind::Report => crate::report::json_schema(),
+            };
+            let text = serde_json::to_string_pretty(&schema).unwrap_or_default();
             emit(&format!("{text}\n"));
             0
         }
         Command::Demo => demo::run(),
         Command::Mcp(m) => mcp::run(m),
+        Command::Completions(c) => completions::completions(c.shell),
+        Command::Man(m) => completions::man(m.command.as_deref()),
     }
 }
 

@@ -44,7 +44,7 @@ pub use schema::json_schema;
 
 use crate::error::Error;
 
-/// The `--input` formats (DESIGN §1 "Other input formats"): the patch file itself (YAML or JSON),
+/// The `--input` formats (docs/input-formats.md): the patch file itself (YAML or JSON),
 /// or a format agents already emit, converted into the same edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum InputFormat {

@@ -950,7 +950,7 @@ fn read_disk(path: &std::path::Path) -> (Content, Disk) {
     }
 }
 
-/// The replacement rules of DESIGN §1 on one document.
+/// The replacement rules of docs/patch-format.md on one document.
 fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenient: bool) -> Step {
     let old = fold_eol(&r.old);
     let new = fold_eol(&r.new);

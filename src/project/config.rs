@@ -290,7 +290,7 @@ impl Custom {
 fn config_error(msg: &str) -> Error {
     Error::Usage {
         message: format!(".patchgate.toml: {msg}"),
-        help: "fix .patchgate.toml at the repository root (see the README for its keys)".into(),
+        help: "fix .patchgate.toml at the repository root (its keys: docs/configuration.md)".into(),
     }
 }
 

@@ -6,7 +6,7 @@
 //! project's own files only. The evaluation knows no tool by name: what each tool looks like is
 //! declared in its checker's own file (`checks::checker::*::SIGNALS`; mypy's in [`known`]).
 //!
-//! Rules (shared/LINTERS.md §E, DESIGN.md §3 "Which checkers run"):
+//! Rules (docs/checks.md "Which checkers run: the project's own"):
 //! - **Strong** evidence is a config file or the tool's own key/table (`.prettierrc`,
 //!   `package.json "xo"`, `pyproject.toml [tool.black]`, `setup.cfg [flake8]`). It is looked up
 //!   the way the tools find their configuration: from the file's directory upward to the

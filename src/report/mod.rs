@@ -1,5 +1,5 @@
-//! The result of a run, in the shape of DESIGN §4, and its four renderings (human, markdown,
-//! JSON, SARIF).
+//! The result of a run, in the shape docs/report.md describes, its four renderings (human,
+//! markdown, JSON, SARIF), and the JSON Schema of its JSON form ([`json_schema`]).
 //!
 //! [`Report`] serialises to exactly the documented JSON object (`version`, `status`, `commit`,
 //! `branch`, `edits`, `patch_id`, `files`, `checks`, `verify`), plus an `error` object when the run ended in

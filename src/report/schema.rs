@@ -1,104 +1,402 @@
-//! The JSON Schema of the report that `--format json` prints (and `patchgate mcp` returns as
-//! structured content). It states what every consumer may rely on: the top-level fields and
-//! their types, the status values; inner objects stay open so that adding a field is never a
-//! breaking change.
+//! The JSON Schema of the JSON report (`patchgate schema report`), for the consumers of
+//! `--format json` of `apply`, `check` and `verify`.
+//!
+//! Invariants: every object whose shape the code fixes has `additionalProperties: false` and lists
+//! every field the serialiser writes (optional ones are left out of `required`), so a field added
+//! to [`Report`](super::Report) or its parts without a schema entry fails the tests that validate
+//! real reports. The enums' values are produced by serialising every variant of the Rust enums,
+//! and each list is guarded by an exhaustive `match`: a new variant does not compile until it is
+//! listed here.
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
-/// The report's JSON Schema (draft 2020-12).
+use crate::plan::suggest::CandidateKind;
+use crate::plan::{ChangeKind, EditStatus, MatchKind};
+
+/// The JSON Schema (draft 2020-12) of the report.
 pub fn json_schema() -> Value {
     let nullable_string = json!({"type": ["string", "null"]});
-    json!({
-        "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "title": "patchgate report",
-        "type": "object",
-        "required": ["version", "status", "edits", "files", "checks", "verify"],
-        "properties": {
-            "version": {"type": "integer", "const": 1},
-            "status": {"enum": [
-                "applied", "committed", "dry_run", "clean", "rejected", "checks_failed", "error"
-            ]},
+    let line = json!({"type": "integer", "minimum": 1});
+    let suggestion = strict(
+        json!({
+            "start_line": line,
+            "end_line": line,
+            "similarity": {"type": "number", "minimum": 0, "maximum": 1},
+            "kind": {"enum": candidate_kinds()},
+            "text": {"type": "string", "description": "The file's actual text for those lines."}
+        }),
+        &["start_line", "end_line", "similarity", "kind", "text"],
+        &[],
+    );
+    let edit = strict(
+        json!({
+            "index": {"type": "integer", "minimum": 0,
+                      "description": "The edit's position in the flattened patch (grouped edits one by one)."},
+            "file_path": {"type": "string"},
+            "status": {"enum": edit_statuses()},
+            "match": {"enum": nullable(match_kinds())},
+            "replacements": {"type": "integer", "minimum": 0},
+            "lines": {"type": "array", "items": {
+                "type": "array", "prefixItems": [line, line], "items": false,
+                "minItems": 2, "maxItems": 2}},
+            "suggestions": {"type": "array", "items": {"$ref": "#/$defs/suggestion"}},
+            "message": nullable_string
+        }),
+        &[
+            "index",
+            "file_path",
+            "status",
+            "match",
+            "replacements",
+            "lines",
+            "suggestions",
+            "message",
+        ],
+        &[],
+    );
+    let file = strict(
+        json!({
+            "path": {"type": "string"},
+            "change": {"enum": change_kinds()},
+            "from": {"type": "string", "description": "The old path of a renamed file."},
+            "diff": {"type": "string", "description": "Unified diff of the file."}
+        }),
+        &["path", "change", "diff"],
+        &["from"],
+    );
+    let finding = strict(
+        json!({
+            "line": {"type": "integer", "minimum": 0, "description": "0: the whole file."},
+            "column": {"type": "integer", "minimum": 0, "description": "0: no column."},
+            "rule": {"type": "string"},
+            "severity": {"enum": ["error", "warning", "info"]},
+            "message": {"type": "string"},
+            "new": {"type": "boolean", "description": "Introduced by the patch (only new findings block under --gate new)."}
+        }),
+        &["line", "column", "rule", "severity", "message", "new"],
+        &[],
+    );
+    let check = strict(
+        json!({
+            "path": {"type": "string"},
+            "checker": {"type": "string"},
+            "kind": {"enum": ["format", "lint"]},
+            "status": {"enum": ["pass", "fail", "missing", "error", "timeout", "skipped"]},
+            "findings": {"type": "array", "items": {"$ref": "#/$defs/finding"}},
+            "diff": nullable_string,
+            "duration_ms": {"type": "integer", "minimum": 0},
+            "note": {"type": "string"},
+            "help": {"type": "string", "description": "What to run so the checker can run."}
+        }),
+        &[
+            "path",
+            "checker",
+            "kind",
+            "status",
+            "findings",
+            "diff",
+            "duration_ms",
+        ],
+        &["note", "help"],
+    );
+    let failure = strict(
+        json!({
+            "name": {"type": "string"},
+            "file": nullable_string,
+            "line": {"type": ["integer", "null"], "minimum": 0},
+            "message": {"type": "string"},
+            "new": {"type": "boolean"}
+        }),
+        &["name", "file", "line", "message", "new"],
+        &[],
+    );
+    let verify = strict(
+        json!({
+            "step": {"enum": ["build", "test", "typecheck"]},
+            "project": {"type": "string"},
+            "command": {"type": "string"},
+            "status": {"enum": ["pass", "fail", "missing", "error", "timeout"]},
+            "failures": {"type": "array", "items": {"$ref": "#/$defs/failure"}},
+            "hints": {"type": "array", "items": {"type": "string"}},
+            "duration_ms": {"type": "integer", "minimum": 0},
+            "note": {"type": "string"},
+            "baseline": {"enum": ["cached", "ran", "same", "unavailable"]}
+        }),
+        &[
+            "step",
+            "project",
+            "command",
+            "status",
+            "failures",
+            "hints",
+            "duration_ms",
+        ],
+        &["note", "baseline"],
+    );
+    let error = strict(
+        json!({
+            "kind": {"enum": ERROR_KINDS},
+            "message": {"type": "string"},
+            "help": nullable_string,
+            "line": line,
+            "column": line
+        }),
+        &["kind", "message", "help"],
+        &["line", "column"],
+    );
+    let mut report = strict(
+        json!({
+            "version": {"const": 1},
+            "status": {"enum": report_statuses()},
             "commit": nullable_string,
             "branch": nullable_string,
-            "edits": {"type": "array", "items": {
-                "type": "object",
-                "required": ["index", "file_path", "status", "suggestions"],
-                "properties": {
-                    "index": {"type": "integer", "minimum": 0},
-                    "file_path": {"type": "string"},
-                    "status": {"enum": [
-                        "applied", "already_applied", "not_found", "ambiguous", "error"
-                    ]},
-                    "suggestions": {"type": "array", "items": {
-                        "type": "object",
-                        "required": ["start_line", "end_line", "similarity", "kind", "text"],
-                        "properties": {
-                            "start_line": {"type": "integer", "minimum": 1},
-                            "end_line": {"type": "integer", "minimum": 1},
-                            "similarity": {"type": "number"},
-                            "kind": {"type": "string"},
-                            "text": {"type": "string"}
-                        }
-                    }},
-                    "message": nullable_string
-                }
-            }},
-            "files": {"type": "array", "items": {
-                "type": "object",
-                "required": ["path", "change", "diff"],
-                "properties": {
-                    "path": {"type": "string"},
-                    "change": {"enum": ["modified", "created", "deleted", "renamed"]},
-                    "diff": {"type": "string"}
-                }
-            }},
-            "checks": {"type": "array", "items": {
-                "type": "object",
-                "required": ["checker", "status"],
-                "properties": {
-                    "checker": {"type": "string"},
-                    "status": {"type": "string"},
-                    "findings": {"type": "array"}
-                }
-            }},
-            "verify": {"type": "array", "items": {"type": "object"}},
-            "error": {
-                "type": "object",
-                "required": ["kind", "message"],
-                "properties": {
-                    "kind": {"type": "string"},
-                    "message": {"type": "string"},
-                    "help": nullable_string
-                }
-            }
-        }
+            "edits": {"type": "array", "items": {"$ref": "#/$defs/edit"}},
+            "files": {"type": "array", "items": {"$ref": "#/$defs/file"}},
+            "checks": {"type": "array", "items": {"$ref": "#/$defs/check"}},
+            "verify": {"type": "array", "items": {"$ref": "#/$defs/verify"}},
+            "error": {"$ref": "#/$defs/error"}
+        }),
+        &[
+            "version", "status", "commit", "branch", "edits", "files", "checks", "verify",
+        ],
+        &["error"],
+    );
+    report["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
+    report["title"] = json!("patchgate report");
+    report["description"] = json!(
+        "The one JSON object `patchgate apply|check|verify --format json` prints on stdout (docs/report.md)."
+    );
+    report["$defs"] = json!({
+        "edit": edit, "suggestion": suggestion, "file": file, "check": check,
+        "finding": finding, "verify": verify, "failure": failure, "error": error
+    });
+    report
+}
+
+/// Every `error.kind` the report can carry ([`crate::Error::kind`], and `internal` for a report
+/// that could not be serialised).
+pub const ERROR_KINDS: &[&str] = &[
+    "invalid_patch",
+    "usage",
+    "invalid_edits",
+    "not_a_repository",
+    "bare_repository",
+    "git",
+    "concurrent_modification",
+    "no_identity",
+    "ref_moved",
+    "operation_in_progress",
+    "index_locked",
+    "inside_git_command",
+    "busy",
+    "branch_checked_out",
+    "recover_failed",
+    "rollback_failed",
+    "io",
+    "internal",
+];
+
+/// An object schema with exactly these properties.
+fn strict(properties: Value, required: &[&str], optional: &[&str]) -> Value {
+    debug_assert_eq!(
+        properties.as_object().map_or(0, |o| o.len()),
+        required.len() + optional.len()
+    );
+    json!({
+        "type": "object",
+        "additionalProperties": false,
+        "required": required,
+        "properties": properties
     })
+}
+
+fn nullable(mut values: Vec<Value>) -> Vec<Value> {
+    values.push(Value::Null);
+    values
+}
+
+fn names<T: Serialize>(all: &[T]) -> Vec<Value> {
+    all.iter()
+        .map(|v| serde_json::to_value(v).unwrap_or(Value::Null))
+        .collect()
+}
+
+fn report_statuses() -> Vec<Value> {
+    use super::Status as S;
+    // A new status must be listed below before this compiles.
+    let _exhaustive = |s: S| match s {
+        S::Applied | S::Committed | S::DryRun | S::Clean | S::Rejected | S::ChecksFailed => {}
+        S::Error => {}
+    };
+    names(&[
+        S::Applied,
+        S::Committed,
+        S::DryRun,
+        S::Clean,
+        S::Rejected,
+        S::ChecksFailed,
+        S::Error,
+    ])
+}
+
+fn edit_statuses() -> Vec<Value> {
+    use EditStatus as S;
+    let _exhaustive = |s: S| match s {
+        S::Applied | S::AlreadyApplied | S::NotFound | S::Ambiguous | S::Error => {}
+    };
+    names(&[
+        S::Applied,
+        S::AlreadyApplied,
+        S::NotFound,
+        S::Ambiguous,
+        S::Error,
+    ])
+}
+
+fn match_kinds() -> Vec<Value> {
+    use MatchKind as M;
+    let _exhaustive = |m: M| match m {
+        M::Exact | M::Whitespace | M::Unicode => {}
+    };
+    names(&[M::Exact, M::Whitespace, M::Unicode])
+}
+
+fn candidate_kinds() -> Vec<Value> {
+    use CandidateKind as C;
+    let _exhaustive = |c: C| match c {
+        C::Whitespace | C::Unicode | C::Fuzzy => {}
+    };
+    names(&[C::Whitespace, C::Unicode, C::Fuzzy])
+}
+
+fn change_kinds() -> Vec<Value> {
+    use ChangeKind as C;
+    let _exhaustive = |c: C| match c {
+        C::Modified | C::Created | C::Deleted | C::Renamed => {}
+    };
+    names(&[C::Modified, C::Created, C::Deleted, C::Renamed])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Error;
-    use crate::report::Report;
 
-    /// Every required top-level field is in the JSON the code emits, with the type the schema says.
+    /// The enums written by hand (checks, verify, severities) are those the serialiser writes.
     #[test]
-    fn an_error_report_has_every_required_field() {
-        let schema = json_schema();
-        let err = Error::Usage {
-            message: "x".into(),
-            help: "y".into(),
+    fn hand_written_enums_match_the_serialisers() {
+        use crate::checks::finding::Severity;
+        use crate::checks::{Kind, Status as CheckStatus};
+        use crate::verify::run::{BaselineUse, Status as VerifyStatus, Step};
+        let s = json_schema();
+        let d = &s["$defs"];
+        let enum_of = |v: &Value| v["enum"].as_array().cloned().unwrap_or_default();
+        let _e = |k: CheckStatus| match k {
+            CheckStatus::Pass
+            | CheckStatus::Fail
+            | CheckStatus::Missing
+            | CheckStatus::Error
+            | CheckStatus::Timeout
+            | CheckStatus::Skipped => {}
         };
-        let report: Value =
-            serde_json::from_str(&Report::from_error(&err).to_json()).expect("json");
-        for field in schema["required"].as_array().expect("required") {
-            let name = field.as_str().expect("name");
-            assert!(report.get(name).is_some(), "{name} missing from {report}");
+        assert_eq!(
+            enum_of(&d["check"]["properties"]["status"]),
+            names(&[
+                CheckStatus::Pass,
+                CheckStatus::Fail,
+                CheckStatus::Missing,
+                CheckStatus::Error,
+                CheckStatus::Timeout,
+                CheckStatus::Skipped
+            ])
+        );
+        let _e = |k: Kind| match k {
+            Kind::Format | Kind::Lint => {}
+        };
+        assert_eq!(
+            enum_of(&d["check"]["properties"]["kind"]),
+            names(&[Kind::Format, Kind::Lint])
+        );
+        let _e = |k: Severity| match k {
+            Severity::Error | Severity::Warning | Severity::Info => {}
+        };
+        assert_eq!(
+            enum_of(&d["finding"]["properties"]["severity"]),
+            names(&[Severity::Error, Severity::Warning, Severity::Info])
+        );
+        let _e = |k: VerifyStatus| match k {
+            VerifyStatus::Pass
+            | VerifyStatus::Fail
+            | VerifyStatus::Missing
+            | VerifyStatus::Error
+            | VerifyStatus::Timeout => {}
+        };
+        assert_eq!(
+            enum_of(&d["verify"]["properties"]["status"]),
+            names(&[
+                VerifyStatus::Pass,
+                VerifyStatus::Fail,
+                VerifyStatus::Missing,
+                VerifyStatus::Error,
+                VerifyStatus::Timeout
+            ])
+        );
+        let _e = |k: Step| match k {
+            Step::Build | Step::Test | Step::Typecheck => {}
+        };
+        assert_eq!(
+            enum_of(&d["verify"]["properties"]["step"]),
+            names(&[Step::Build, Step::Test, Step::Typecheck])
+        );
+        let _e = |k: BaselineUse| match k {
+            BaselineUse::Cached
+            | BaselineUse::Ran
+            | BaselineUse::Same
+            | BaselineUse::Unavailable => {}
+        };
+        assert_eq!(
+            enum_of(&d["verify"]["properties"]["baseline"]),
+            names(&[
+                BaselineUse::Cached,
+                BaselineUse::Ran,
+                BaselineUse::Same,
+                BaselineUse::Unavailable
+            ])
+        );
+    }
+
+    /// Every error kind the code produces is in the schema's list.
+    #[test]
+    fn error_kinds_cover_the_errors() {
+        use crate::error::Error;
+        let samples = [
+            Error::Usage {
+                message: String::new(),
+                help: String::new(),
+            },
+            Error::InsideGit,
+        ];
+        for e in &samples {
+            assert!(ERROR_KINDS.contains(&e.kind()), "{}", e.kind());
         }
-        let statuses = schema["properties"]["status"]["enum"]
-            .as_array()
-            .expect("enum");
-        assert!(statuses.contains(&report["status"]), "{}", report["status"]);
-        assert!(report["error"]["kind"].is_string());
+        let src = include_str!("../error.rs");
+        let body = src
+            .split("pub fn kind(&self)")
+            .nth(1)
+            .and_then(|s| s.split("\n    }\n").next())
+            .expect("Error::kind in error.rs");
+        let produced: Vec<&str> = body
+            .split('"')
+            .enumerate()
+            .filter(|(i, _)| i % 2 == 1)
+            .map(|(_, s)| s)
+            .collect();
+        assert!(produced.len() > 10, "{produced:?}");
+        for k in produced {
+            assert!(
+                ERROR_KINDS.contains(&k),
+                "error kind `{k}` missing from the schema"
+            );
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The transaction: from a verified plan to a changed repository, all or nothing, crash-safe.
 //!
-//! The steps (DESIGN §2), and the module that owns each:
+//! The steps (docs/transaction.md), and the module that owns each:
 //! 1. [`lock`]: one patchgate per repository (an flock the kernel releases on any death), no merge
 //!    or rebase in progress, and for commits an index nobody holds;
 //! 2. [`stage`]: the post-patch state as git objects (blobs, trees, the commit to publish), pinned

@@ -1,4 +1,4 @@
-//! The checkers, live (DESIGN §3): the real ruff, prettier, eslint, rustfmt, clippy, gofmt and
+//! The checkers, live (docs/checks.md): the real ruff, prettier, eslint, rustfmt, clippy, gofmt and
 //! go vet, and custom checkers, run by the real binary on real temporary git repositories.
 //!
 //! Every test that needs a checker asks [`require`] first: locally a missing checker skips the
@@ -961,7 +961,7 @@ fn check_staged_reports_on_the_index_and_changes_nothing() {
     assert_eq!(repo.git(&["diff", "--cached"]), staged_diff);
 }
 
-/// DESIGN §3: with `--staged`, "unstaged edits never leak into a pre-commit verdict", and that
+/// docs/checks.md: with `--staged`, "unstaged edits never leak into a pre-commit verdict", and that
 /// includes the unstaged edits of the *other* files of the package clippy compiles.
 #[test]
 fn check_staged_does_not_see_unstaged_edits_of_the_rest_of_the_package() {

@@ -108,3 +108,102 @@ fn an_empty_checker_command_is_a_configuration_error() {
         assert!(!r.stderr.contains("panicked"), "{args:?}: {}", r.stderr);
     }
 }
+
+#[test]
+fn completions_name_the_subcommands_and_flags() {
+    let repo = TestRepo::new();
+    // fish spells a long option `-l format`.
+    for (shell, flag) in [
+        ("bash", "--format"),
+        ("zsh", "--format"),
+        ("fish", "-l format"),
+    ] {
+        let r = repo.run(&["completions", shell]);
+        r.assert_code(0);
+        assert!(
+            r.stdout.contains("apply") && r.stdout.contains(flag),
+            "{shell}:\n{}",
+            r.stdout
+        );
+    }
+    assert_eq!(repo.run(&["completions", "tcsh"]).code, 3);
+}
+
+#[test]
+fn bash_accepts_the_bash_completion() {
+    let repo = TestRepo::new();
+    let r = repo.run(&["completions", "bash"]);
+    r.assert_code(0);
+    let script = repo.path().join("patchgate.bash");
+    std::fs::write(&script, &r.stdout).expect("write");
+    let out = std::process::Command::new("bash")
+        .arg("-n")
+        .arg(&script)
+        .output()
+        .expect("bash runs");
+    assert!(
+        out.status.success(),
+        "bash -n: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Sourced, it registers a completion function for patchgate.
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "source {} && complete -p patchgate",
+            script.display()
+        ))
+        .output()
+        .expect("bash runs");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("patchgate"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn man_is_roff_with_the_subcommands() {
+    let repo = TestRepo::new();
+    let r = repo.run(&["man"]);
+    r.assert_code(0);
+    assert!(
+        r.stdout.starts_with(".ie") || r.stdout.contains(".TH"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.contains(".TH patchgate"), "{}", r.stdout);
+    assert!(r.stdout.contains(".SH SUBCOMMANDS"), "{}", r.stdout);
+    for sub in [
+        "apply",
+        "check",
+        "detect",
+        "recover",
+        "schema",
+        "completions",
+    ] {
+        assert!(
+            r.stdout.contains(&format!("patchgate\\-{sub}")),
+            "{sub} missing:\n{}",
+            r.stdout
+        );
+    }
+    let r = repo.run(&["man", "apply"]);
+    r.assert_code(0);
+    assert!(r.stdout.contains(".TH patchgate-apply"), "{}", r.stdout);
+    assert!(r.stdout.contains("\\-\\-dry\\-run"), "{}", r.stdout);
+    assert_eq!(repo.run(&["man", "frobnicate"]).code, 3);
+}
+
+#[test]
+fn schema_takes_patch_or_report() {
+    let repo = TestRepo::new();
+    let default = repo.run(&["schema"]);
+    let patch = repo.run(&["schema", "patch"]);
+    assert_eq!(default.stdout, patch.stdout);
+    let report = repo.run(&["schema", "report"]);
+    report.assert_code(0);
+    let v: serde_json::Value = serde_json::from_str(&report.stdout).expect("json");
+    assert_eq!(v["title"], "patchgate report");
+    assert_eq!(repo.run(&["schema", "bogus"]).code, 3);
+}

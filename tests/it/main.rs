@@ -3,6 +3,7 @@
 
 mod catches;
 mod checks;
+mod cibot;
 mod cli;
 mod concurrency;
 mod crash;
@@ -12,10 +13,12 @@ mod golangci;
 mod harness;
 mod hostile;
 mod mcp;
+mod precommit;
 mod prepare;
 mod sarif;
 #[path = "../scenarios/sarif_schema.rs"]
 mod sarif_schema;
+mod schema;
 mod txn;
 mod undo;
 mod verify;

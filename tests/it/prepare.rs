@@ -1,4 +1,4 @@
-//! Package checkers on a fresh checkout (DESIGN §3): clippy and go vet get their dependencies
+//! Package checkers on a fresh checkout (docs/checks.md): clippy and go vet get their dependencies
 //! fetched once, or say in plain words (with what to run) why they cannot run: offline with
 //! dependencies missing, a download that failed, a toolchain too old for the project.
 //!
