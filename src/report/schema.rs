@@ -41,7 +41,16 @@ pub fn json_schema() -> Value {
                 "type": "array", "prefixItems": [line, line], "items": false,
                 "minItems": 2, "maxItems": 2}},
             "suggestions": {"type": "array", "items": {"$ref": "#/$defs/suggestion"}},
-            "message": nullable_string
+            "message": nullable_string,
+            "hunk": strict(
+                json!({
+                    "index": {"type": "integer", "minimum": 1,
+                              "description": "The hunk's number in the patch, from 1."},
+                    "header": {"type": "string", "description": "The hunk's header line as written."}
+                }),
+                &["index", "header"],
+                &[],
+            )
         }),
         &[
             "index",
@@ -53,7 +62,7 @@ pub fn json_schema() -> Value {
             "suggestions",
             "message",
         ],
-        &[],
+        &["hunk"],
     );
     let file = strict(
         json!({
@@ -152,15 +161,21 @@ pub fn json_schema() -> Value {
             "commit": nullable_string,
             "branch": nullable_string,
             "edits": {"type": "array", "items": {"$ref": "#/$defs/edit"}},
+            "patch_id": {"type": ["string", "null"],
+                         "description": "What `patchgate undo` takes to revert this run's writes; null when nothing was written."},
+            "undid": {"type": "string", "description": "For `undo`: the patch it reverted."},
+            "changed_since": {"type": "array", "items": {"type": "string"},
+                              "description": "For a refused `undo`: the files that changed since the patch wrote them."},
             "files": {"type": "array", "items": {"$ref": "#/$defs/file"}},
             "checks": {"type": "array", "items": {"$ref": "#/$defs/check"}},
             "verify": {"type": "array", "items": {"$ref": "#/$defs/verify"}},
             "error": {"$ref": "#/$defs/error"}
         }),
         &[
-            "version", "status", "commit", "branch", "edits", "files", "checks", "verify",
+            "version", "status", "commit", "branch", "edits", "patch_id", "files", "checks",
+            "verify",
         ],
-        &["error"],
+        &["error", "undid", "changed_since"],
     );
     report["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
     report["title"] = json!("patchgate report");
@@ -193,6 +208,10 @@ pub const ERROR_KINDS: &[&str] = &[
     "branch_checked_out",
     "recover_failed",
     "rollback_failed",
+    "unknown_patch",
+    "nothing_to_undo",
+    "already_undone",
+    "changed_since",
     "io",
     "internal",
 ];

@@ -104,7 +104,6 @@ fn nothing_to_fix_and_a_failing_generator_make_no_branch() {
 }
 
 #[test]
-#[ignore = "needs --input diff"]
 fn a_generated_diff_becomes_one_commit_on_the_branch() {
     let repo = repo();
     let scratch = tempfile::tempdir().expect("tempdir");
@@ -150,7 +149,6 @@ fn a_generated_diff_becomes_one_commit_on_the_branch() {
 }
 
 #[test]
-#[ignore = "needs --input diff"]
 fn ruff_format_diff_becomes_a_commit() {
     if !crate::checks::require("ruff") {
         return;

@@ -87,6 +87,28 @@ fn reports_of_real_runs_match_the_report_schema() {
     // A re-run: already_applied edits.
     let again = check(&repo.apply(patch, &["--checks", "none"]), "re-run");
     assert_eq!(again["edits"][0]["status"], "already_applied", "{again}");
+    // undo, an undo refused because a file changed since (changed_since), and a unified diff
+    // whose edits carry their hunk: on a repository of their own.
+    let own = {
+        let other = python_repo();
+        let r = other.apply(patch, &["--checks", "none"]);
+        r.assert_code(0);
+        other
+    };
+    let undone = check(&own.run(&["undo", "--format", "json"]), "undo");
+    assert!(undone["undid"].is_string(), "{undone}");
+    let redo = undone["patch_id"].as_str().expect("patch_id").to_string();
+    let redone = check(&own.run(&["undo", &redo, "--format", "json"]), "undo of an undo");
+    own.write("notes.txt", "changed since\n");
+    let refused = own.run(&["undo", redone["patch_id"].as_str().expect("id"), "--format", "json"]);
+    refused.assert_code(4);
+    let refused = check(&refused, "undo refused");
+    assert!(refused["changed_since"].is_array() || refused["error"].is_object(), "{refused}");
+    let diff = "--- a/loader.py\n+++ b/loader.py\n@@ -1 +1 @@\n-nothing like this\n+x\n";
+    let r = own.apply(diff, &["--input", "diff"]);
+    r.assert_code(2);
+    let hunk = check(&r, "a diff hunk that misses");
+    assert_eq!(hunk["edits"][0]["hunk"]["index"], 1, "{hunk}");
 
     // Rejected: a whitespace-only miss (suggestions) and an ambiguous edit.
     let r = repo.apply(
