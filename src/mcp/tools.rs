@@ -1,6 +1,6 @@
 //! The tools `patchgate mcp` offers: their arguments (and the JSON Schemas derived from them),
 //! the descriptions that teach an agent the contract, and each call turned into the same
-//! pipeline the command line runs (`crate::apply`, `check`, `detect`), with the same option
+//! pipeline the command line runs (`crate::apply`, `check`, `detect`, `crate::undo`), with the same option
 //! building (`crate::cli::options`).
 //!
 //! Invariant: every outcome of a known tool is a tool result, never a protocol error. A rejected
@@ -51,6 +51,27 @@ const DETECT: &str = "\
 Show which checkers apply to a path (a file, or one file per project under a directory; default \
 the repository root), whether each project uses them and on what evidence, and where each \
 checker's program is. Writes nothing.";
+
+const UNDO: &str = "\
+Revert a patch this repository's patchgate wrote: `patch_id` (from an earlier apply_patch result) \
+or, without it, the last patch still in effect. Files are restored only if each still holds \
+exactly what that patch wrote; otherwise isError names every file that changed since and \
+nothing is written. A committed patch gets a revert commit on its branch. The result has its own \
+`patch_id`: undoing that redoes the patch. `dry_run: true` shows what would be restored.";
+
+/// `patchgate undo`'s options, as a tool's arguments.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UndoArgs {
+    /// The patch to revert (a full `patch_id` or a unique prefix); default: the last one still in
+    /// effect.
+    pub patch_id: Option<String>,
+    /// Check and show what would be restored; write nothing.
+    #[serde(default)]
+    pub dry_run: bool,
+    /// The repository to work in (default: the one the server was started in).
+    pub repository: Option<String>,
+}
 
 /// `patchgate apply`'s options, as a tool's arguments.
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -184,7 +205,7 @@ impl CheckArgs {
     }
 }
 
-/// Every tool the server lists. (`undo` joins them here, with an arm in [`call`].)
+/// Every tool the server lists.
 pub fn list() -> Vec<Tool> {
     let report = report_schema();
     let detect_out: JsonObject = match serde_json::json!({
@@ -220,6 +241,16 @@ pub fn list() -> Vec<Tool> {
             .with_title("Which checkers apply, and why")
             .with_raw_output_schema(Arc::new(detect_out))
             .with_annotations(ToolAnnotations::new().read_only(true).open_world(false)),
+        Tool::new("undo", UNDO, schema_for_type::<UndoArgs>())
+            .with_title("Revert a written patch, if nothing changed since")
+            .with_raw_output_schema(report_schema())
+            .with_annotations(
+                ToolAnnotations::new()
+                    .read_only(false)
+                    .destructive(true)
+                    .idempotent(false)
+                    .open_world(false),
+            ),
     ]
 }
 
@@ -247,6 +278,10 @@ pub fn call(name: &str, args: JsonObject, scope: &Scope) -> Result<CallToolResul
         },
         "detect" => match parse_args::<DetectArgs>(args) {
             Ok(a) => detect(a, scope),
+            Err(e) => error_result(&e),
+        },
+        "undo" => match parse_args::<UndoArgs>(args) {
+            Ok(a) => undo(a, scope),
             Err(e) => error_result(&e),
         },
         _ => return Err(UnknownTool),
@@ -310,6 +345,21 @@ fn check(a: CheckToolArgs, scope: &Scope) -> CallToolResult {
             .collect::<Result<Vec<PathBuf>, Error>>()?;
         let opts = a.check.choice().check_options()?;
         crate::cli::check::check_report(&dir, &paths, a.staged, opts)
+    };
+    match run() {
+        Ok(report) => report_result(&report),
+        Err(e) => error_result(&e),
+    }
+}
+
+fn undo(a: UndoArgs, scope: &Scope) -> CallToolResult {
+    let run = || -> Result<Report, Error> {
+        let dir = repository(scope, a.repository.as_deref())?;
+        crate::undo::undo(&crate::undo::UndoOptions {
+            dir,
+            patch_id: a.patch_id.clone(),
+            dry_run: a.dry_run,
+        })
     };
     match run() {
         Ok(report) => report_result(&report),

@@ -79,7 +79,7 @@ fn rmcp_client_initialize_list_miss_retry_check_and_refusal() {
 
         let tools = client.list_tools(None).await.expect("tools/list").tools;
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-        assert_eq!(names, ["apply_patch", "check", "detect"]);
+        assert_eq!(names, ["apply_patch", "check", "detect", "undo"]);
         for t in &tools {
             assert_eq!(
                 t.input_schema.get("type"),
@@ -132,6 +132,34 @@ fn rmcp_client_initialize_list_miss_retry_check_and_refusal() {
         assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
         assert_eq!(structured(&r)["status"], "applied");
         assert!(repo.read_str("app.py").contains("f'Hello, {name}!'"));
+        let applied_id = structured(&r)["patch_id"]
+            .as_str()
+            .expect("patch_id")
+            .to_string();
+
+        // `undo` of that patch restores the file; undoing the undo (by its patch_id) redoes it.
+        let r = call(&client, "undo", json!({"patch_id": applied_id})).await;
+        assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+        assert_eq!(structured(&r)["undid"], applied_id.as_str());
+        assert_eq!(
+            repo.read_str("app.py"),
+            APP,
+            "undo did not restore the file"
+        );
+        let undo_id = structured(&r)["patch_id"].as_str().expect("id").to_string();
+        // A file changed since: refused, named, nothing written.
+        repo.write("app.py", "changed = True\n");
+        let r = call(&client, "undo", json!({"patch_id": undo_id})).await;
+        assert_eq!(r.is_error, Some(true), "{}", text_of(&r));
+        assert!(text_of(&r).contains("app.py"), "{}", text_of(&r));
+        assert_eq!(repo.read_str("app.py"), "changed = True\n");
+        repo.write("app.py", APP);
+        let r = call(&client, "undo", json!({"patch_id": undo_id})).await;
+        assert_eq!(r.is_error, Some(false), "{}", text_of(&r));
+        assert!(
+            repo.read_str("app.py").contains("f'Hello, {name}!'"),
+            "redo"
+        );
 
         // `check` on a staged file with a syntax error: isError, the built-in syntax gate names it.
         repo.write("broken.py", "def broken(:\n    pass\n");

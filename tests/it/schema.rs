@@ -98,12 +98,23 @@ fn reports_of_real_runs_match_the_report_schema() {
     let undone = check(&own.run(&["undo", "--format", "json"]), "undo");
     assert!(undone["undid"].is_string(), "{undone}");
     let redo = undone["patch_id"].as_str().expect("patch_id").to_string();
-    let redone = check(&own.run(&["undo", &redo, "--format", "json"]), "undo of an undo");
+    let redone = check(
+        &own.run(&["undo", &redo, "--format", "json"]),
+        "undo of an undo",
+    );
     own.write("notes.txt", "changed since\n");
-    let refused = own.run(&["undo", redone["patch_id"].as_str().expect("id"), "--format", "json"]);
+    let refused = own.run(&[
+        "undo",
+        redone["patch_id"].as_str().expect("id"),
+        "--format",
+        "json",
+    ]);
     refused.assert_code(4);
     let refused = check(&refused, "undo refused");
-    assert!(refused["changed_since"].is_array() || refused["error"].is_object(), "{refused}");
+    assert!(
+        refused["changed_since"].is_array() || refused["error"].is_object(),
+        "{refused}"
+    );
     let diff = "--- a/loader.py\n+++ b/loader.py\n@@ -1 +1 @@\n-nothing like this\n+x\n";
     let r = own.apply(diff, &["--input", "diff"]);
     r.assert_code(2);
