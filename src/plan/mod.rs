@@ -57,6 +57,8 @@ pub struct Suggestion {
     pub end_line: usize,
     pub similarity: f64,
     pub kind: CandidateKind,
+    /// For `Lines`: which line was dropped from or added to `old_string`.
+    pub note: Option<String>,
     /// The file's actual text for those lines, with its own line endings.
     pub text: String,
 }
@@ -1095,6 +1097,7 @@ fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenie
             end_line: c.end_line,
             similarity: c.similarity,
             kind: c.kind,
+            note: c.note.clone(),
             text: doc.encode_range(c.byte_range.clone()),
         })
         .collect();
@@ -1107,6 +1110,13 @@ fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenie
         }
     }
     match candidates.first() {
+        Some(c) if c.kind == CandidateKind::Lines => msg.push_str(&format!(
+            "; lines {}-{} hold its lines in order, but {}: copy the exact text from the suggestion \
+             (a `lines` candidate is never applied, not even with --lenient)",
+            c.start_line,
+            c.end_line,
+            c.note.as_deref().unwrap_or("one line differs"),
+        )),
         Some(c) if c.kind != CandidateKind::Fuzzy => {
             let what = if c.kind == CandidateKind::Whitespace {
                 "whitespace (indentation, trailing spaces, tabs)"
@@ -1162,16 +1172,17 @@ fn miss(doc: &mut TextDoc, shown: &str, r: &Replace, old: &str, new: &str, lenie
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let kind = match c.kind {
-                    CandidateKind::Whitespace => "whitespace",
-                    CandidateKind::Unicode => "unicode",
-                    CandidateKind::Fuzzy => "fuzzy",
-                };
+                let note = c
+                    .note
+                    .as_deref()
+                    .map(|n| format!(": {n}"))
+                    .unwrap_or_default();
                 (
                     c.byte_range.clone(),
                     format!(
-                        "candidate {} ({kind}, {:.0}% similar)",
+                        "candidate {} ({}, {:.0}% similar){note}",
                         i + 1,
+                        c.kind.name(),
                         c.similarity * 100.0
                     ),
                 )

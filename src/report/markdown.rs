@@ -67,9 +67,14 @@ pub fn render_markdown(r: &Report) -> String {
             let _ = writeln!(out, "Matches at lines: {}\n", ranges.join(", "));
         }
         for s in &e.suggestions {
+            let note = s
+                .note
+                .as_deref()
+                .map(|n| format!("; {n}"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "Candidate lines {}-{} ({}, {:.0}% similar):\n```",
+                "Candidate lines {}-{} ({}, {:.0}% similar{note}):\n```",
                 s.start_line,
                 s.end_line,
                 candidate_kind_name(s.kind),

@@ -81,6 +81,10 @@ pub struct SuggestionReport {
     pub end_line: usize,
     pub similarity: f64,
     pub kind: CandidateKind,
+    /// For `lines`: which line of `old_string` is not in the file, or which file lines are not
+    /// in `old_string`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     pub text: String,
 }
 
@@ -137,11 +141,7 @@ impl Serialize for CandidateKind {
 }
 
 pub(crate) fn candidate_kind_name(k: CandidateKind) -> &'static str {
-    match k {
-        CandidateKind::Whitespace => "whitespace",
-        CandidateKind::Unicode => "unicode",
-        CandidateKind::Fuzzy => "fuzzy",
-    }
+    k.name()
 }
 
 impl Serialize for ChangeKind {
@@ -264,6 +264,7 @@ fn edit_report(o: &EditOutcome) -> EditReport {
                 end_line: s.end_line,
                 similarity: s.similarity,
                 kind: s.kind,
+                note: s.note.clone(),
                 text: s.text.clone(),
             })
             .collect(),

@@ -68,7 +68,7 @@ fn words(line: &str) -> impl Iterator<Item = &str> {
     line.split([' ', '\t', '\r']).filter(|w| !w.is_empty())
 }
 
-fn collapsed_hash(line: &str) -> u64 {
+pub(super) fn collapsed_hash(line: &str) -> u64 {
     words(line).fold(0, |h, w| hash_bytes(h, w.as_bytes()))
 }
 
@@ -323,6 +323,7 @@ pub(super) fn fuzzy_candidates(
             let sim = round_similarity(similarity(&text, &needle_text));
             (sim >= MIN_FUZZY_SIMILARITY).then(|| Candidate {
                 kind: CandidateKind::Fuzzy,
+                note: None,
                 start_line: w.start + 1,
                 end_line: w.start + w.len,
                 similarity: sim,
