@@ -70,11 +70,11 @@ pub fn render_markdown(r: &Report) -> String {
             let note = s
                 .note
                 .as_deref()
-                .map(|n| format!("; {n}"))
+                .map(|n| format!(" — {n}"))
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "Candidate lines {}-{} ({}, {:.0}% similar{note}):\n```",
+                "Candidate lines {}-{} ({}, {:.0}% similar){note}:\n```",
                 s.start_line,
                 s.end_line,
                 candidate_kind_name(s.kind),
