@@ -85,11 +85,13 @@ impl Aligned {
                 )
             }
             Shape::Added { line } => {
-                let repeats = line > 0
-                    && collapsed_hash(needle.lines[line]) == collapsed_hash(needle.lines[line - 1]);
                 let mut note = format!("line {} of old_string is not in the file", line + 1);
-                if repeats {
+                if line > 0
+                    && collapsed_hash(needle.lines[line]) == collapsed_hash(needle.lines[line - 1])
+                {
                     note.push_str(&format!(" (it repeats line {line})"));
+                } else if repeats(needle, line) {
+                    note.push_str(&format!(" (it repeats line {})", line + 2));
                 }
                 note
             }
@@ -202,22 +204,39 @@ pub(super) fn aligned(hay: &str, lines: &[Range<usize>], needle: &Needle) -> Vec
     found.retain(|a| plausible(hay, lines, needle, a));
     found.sort_by_key(|a| (a.cost(), a.start));
     found.truncate(MAX_RANKED);
-    // Among equally distant alignments, the one whose lines match byte for byte (indentation
-    // included) is where the text was copied from.
+    // Among equally distant alignments: first those that account for every needle line (a
+    // repeated line is accounted for by its twin; of the two, it needs no extra file lines),
+    // then the one whose lines match byte for byte (indentation included), which is where the
+    // text was copied from.
     let mut ranked: Vec<(usize, usize, Aligned)> = found
         .into_iter()
         .map(|a| {
-            let added = usize::from(matches!(a.shape, Shape::Added { .. }));
-            (exact_lines(hay, lines, needle, &a), added, a)
+            let class = match a.shape {
+                Shape::Added { line } if repeats(needle, line) => 0,
+                Shape::Gap { .. } => 1,
+                Shape::Added { .. } => 2,
+            };
+            (class, exact_lines(hay, lines, needle, &a), a)
         })
         .collect();
-    ranked.sort_by(|(ea, da, a), (eb, db, b)| {
+    ranked.sort_by(|(ca, ea, a), (cb, eb, b)| {
         (a.cost().cmp(&b.cost()))
-            .then(da.cmp(db))
+            .then(ca.cmp(cb))
             .then(eb.cmp(ea))
             .then(a.start.cmp(&b.start))
     });
     ranked.into_iter().map(|(_, _, a)| a).collect()
+}
+
+/// Whether needle line `line` (0-based) repeats the line before or after it.
+fn repeats(needle: &Needle, line: usize) -> bool {
+    let same = |other: usize| {
+        needle
+            .lines
+            .get(other)
+            .is_some_and(|l| collapsed_hash(l) == collapsed_hash(needle.lines[line]))
+    };
+    (line > 0 && same(line - 1)) || same(line + 1)
 }
 
 /// The pairs (needle line, file line) an alignment matches.

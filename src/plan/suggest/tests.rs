@@ -376,6 +376,17 @@ fn added_and_duplicated_lines_are_named() {
             "line 3 of old_string is not in the file (it repeats line 2)"
         )
     );
+    // A repeated first line: the gap reading (the first `(` two lines up) explains it worse.
+    let found = diagnose("(\nx = 0\n(\n  \"m\",\n)\n", "(\n(\n  \"m\",\n)\n", 3);
+    assert_eq!(
+        top(&found),
+        (
+            CandidateKind::Lines,
+            3,
+            5,
+            "line 2 of old_string is not in the file (it repeats line 1)"
+        )
+    );
     let found = diagnose(hay, "b = 2\nlog(\"here\")\nc = 3\nd = 4", 3);
     assert_eq!(
         top(&found),
