@@ -8,12 +8,15 @@
 //! edit-list  := [ entry* ]
 //! entry      := replace | group | create | delete | append | move
 //! replace    := { file_path, old_string, new_string, replace_all?: bool,
-//!                 start_line?: int >= 1, end_line?: int >= start_line }
-//! group      := { file_path, edits: [ { old_string, new_string, replace_all?, start_line?, end_line? }* ] }
-//! create     := { file_path, create: true, new_string }
-//! delete     := { file_path, delete: true }
-//! append     := { file_path, append: true, new_string }
-//! move       := { file_path, move_to, (old_string, new_string, replace_all?, start_line?, end_line?)? }
+//!                 start_line?: int >= 1, end_line?: int >= start_line, guard? }
+//! group      := { file_path, guard?, edits: [ { old_string, new_string, replace_all?, start_line?,
+//!                 end_line?, guard? }* ] }
+//! create     := { file_path, create: true, new_string, guard? }
+//! delete     := { file_path, delete: true, guard? }
+//! append     := { file_path, append: true, new_string, guard? }
+//! move       := { file_path, move_to, (old_string, new_string, replace_all?, start_line?, end_line?)?,
+//!                 guard? }
+//! guard      := expect_sha256: 64 hex digits (the file's bytes before the patch; see docs/patch-format-guards.md)
 //! ```
 //!
 //! Two layers of errors, on purpose:
@@ -110,6 +113,9 @@ pub struct Edit {
     pub op: Result<Op, String>,
     /// Where the entry (or its `file_path`) stands in the patch file, when known.
     pub span: Option<SourceSpan>,
+    /// `expect_sha256` (lower-case hex): the file's bytes as read for the plan must hash to it,
+    /// else the edit is `error` (kind `stale`). From the edit, or else from its group.
+    pub expect_sha256: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -44,6 +44,13 @@ pub enum EditStatus {
     Error,
 }
 
+/// Why an edit is `error`, where a caller can act on the reason itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// `expect_sha256` does not match the file as read: it changed since the caller read it.
+    Stale,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MatchKind {
     Exact,
@@ -81,6 +88,8 @@ pub struct EditOutcome {
     pub lines: Vec<(usize, usize)>,
     pub suggestions: Vec<Suggestion>,
     pub message: Option<String>,
+    /// Set for some `Error` outcomes (see [`ErrorKind`]).
+    pub error_kind: Option<ErrorKind>,
     /// The edit is invalid input (exit 3), not merely a miss.
     pub invalid: bool,
     /// Where the edit stands in the patch file.
@@ -376,6 +385,7 @@ impl Planner<'_> {
                 lines: Vec::new(),
                 suggestions: Vec::new(),
                 message: Some("this patch was already applied by patchgate; nothing to do".into()),
+                error_kind: None,
                 invalid: false,
                 patch_span: e.span,
                 snippet: None,
@@ -402,6 +412,7 @@ impl Planner<'_> {
             lines: Vec::new(),
             suggestions: Vec::new(),
             message: None,
+            error_kind: None,
             invalid: false,
             patch_span: edit.span,
             snippet: None,
@@ -424,6 +435,18 @@ impl Planner<'_> {
         };
         out.file_path = resolved.rel.clone();
         let digest = digest.unwrap_or_else(|| record::digest(&resolved.rel, op));
+        if let Some(want) = &edit.expect_sha256 {
+            let key = if resolved.is_link && matches!(op, Op::Delete | Op::Move { .. }) {
+                &resolved.rel
+            } else {
+                &resolved.real
+            };
+            if let Some(why) = self.stale(key, &resolved.rel, want) {
+                out.error_kind = Some(ErrorKind::Stale);
+                out.message = Some(why);
+                return (out, Some(digest));
+            }
+        }
         let recorded = self.record.contains(&digest);
         let step = match op {
             Op::Replace(r) => self.replace(&resolved.real, &resolved.rel, r, recorded),
@@ -472,6 +495,34 @@ impl Planner<'_> {
         out.message = step.message;
         out.snippet = step.snippet;
         (out, Some(digest))
+    }
+
+    /// Why `key` does not hold the bytes `want` (a SHA-256 in hex) names, or `None` when it does.
+    /// The bytes compared are those read for the plan, before any edit of this patch: the state
+    /// the caller saw. After a `move_to` in this patch, that is the moved file's original.
+    fn stale(&mut self, key: &str, shown: &str, want: &str) -> Option<String> {
+        let origin = self.slot(key).origin.clone();
+        let original = self.originals.get(origin.as_deref().unwrap_or(key));
+        let current = match original {
+            Some(Disk::File { bytes, .. }) => content_hash(bytes),
+            Some(Disk::Missing) | None => {
+                return Some(format!(
+                    "{shown} does not exist, but expect_sha256 was given: re-read the file and \
+                     rewrite the edit"
+                ));
+            }
+            Some(_) => {
+                return Some(format!(
+                    "{shown} is not a regular file, but expect_sha256 was given"
+                ));
+            }
+        };
+        (current != want).then(|| {
+            format!(
+                "{shown} changed since it was read: its sha256 is {current}, not the expected \
+                 {want}; re-read the file and rewrite the edit against its current text"
+            )
+        })
     }
 
     /// Resolves a patch path, once per distinct spelling: a batch names the same file many times,

@@ -132,9 +132,14 @@ pub fn render_markdown(r: &Report) -> String {
                 Some(from) => format!("{from} → {}", f.path),
                 None => f.path.clone(),
             };
+            let hash = f
+                .sha256
+                .as_deref()
+                .map(|h| format!(" sha256 `{h}`"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "- {} `{name}` (+{} −{})",
+                "- {} `{name}` (+{} −{}){hash}",
                 change_name(f.change),
                 f.added,
                 f.removed

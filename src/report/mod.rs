@@ -20,7 +20,9 @@ use serde::Serialize;
 use crate::error::{Error, Exit};
 use crate::patch::PatchSource;
 use crate::plan::suggest::CandidateKind;
-use crate::plan::{ChangeKind, EditOutcome, EditStatus, FileChange, MatchKind, Plan, Snippet};
+use crate::plan::{
+    ChangeKind, EditOutcome, EditStatus, ErrorKind, FileChange, MatchKind, Plan, Snippet,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -67,6 +69,9 @@ pub struct EditReport {
     pub lines: Vec<[usize; 2]>,
     pub suggestions: Vec<SuggestionReport>,
     pub message: Option<String>,
+    /// Present on some `error` edits: `"stale"` when `expect_sha256` did not match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ErrorKind>,
     #[serde(skip)]
     pub invalid: bool,
     #[serde(skip)]
@@ -95,6 +100,8 @@ pub struct FileReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
     pub diff: String,
+    /// SHA-256 (hex) of the bytes written (after `--fix`); `None` for a deleted file.
+    pub sha256: Option<String>,
     #[serde(skip)]
     pub added: usize,
     #[serde(skip)]
@@ -142,6 +149,14 @@ impl Serialize for CandidateKind {
 
 pub(crate) fn candidate_kind_name(k: CandidateKind) -> &'static str {
     k.name()
+}
+
+impl Serialize for ErrorKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            ErrorKind::Stale => "stale",
+        })
+    }
 }
 
 impl Serialize for ChangeKind {
@@ -269,6 +284,7 @@ fn edit_report(o: &EditOutcome) -> EditReport {
             })
             .collect(),
         message: o.message.clone(),
+        kind: o.error_kind,
         invalid: o.invalid,
         patch_span: o.patch_span,
         snippet: o.snippet.clone(),
@@ -295,6 +311,10 @@ fn file_report(f: &FileChange) -> FileReport {
         change: f.change,
         from: f.from.clone(),
         diff,
+        sha256: f.after.as_deref().map(|b| {
+            use sha2::{Digest, Sha256};
+            format!("{:x}", Sha256::digest(b))
+        }),
         added,
         removed,
     }

@@ -9,6 +9,7 @@ mod crash;
 mod fixtures;
 mod gate_real;
 mod golangci;
+mod guards;
 mod harness;
 mod hostile;
 mod prepare;
