@@ -161,6 +161,19 @@ fn a_second_patch_chains_on_the_digest_of_the_first_report() {
     );
     first.assert_code(0);
     let digest = file_hash(&first.json(), "crlf.txt").expect("sha256 of crlf.txt");
+    // Re-running the first patch is a no-op, although its digest no longer matches.
+    let again = repo.apply(
+        &json!([edit(
+            "crlf.txt",
+            "alpha = 1",
+            "alpha = 11",
+            Some(&sha256_hex(CRLF))
+        )])
+        .to_string(),
+        &[],
+    );
+    again.assert_code(0);
+    assert_eq!(again.json()["edits"][0]["status"], "already_applied");
     let second = json!([edit("crlf.txt", "gamma = 3", "gamma = 33", Some(&digest))]).to_string();
     repo.apply(&second, &[]).assert_code(0);
     assert_eq!(
