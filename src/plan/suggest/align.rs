@@ -132,9 +132,15 @@ fn prefix_matches(needle: &[u32], file: impl Iterator<Item = u32>) -> Vec<usize>
 }
 
 /// Every alignment of the needle with one dropped or one added line, best first.
-pub(super) fn aligned(hay: &str, lines: &[Range<usize>], needle: &Needle) -> Vec<Aligned> {
+/// `line_hashes[i]` is `collapsed_hash` of file line `i`.
+pub(super) fn aligned(
+    hay: &str,
+    lines: &[Range<usize>],
+    line_hashes: &[u64],
+    needle: &Needle,
+) -> Vec<Aligned> {
     let k = needle.lines.len();
-    let n = lines.len();
+    let n = lines.len().min(line_hashes.len());
     if k < 2 || n == 0 {
         return Vec::new();
     }
@@ -148,13 +154,9 @@ pub(super) fn aligned(hay: &str, lines: &[Range<usize>], needle: &Needle) -> Vec
             *ids.entry(collapsed_hash(l)).or_insert(next)
         })
         .collect();
-    let file: Vec<u32> = lines
+    let file: Vec<u32> = line_hashes[..n]
         .iter()
-        .map(|r| {
-            ids.get(&collapsed_hash(&hay[r.clone()]))
-                .copied()
-                .unwrap_or(ABSENT)
-        })
+        .map(|h| ids.get(h).copied().unwrap_or(ABSENT))
         .collect();
     let fwd = prefix_matches(&pattern, file.iter().copied());
     let rev_pattern: Vec<u32> = pattern.iter().rev().copied().collect();

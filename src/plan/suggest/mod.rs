@@ -70,7 +70,7 @@ mod tests;
 
 use std::ops::Range;
 
-use fuzzy::{coverage_prefix, fuzzy_candidates, round_similarity, similarity};
+use fuzzy::{collapsed_hash, coverage_prefix, fuzzy_candidates, round_similarity, similarity};
 use lines::{Needle, line_ranges, relaxed_starts};
 pub use reindent::relaxed_match;
 
@@ -202,8 +202,19 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
         out.extend(group);
     }
 
+    crate::timing::mark("suggest: whitespace and unicode");
+    // One hash per file line, shared by the lines and fuzzy rungs: hashing is a pass over
+    // every byte of the file, the largest fixed cost of both.
+    let line_hashes: Vec<u64> = if out.len() < max {
+        lines
+            .iter()
+            .map(|r| collapsed_hash(&haystack[r.clone()]))
+            .collect()
+    } else {
+        Vec::new()
+    };
     if out.len() < max {
-        for a in align::aligned(haystack, &lines, &needle) {
+        for a in align::aligned(haystack, &lines, &line_hashes, &needle) {
             if out.len() >= max {
                 break;
             }
@@ -242,8 +253,17 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
             lines.len(),
             ws.iter().chain(&uni).map(|&s| s..s + k).chain(aligned),
         );
-        let fuzzy = fuzzy_candidates(haystack, &lines, &needle, &covered, max - out.len());
+        crate::timing::mark("suggest: lines");
+        let fuzzy = fuzzy_candidates(
+            haystack,
+            &lines,
+            &line_hashes,
+            &needle,
+            &covered,
+            max - out.len(),
+        );
         out.extend(fuzzy);
+        crate::timing::mark("suggest: fuzzy");
     }
     out
 }
