@@ -268,7 +268,8 @@ def main():
             print(f"\n--- {name} {c['file']} {c['kind']} want {c['start']}-{c['end']}; top "
                   f"{top and (top['start_line'], top['end_line'], top['kind'], top.get('note'))}")
             print(c["old"])
-        timing(pg, args.projects, rng, args.time_cases, args.runs, scratch)
+        if args.time_cases > 0:
+            timing(pg, args.projects, rng, args.time_cases, args.runs, scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -50,7 +50,8 @@
 //! * Reported similarity is rounded to 2 decimals and capped at 0.99: exact matches never
 //!   reach this module, so 1.0 would claim more than is true.
 //! * `diagnose` never returns overlapping candidates, and candidates follow the ladder
-//!   whitespace, Unicode, lines, fuzzy whatever their scores; fuzzy windows touching any
+//!   whitespace, Unicode, lines, fuzzy whatever their scores (fuzzy windows only fill when no
+//!   lines candidate was found); fuzzy windows touching any
 //!   whitespace or Unicode match, or a reported lines candidate, are discarded as worse
 //!   descriptions of it.
 //! * Only whitespace and Unicode candidates are ever applied (by `--lenient`); a lines
@@ -238,7 +239,11 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
         }
     }
 
+    // A lines candidate already explains every old line; a fuzzy window elsewhere would be a
+    // far weaker guess, and skipping it keeps such a miss within a few milliseconds.
+    let has_lines = out.iter().any(|c| c.kind == CandidateKind::Lines);
     if out.len() < max
+        && !has_lines
         && needle.body.len() <= MAX_FUZZY_NEEDLE
         && haystack.len() <= MAX_FUZZY_HAYSTACK
     {
