@@ -8,14 +8,17 @@
 //! edit-list  := [ entry* ]
 //! entry      := replace | group | create | delete | append | move
 //! replace    := { file_path, old_string, new_string, replace_all?: bool,
-//!                 start_line?: int >= 1, end_line?: int >= start_line, within?: symbol }
-//! group      := { file_path, within?: symbol,
-//!                 edits: [ { old_string, new_string, replace_all?, start_line?, end_line?, within? }* ] }
-//! create     := { file_path, create: true, new_string }
-//! delete     := { file_path, delete: true }
-//! append     := { file_path, append: true, new_string }
-//! move       := { file_path, move_to, (old_string, new_string, replace_all?, start_line?, end_line?, within?)? }
+//!                 start_line?: int >= 1, end_line?: int >= start_line, within?: symbol, guard? }
+//! group      := { file_path, within?: symbol, guard?,
+//!                 edits: [ { old_string, new_string, replace_all?, start_line?, end_line?, within?,
+//!                 guard? }* ] }
+//! create     := { file_path, create: true, new_string, guard? }
+//! delete     := { file_path, delete: true, guard? }
+//! append     := { file_path, append: true, new_string, guard? }
+//! move       := { file_path, move_to, (old_string, new_string, replace_all?, start_line?, end_line?,
+//!                 within?)?, guard? }
 //! symbol     := a definition's name with its enclosing names, `.` or `::` between them
+//! guard      := expect_sha256: 64 hex digits (the file's bytes before the patch; see docs/patch-format-guards.md)
 //! ```
 //!
 //! A group's `within` is the default of each grouped edit that has none.
@@ -112,6 +115,9 @@ pub struct Edit {
     pub op: Result<Op, String>,
     /// Where the entry (or its `file_path`) stands in the patch file, when known.
     pub span: Option<SourceSpan>,
+    /// `expect_sha256` (lower-case hex): the file's bytes as read for the plan must hash to it,
+    /// else the edit is `error` (kind `stale`). From the edit, or else from its group.
+    pub expect_sha256: Option<String>,
     /// The hunk (or block, or chunk) of a converted input format this edit came from.
     pub origin: Option<Hunk>,
 }

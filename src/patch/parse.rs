@@ -33,6 +33,7 @@ const EDIT_KEYS: &[&str] = &[
     "delete",
     "append",
     "move_to",
+    "expect_sha256",
     "edits",
 ];
 const TOP_KEYS: &[&str] = &["message", "edits"];
@@ -51,6 +52,7 @@ struct RawEdit {
     delete: Option<bool>,
     append: Option<bool>,
     move_to: Option<Spanned<String>>,
+    expect_sha256: Option<Spanned<String>>,
     edits: Option<Vec<Spanned<RawSubEdit>>>,
 }
 
@@ -63,6 +65,7 @@ struct RawSubEdit {
     start_line: Option<Spanned<i64>>,
     end_line: Option<Spanned<i64>>,
     within: Option<Spanned<String>>,
+    expect_sha256: Option<Spanned<String>>,
 }
 
 /// The document root: a bare list of edits, or a mapping with `message` and `edits`.
@@ -186,7 +189,7 @@ pub fn parse(text: &str, name: &str) -> Result<Patch, Error> {
         Format::Json => parse_json(text, &source)?,
         _ => parse_yaml(text).map_err(|e| yaml_error(&e, &source))?,
     };
-    Ok(lower(raw, source))
+    lower(raw, source)
 }
 
 fn looks_like_json(text: &str) -> bool {
@@ -377,12 +380,39 @@ fn span_of<T>(s: &Spanned<T>) -> Option<SourceSpan> {
     Some(SourceSpan::from((start, len)))
 }
 
+/// A valid `expect_sha256` in lower case; a malformed one is invalid input pointing at the value.
+fn expect_sha256(
+    value: Option<&Spanned<String>>,
+    source: &PatchSource,
+) -> Result<Option<String>, Error> {
+    let Some(v) = value else {
+        return Ok(None);
+    };
+    let hex = v.value.trim();
+    if hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Ok(Some(hex.to_ascii_lowercase()));
+    }
+    Err(patch_error(
+        source,
+        format!(
+            "`expect_sha256` is not a SHA-256 digest: {:?} (expected 64 hexadecimal digits)",
+            v.value
+        ),
+        "give the lower-case hex SHA-256 of the file's bytes as you read them, e.g. from \
+         `sha256sum FILE` or `files[].sha256` of the previous patchgate report"
+            .into(),
+        span_of(v).map(|s| s.offset()),
+        "here",
+    ))
+}
+
 /// Flattens groups and validates each entry's combination of keys.
-fn lower(raw: RawTop, source: PatchSource) -> Patch {
+fn lower(raw: RawTop, source: PatchSource) -> Result<Patch, Error> {
     let mut edits = Vec::new();
     for entry in raw.edits {
         let entry_span = span_of(&entry);
         let e = entry.value;
+        let file_expect = expect_sha256(e.expect_sha256.as_ref(), &source)?;
         let file_path = e
             .file_path
             .as_ref()
@@ -418,7 +448,16 @@ fn lower(raw: RawTop, source: PatchSource) -> Patch {
             for sub in subs {
                 let sub_span = span_of(&sub).or(span);
                 let s = sub.value;
-                let op = match &group_problem {
+                let own_expect = expect_sha256(s.expect_sha256.as_ref(), &source)?;
+                let conflict = match (&file_expect, &own_expect) {
+                    (Some(a), Some(b)) if a != b => Some(
+                        "`expect_sha256` of this edit differs from its group's: both describe the \
+                         file as read before the patch, so give one digest"
+                            .to_string(),
+                    ),
+                    _ => None,
+                };
+                let op = match group_problem.as_ref().or(conflict.as_ref()) {
                     Some(p) => Err(p.clone()),
                     None => lower_replace(
                         s.old_string,
@@ -441,6 +480,7 @@ fn lower(raw: RawTop, source: PatchSource) -> Patch {
                     op,
                     span: sub_span,
                     origin: None,
+                    expect_sha256: own_expect.or_else(|| file_expect.clone()),
                 });
             }
             continue;
@@ -456,13 +496,14 @@ fn lower(raw: RawTop, source: PatchSource) -> Patch {
             op,
             span,
             origin: None,
+            expect_sha256: file_expect,
         });
     }
-    Patch {
+    Ok(Patch {
         message: raw.message,
         edits,
         source,
-    }
+    })
 }
 
 pub(super) fn check_path_text(key: &str, path: Option<&str>) -> Option<String> {
@@ -880,6 +921,25 @@ mod tests {
                 replace: None
             })
         );
+    }
+
+    #[test]
+    fn expect_sha256_is_lower_cased_inherited_by_a_group_and_checked() {
+        let h = "AB".repeat(32);
+        let p = ok(&format!(
+            "- {{file_path: a, delete: true, expect_sha256: {h}}}\n- file_path: b\n  expect_sha256: {h}\n  edits:\n    - {{old_string: x, new_string: y}}\n"
+        ));
+        let want = Some("ab".repeat(32));
+        assert_eq!(p.edits[0].expect_sha256, want);
+        assert_eq!(p.edits[1].expect_sha256, want);
+        assert_eq!(p.edits[1].op.as_ref().map(|_| ()), Ok(()));
+        for bad in ["abc", &"g".repeat(64), &"a".repeat(65)] {
+            let (msg, line, col) = err(&format!(
+                "- file_path: a\n  edits:\n    - old_string: x\n      new_string: y\n      expect_sha256: \"{bad}\"\n"
+            ));
+            assert!(msg.contains("expect_sha256"), "{msg}");
+            assert_eq!((line, col), (Some(5), Some(22)), "{bad}");
+        }
     }
 
     #[test]

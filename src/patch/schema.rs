@@ -11,7 +11,10 @@ pub fn json_schema() -> Value {
         "description": "Path relative to the repository root, or absolute inside it."});
     let within = json!({"type": "string", "minLength": 1, "pattern": "[^.:\\s]",
         "description": "Search old_string only inside this symbol's definition: a function, method, class, struct, enum, impl, trait or interface, nested with `.` or `::` (`Config.parse`). Python, JavaScript, TypeScript, Rust and Go files."});
+    let guard = json!({"type": "string", "pattern": "^[0-9a-fA-F]{64}$",
+        "description": "SHA-256 (hex) of the file's bytes as read before this patch; on a mismatch the edit is an error of kind `stale` and nothing is written."});
     let replacement_props = json!({
+        "expect_sha256": guard,
         "old_string": {"type": "string", "minLength": 1, "description": "Exact text to replace (must differ from new_string)."},
         "new_string": {"type": "string", "description": "Replacement text; empty deletes the match."},
         "replace_all": {"type": "boolean", "default": false, "description": "Replace every occurrence instead of requiring exactly one."},
@@ -32,19 +35,19 @@ pub fn json_schema() -> Value {
              "required": ["file_path", "old_string", "new_string"], "properties": replace_props},
             {"title": "group", "type": "object", "additionalProperties": false,
              "required": ["file_path", "edits"],
-             "properties": {"file_path": path, "within": within, "edits": {"type": "array", "items": {
+             "properties": {"file_path": path, "within": within, "expect_sha256": guard, "edits": {"type": "array", "items": {
                  "type": "object", "additionalProperties": false,
                  "required": ["old_string", "new_string"], "properties": replacement_props}}}},
             {"title": "create", "type": "object", "additionalProperties": false,
              "required": ["file_path", "create", "new_string"],
-             "properties": {"file_path": path, "create": {"const": true},
+             "properties": {"file_path": path, "create": {"const": true}, "expect_sha256": guard,
                             "new_string": {"type": "string", "description": "The new file's content."}}},
             {"title": "delete", "type": "object", "additionalProperties": false,
              "required": ["file_path", "delete"],
-             "properties": {"file_path": path, "delete": {"const": true}}},
+             "properties": {"file_path": path, "delete": {"const": true}, "expect_sha256": guard}},
             {"title": "append", "type": "object", "additionalProperties": false,
              "required": ["file_path", "append", "new_string"],
-             "properties": {"file_path": path, "append": {"const": true},
+             "properties": {"file_path": path, "append": {"const": true}, "expect_sha256": guard,
                             "new_string": {"type": "string", "minLength": 1,
                                            "description": "Appended text; a newline is added first if the file lacks one."}}},
             {"title": "move", "type": "object", "additionalProperties": false,

@@ -46,6 +46,13 @@ pub enum EditStatus {
     Error,
 }
 
+/// Why an edit is `error`, where a caller can act on the reason itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// `expect_sha256` does not match the file as read: it changed since the caller read it.
+    Stale,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MatchKind {
     Exact,
@@ -59,6 +66,8 @@ pub struct Suggestion {
     pub end_line: usize,
     pub similarity: f64,
     pub kind: CandidateKind,
+    /// For `Lines`: which line was dropped from or added to `old_string`.
+    pub note: Option<String>,
     /// The file's actual text for those lines, with its own line endings.
     pub text: String,
 }
@@ -81,6 +90,8 @@ pub struct EditOutcome {
     pub lines: Vec<(usize, usize)>,
     pub suggestions: Vec<Suggestion>,
     pub message: Option<String>,
+    /// Set for some `Error` outcomes (see [`ErrorKind`]).
+    pub error_kind: Option<ErrorKind>,
     /// The edit is invalid input (exit 3), not merely a miss.
     pub invalid: bool,
     /// Where the edit stands in the patch file.
@@ -378,6 +389,7 @@ impl Planner<'_> {
                 lines: Vec::new(),
                 suggestions: Vec::new(),
                 message: Some("this patch was already applied by patchgate; nothing to do".into()),
+                error_kind: None,
                 invalid: false,
                 patch_span: e.span,
                 snippet: None,
@@ -405,6 +417,7 @@ impl Planner<'_> {
             lines: Vec::new(),
             suggestions: Vec::new(),
             message: None,
+            error_kind: None,
             invalid: false,
             patch_span: edit.span,
             snippet: None,
@@ -428,6 +441,18 @@ impl Planner<'_> {
         };
         out.file_path = resolved.rel.clone();
         let digest = digest.unwrap_or_else(|| record::digest(&resolved.rel, op));
+        if let Some(want) = &edit.expect_sha256 {
+            let key = if resolved.is_link && matches!(op, Op::Delete | Op::Move { .. }) {
+                &resolved.rel
+            } else {
+                &resolved.real
+            };
+            if let Some(why) = self.stale(key, &resolved.rel, want) {
+                out.error_kind = Some(ErrorKind::Stale);
+                out.message = Some(why);
+                return (out, Some(digest));
+            }
+        }
         let recorded = self.record.contains(&digest);
         let step = match op {
             Op::Replace(r) => self.replace(&resolved.real, &resolved.rel, r, recorded),
@@ -476,6 +501,34 @@ impl Planner<'_> {
         out.message = step.message;
         out.snippet = step.snippet;
         (out, Some(digest))
+    }
+
+    /// Why `key` does not hold the bytes `want` (a SHA-256 in hex) names, or `None` when it does.
+    /// The bytes compared are those read for the plan, before any edit of this patch: the state
+    /// the caller saw. After a `move_to` in this patch, that is the moved file's original.
+    fn stale(&mut self, key: &str, shown: &str, want: &str) -> Option<String> {
+        let origin = self.slot(key).origin.clone();
+        let original = self.originals.get(origin.as_deref().unwrap_or(key));
+        let current = match original {
+            Some(Disk::File { bytes, .. }) => content_hash(bytes),
+            Some(Disk::Missing) | None => {
+                return Some(format!(
+                    "{shown} does not exist, but expect_sha256 was given: re-read the file and \
+                     rewrite the edit"
+                ));
+            }
+            Some(_) => {
+                return Some(format!(
+                    "{shown} is not a regular file, but expect_sha256 was given"
+                ));
+            }
+        };
+        (current != want).then(|| {
+            format!(
+                "{shown} changed since it was read: its sha256 is {current}, not the expected \
+                 {want}; re-read the file and rewrite the edit against its current text"
+            )
+        })
     }
 
     /// Resolves a patch path, once per distinct spelling: a batch names the same file many times,
@@ -1149,6 +1202,7 @@ fn miss(
             end_line: c.end_line,
             similarity: c.similarity,
             kind: c.kind,
+            note: c.note.clone(),
             text: doc.encode_range(c.byte_range.clone()),
         })
         .collect();
@@ -1162,6 +1216,13 @@ fn miss(
     }
     msg.push_str(&scope.inside);
     match candidates.first() {
+        Some(c) if c.kind == CandidateKind::Lines => msg.push_str(&format!(
+            "; lines {}-{} hold its lines in order, but {}: copy the exact text from the suggestion \
+             (a `lines` candidate is never applied, not even with --lenient)",
+            c.start_line,
+            c.end_line,
+            c.note.as_deref().unwrap_or("one line differs"),
+        )),
         Some(c) if c.kind != CandidateKind::Fuzzy => {
             let what = if c.kind == CandidateKind::Whitespace {
                 "whitespace (indentation, trailing spaces, tabs)"
@@ -1228,16 +1289,17 @@ fn miss(
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let kind = match c.kind {
-                    CandidateKind::Whitespace => "whitespace",
-                    CandidateKind::Unicode => "unicode",
-                    CandidateKind::Fuzzy => "fuzzy",
-                };
+                let note = c
+                    .note
+                    .as_deref()
+                    .map(|n| format!(": {n}"))
+                    .unwrap_or_default();
                 (
                     c.byte_range.clone(),
                     format!(
-                        "candidate {} ({kind}, {:.0}% similar)",
+                        "candidate {} ({}, {:.0}% similar){note}",
                         i + 1,
+                        c.kind.name(),
                         c.similarity * 100.0
                     ),
                 )

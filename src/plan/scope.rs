@@ -215,7 +215,8 @@ pub(super) fn diagnose(doc: &TextDoc, old: &str, scope: &Scope) -> Vec<Candidate
     let rank = |k: CandidateKind| match k {
         CandidateKind::Whitespace => 0,
         CandidateKind::Unicode => 1,
-        CandidateKind::Fuzzy => 2,
+        CandidateKind::Lines => 2,
+        CandidateKind::Fuzzy => 3,
     };
     inside.sort_by(|a, b| {
         rank(a.kind)

@@ -96,9 +96,14 @@ pub fn render_markdown(r: &Report) -> String {
             let _ = writeln!(out, "Matches at lines: {}\n", ranges.join(", "));
         }
         for s in &e.suggestions {
+            let note = s
+                .note
+                .as_deref()
+                .map(|n| format!(" — {n}"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "Candidate lines {}-{} ({}, {:.0}% similar):\n```",
+                "Candidate lines {}-{} ({}, {:.0}% similar){note}:\n```",
                 s.start_line,
                 s.end_line,
                 candidate_kind_name(s.kind),
@@ -156,9 +161,14 @@ pub fn render_markdown(r: &Report) -> String {
                 Some(from) => format!("{from} → {}", f.path),
                 None => f.path.clone(),
             };
+            let hash = f
+                .sha256
+                .as_deref()
+                .map(|h| format!(" sha256 `{h}`"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "- {} `{name}` (+{} −{})",
+                "- {} `{name}` (+{} −{}){hash}",
                 change_name(f.change),
                 f.added,
                 f.removed

@@ -25,7 +25,9 @@ use serde::Serialize;
 use crate::error::{Error, Exit};
 use crate::patch::PatchSource;
 use crate::plan::suggest::CandidateKind;
-use crate::plan::{ChangeKind, EditOutcome, EditStatus, FileChange, MatchKind, Plan, Snippet};
+use crate::plan::{
+    ChangeKind, EditOutcome, EditStatus, ErrorKind, FileChange, MatchKind, Plan, Snippet,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -86,6 +88,9 @@ pub struct EditReport {
     /// The hunk of a codex, aider or diff patch this edit came from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hunk: Option<crate::patch::Hunk>,
+    /// Present on some `error` edits: `"stale"` when `expect_sha256` did not match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ErrorKind>,
     #[serde(skip)]
     pub invalid: bool,
     #[serde(skip)]
@@ -100,6 +105,10 @@ pub struct SuggestionReport {
     pub end_line: usize,
     pub similarity: f64,
     pub kind: CandidateKind,
+    /// For `lines`: which line of `old_string` is not in the file, or which file lines are not
+    /// in `old_string`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     pub text: String,
 }
 
@@ -110,6 +119,8 @@ pub struct FileReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
     pub diff: String,
+    /// SHA-256 (hex) of the bytes written (after `--fix`); `None` for a deleted file.
+    pub sha256: Option<String>,
     #[serde(skip)]
     pub added: usize,
     #[serde(skip)]
@@ -156,10 +167,14 @@ impl Serialize for CandidateKind {
 }
 
 pub(crate) fn candidate_kind_name(k: CandidateKind) -> &'static str {
-    match k {
-        CandidateKind::Whitespace => "whitespace",
-        CandidateKind::Unicode => "unicode",
-        CandidateKind::Fuzzy => "fuzzy",
+    k.name()
+}
+
+impl Serialize for ErrorKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match self {
+            ErrorKind::Stale => "stale",
+        })
     }
 }
 
@@ -295,11 +310,13 @@ fn edit_report(o: &EditOutcome) -> EditReport {
                 end_line: s.end_line,
                 similarity: s.similarity,
                 kind: s.kind,
+                note: s.note.clone(),
                 text: s.text.clone(),
             })
             .collect(),
         message: o.message.clone(),
         hunk: o.origin.clone(),
+        kind: o.error_kind,
         invalid: o.invalid,
         patch_span: o.patch_span,
         snippet: o.snippet.clone(),
@@ -326,6 +343,10 @@ fn file_report(f: &FileChange) -> FileReport {
         change: f.change,
         from: f.from.clone(),
         diff,
+        sha256: f.after.as_deref().map(|b| {
+            use sha2::{Digest, Sha256};
+            format!("{:x}", Sha256::digest(b))
+        }),
         added,
         removed,
     }

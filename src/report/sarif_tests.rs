@@ -51,6 +51,7 @@ fn edit(index: usize, path: &str, status: EditStatus) -> EditReport {
         patch_span: None,
         snippet: None,
         hunk: None,
+        kind: None,
     }
 }
 
@@ -256,6 +257,7 @@ fn a_miss_is_a_result_at_its_best_candidate_and_an_ambiguous_edit_at_its_first_m
             similarity: 0.93,
             kind: CandidateKind::Whitespace,
             text: "    def run(self):\n        pass\n".into(),
+            note: None,
         },
         SuggestionReport {
             start_line: 40,
@@ -263,6 +265,7 @@ fn a_miss_is_a_result_at_its_best_candidate_and_an_ambiguous_edit_at_its_first_m
             similarity: 0.71,
             kind: CandidateKind::Fuzzy,
             text: "def ran():\n    pass\n".into(),
+            note: None,
         },
     ];
     let mut amb = edit(2, "src/app.py", EditStatus::Ambiguous);

@@ -24,10 +24,11 @@ pub fn json_schema() -> Value {
             "end_line": line,
             "similarity": {"type": "number", "minimum": 0, "maximum": 1},
             "kind": {"enum": candidate_kinds()},
-            "text": {"type": "string", "description": "The file's actual text for those lines."}
+            "text": {"type": "string", "description": "The file's actual text for those lines."},
+            "note": {"type": "string", "description": "For `lines`: which line of old_string is missing from the file, or which file line is extra."}
         }),
         &["start_line", "end_line", "similarity", "kind", "text"],
-        &[],
+        &["note"],
     );
     let edit = strict(
         json!({
@@ -42,6 +43,7 @@ pub fn json_schema() -> Value {
                 "minItems": 2, "maxItems": 2}},
             "suggestions": {"type": "array", "items": {"$ref": "#/$defs/suggestion"}},
             "message": nullable_string,
+            "kind": {"enum": ["stale"], "description": "On an `error` edit whose expect_sha256 did not match the file."},
             "hunk": strict(
                 json!({
                     "index": {"type": "integer", "minimum": 1,
@@ -62,16 +64,18 @@ pub fn json_schema() -> Value {
             "suggestions",
             "message",
         ],
-        &["hunk"],
+        &["hunk", "kind"],
     );
     let file = strict(
         json!({
             "path": {"type": "string"},
             "change": {"enum": change_kinds()},
             "from": {"type": "string", "description": "The old path of a renamed file."},
-            "diff": {"type": "string", "description": "Unified diff of the file."}
+            "diff": {"type": "string", "description": "Unified diff of the file."},
+            "sha256": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$",
+                       "description": "SHA-256 (hex) of the bytes written, after --fix; null for a deleted file."}
         }),
-        &["path", "change", "diff"],
+        &["path", "change", "diff", "sha256"],
         &["from"],
     );
     let finding = strict(
@@ -284,9 +288,9 @@ fn match_kinds() -> Vec<Value> {
 fn candidate_kinds() -> Vec<Value> {
     use CandidateKind as C;
     let _exhaustive = |c: C| match c {
-        C::Whitespace | C::Unicode | C::Fuzzy => {}
+        C::Whitespace | C::Unicode | C::Lines | C::Fuzzy => {}
     };
-    names(&[C::Whitespace, C::Unicode, C::Fuzzy])
+    names(&[C::Whitespace, C::Unicode, C::Lines, C::Fuzzy])
 }
 
 fn change_kinds() -> Vec<Value> {

@@ -508,6 +508,16 @@ fn fix_writes_and_commits_formatted_content(lang: &Lang) {
             expected,
             "written content (commit: {commit})"
         );
+        // The reported digest is of the formatted bytes, not of what the patch asked for.
+        let file = report["files"]
+            .as_array()
+            .and_then(|fs| fs.iter().find(|f| f["path"] == lang.file))
+            .unwrap_or_else(|| panic!("{} not in files: {report:#}", lang.file));
+        assert_eq!(
+            file["sha256"].as_str(),
+            Some(crate::harness::sha256_hex(&repo.read(lang.file)).as_str()),
+            "{report:#}"
+        );
         let at_head = repo.git(&["show", &format!("HEAD:{}", lang.file)]);
         if commit {
             assert_eq!(at_head, expected, "committed content");

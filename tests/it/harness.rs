@@ -155,7 +155,7 @@ impl TestRepo {
         walk(self.path(), self.path(), &mut out);
         for extra in [".git/index", ".git/HEAD"] {
             if let Ok(b) = std::fs::read(self.path().join(extra)) {
-                out.insert(extra.to_string(), hex(&b));
+                out.insert(extra.to_string(), sha256_hex(&b));
             }
         }
         out.insert("refs".into(), git(self.path(), &["for-each-ref"]));
@@ -210,7 +210,8 @@ pub fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
     Run::from(child.wait_with_output().expect("wait"))
 }
 
-fn hex(b: &[u8]) -> String {
+/// SHA-256 of bytes in lower-case hex (what `expect_sha256` and `files[].sha256` hold).
+pub fn sha256_hex(b: &[u8]) -> String {
     Sha256::digest(b)
         .iter()
         .map(|x| format!("{x:02x}"))
@@ -245,7 +246,11 @@ fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
             let mode = md.permissions().mode() & 0o777;
             out.insert(
                 rel,
-                format!("{:o}:{}", mode, hex(&std::fs::read(&p).expect("read"))),
+                format!(
+                    "{:o}:{}",
+                    mode,
+                    sha256_hex(&std::fs::read(&p).expect("read"))
+                ),
             );
         }
     }

@@ -10,6 +10,7 @@ mod crash;
 mod formats;
 mod gate_real;
 mod golangci;
+mod guards;
 mod harness;
 mod hostile;
 mod mcp;

@@ -217,6 +217,7 @@ impl Edits {
             op,
             span: Some(span),
             origin,
+            expect_sha256: None,
         });
     }
 }

@@ -68,7 +68,7 @@ fn words(line: &str) -> impl Iterator<Item = &str> {
     line.split([' ', '\t', '\r']).filter(|w| !w.is_empty())
 }
 
-fn collapsed_hash(line: &str) -> u64 {
+pub(super) fn collapsed_hash(line: &str) -> u64 {
     words(line).fold(0, |h, w| hash_bytes(h, w.as_bytes()))
 }
 
@@ -170,16 +170,21 @@ struct FileIndex {
 }
 
 impl FileIndex {
-    fn new(hay: &str, lines: &[Range<usize>], line_set: &Multiset, token_set: &Multiset) -> Self {
+    fn new(
+        hay: &str,
+        lines: &[Range<usize>],
+        line_hashes: &[u64],
+        line_set: &Multiset,
+        token_set: &Multiset,
+    ) -> Self {
         let mut index = FileIndex {
             line_hash: Vec::with_capacity(lines.len()),
             line_slot: Vec::with_capacity(lines.len()),
             token_start: Vec::with_capacity(lines.len() + 1),
             token_slots: Vec::new(),
         };
-        for r in lines {
+        for (r, &hash) in lines.iter().zip(line_hashes) {
             let text = &hay[r.clone()];
-            let hash = collapsed_hash(text);
             index.line_hash.push(hash);
             index
                 .line_slot
@@ -270,6 +275,7 @@ fn shortlist(
 pub(super) fn fuzzy_candidates(
     hay: &str,
     lines: &[Range<usize>],
+    line_hashes: &[u64],
     needle: &Needle,
     covered: &[u32],
     want: usize,
@@ -282,7 +288,7 @@ pub(super) fn fuzzy_candidates(
         for_each_token(l, |h| needle_tokens.push(h));
     }
     let token_set = Multiset::new(needle_tokens.into_iter());
-    let index = FileIndex::new(hay, lines, &line_set, &token_set);
+    let index = FileIndex::new(hay, lines, line_hashes, &line_set, &token_set);
     let mut shortlist = shortlist(&index, &line_set, &token_set, k, covered);
 
     // The shortlist clusters around each plausible location, and char-level Levenshtein on
@@ -323,6 +329,7 @@ pub(super) fn fuzzy_candidates(
             let sim = round_similarity(similarity(&text, &needle_text));
             (sim >= MIN_FUZZY_SIMILARITY).then(|| Candidate {
                 kind: CandidateKind::Fuzzy,
+                note: None,
                 start_line: w.start + 1,
                 end_line: w.start + w.len,
                 similarity: sim,

@@ -9,6 +9,7 @@
 //!
 //! * this module: the public result types, the tuning constants and [`diagnose`], which
 //!   combines the searches below into ranked candidates;
+//! * `align`: the `lines` rung, old lines found in order with one dropped or one added line;
 //! * `lines`: line splitting, the needle, trimmed and Unicode-folded line keys, the
 //!   fast hasher, and the KMP search for whitespace and Unicode windows;
 //! * `fuzzy`: the linear fuzzy shortlist (multiset tallies, coverage, tokens, collapsed
@@ -28,6 +29,10 @@
 //!   is found with KMP, so even a highly repetitive file costs O(n + k), not O(n * k).
 //!   Folding only adds equalities, so Unicode windows are the folded matches minus the
 //!   whitespace ones.
+//! * **Line alignments** (`align`): the needle's lines found in order as whole lines, with the
+//!   file holding a few extra lines between two of them (a line dropped from `old_string`) or
+//!   one needle line absent (a line added to it), by two Z-function passes over interned line
+//!   hashes, O(n + k).
 //! * **Fuzzy windows**: Levenshtein on every window is far too slow on large files, so a
 //!   linear shortlist comes first. Each line is hashed after trimming and collapsing inner
 //!   whitespace; a window's primary score is how many of its line hashes are in the
@@ -44,15 +49,20 @@
 //!   are char boundaries because `'\n'` is ASCII.
 //! * Reported similarity is rounded to 2 decimals and capped at 0.99: exact matches never
 //!   reach this module, so 1.0 would claim more than is true.
-//! * `diagnose` never returns overlapping candidates, and whitespace and Unicode candidates
-//!   precede fuzzy ones whatever their scores; fuzzy windows touching any whitespace or
-//!   Unicode match are discarded as worse descriptions of it.
+//! * `diagnose` never returns overlapping candidates, and candidates follow the ladder
+//!   whitespace, Unicode, lines, fuzzy whatever their scores (fuzzy windows only fill when no
+//!   lines candidate was found); fuzzy windows touching any
+//!   whitespace or Unicode match, or a reported lines candidate, are discarded as worse
+//!   descriptions of it.
+//! * Only whitespace and Unicode candidates are ever applied (by `--lenient`); a lines
+//!   candidate carries a `note` saying which line was dropped or added, and is advice only.
 //! * A needle with no non-blank line locates nothing (it would "match" every blank run).
 //! * A needle ending in `'\n'` makes [`relaxed_match`] replace the matched last line's
 //!   `'\n'` too. If that line is the file's unterminated last line, the range ends at EOF
 //!   and one trailing `'\n'` is dropped from the replacement, preserving the file's
 //!   "no newline at end of file" state.
 
+mod align;
 mod fuzzy;
 mod lines;
 mod reindent;
@@ -61,7 +71,7 @@ mod tests;
 
 use std::ops::Range;
 
-use fuzzy::{coverage_prefix, fuzzy_candidates, round_similarity, similarity};
+use fuzzy::{collapsed_hash, coverage_prefix, fuzzy_candidates, round_similarity, similarity};
 use lines::{Needle, line_ranges, relaxed_starts};
 pub use reindent::relaxed_match;
 
@@ -81,12 +91,29 @@ const MAX_INEXACT_SIMILARITY: f64 = 0.99;
 pub enum CandidateKind {
     Whitespace,
     Unicode,
+    /// Every old line in order, with one line dropped from or added to `old_string`.
+    Lines,
     Fuzzy,
+}
+
+impl CandidateKind {
+    /// The name reports use (`"whitespace"`, `"unicode"`, `"lines"`, `"fuzzy"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CandidateKind::Whitespace => "whitespace",
+            CandidateKind::Unicode => "unicode",
+            CandidateKind::Lines => "lines",
+            CandidateKind::Fuzzy => "fuzzy",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Candidate {
     pub kind: CandidateKind,
+    /// For `Lines`: which line of `old_string` is not in the file, or which file lines are
+    /// not in `old_string`.
+    pub note: Option<String>,
     /// 1-based inclusive line numbers in the haystack.
     pub start_line: usize,
     pub end_line: usize,
@@ -124,8 +151,8 @@ pub enum RelaxedOutcome {
     None,
 }
 
-/// Up to `max` candidates, best first: every Whitespace candidate, then Unicode, then Fuzzy
-/// ones to fill; no two overlapping.
+/// Up to `max` candidates, best first: every Whitespace candidate, then Unicode, then Lines,
+/// then Fuzzy ones to fill; no two overlapping.
 pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
     let Some(needle) = Needle::parse(needle) else {
         return Vec::new();
@@ -161,6 +188,7 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
             let sim = similarity(&haystack[byte_range.clone()], needle.body);
             group.push(Candidate {
                 kind,
+                note: None,
                 start_line: first,
                 end_line: last,
                 similarity: round_similarity(sim),
@@ -175,15 +203,72 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
         out.extend(group);
     }
 
+    crate::timing::mark("suggest: whitespace and unicode");
+    // One hash per file line, shared by the lines and fuzzy rungs: hashing is a pass over
+    // every byte of the file, the largest fixed cost of both.
+    let line_hashes: Vec<u64> = if out.len() < max {
+        lines
+            .iter()
+            .map(|r| collapsed_hash(&haystack[r.clone()]))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if out.len() < max {
+        for a in align::aligned(haystack, &lines, &line_hashes, &needle) {
+            if out.len() >= max {
+                break;
+            }
+            let (first, last) = (a.start + 1, a.end);
+            if out
+                .iter()
+                .any(|c| c.start_line <= last && first <= c.end_line)
+            {
+                continue;
+            }
+            let byte_range = lines[a.start].start..lines[a.end - 1].end;
+            let sim = similarity(&haystack[byte_range.clone()], needle.body);
+            out.push(Candidate {
+                kind: CandidateKind::Lines,
+                note: Some(a.note(&needle)),
+                start_line: first,
+                end_line: last,
+                similarity: round_similarity(sim),
+                byte_range,
+            });
+        }
+    }
+
+    // A lines candidate already explains every old line; a fuzzy window elsewhere would be a
+    // far weaker guess, and skipping it keeps such a miss within a few milliseconds.
+    let has_lines = out.iter().any(|c| c.kind == CandidateKind::Lines);
     if out.len() < max
+        && !has_lines
         && needle.body.len() <= MAX_FUZZY_NEEDLE
         && haystack.len() <= MAX_FUZZY_HAYSTACK
     {
         // Any fuzzy window touching an exact-modulo-whitespace match is just a worse
-        // description of it, so all of them (not only the reported ones) block.
-        let covered = coverage_prefix(lines.len(), ws.iter().chain(&uni).map(|&s| s..s + k));
-        let fuzzy = fuzzy_candidates(haystack, &lines, &needle, &covered, max - out.len());
+        // description of it, so all of them (not only the reported ones) block; so does a
+        // reported lines candidate (the fuzzy window there is the same place, worse explained).
+        let aligned = out
+            .iter()
+            .filter(|c| c.kind == CandidateKind::Lines)
+            .map(|c| c.start_line - 1..c.end_line);
+        let covered = coverage_prefix(
+            lines.len(),
+            ws.iter().chain(&uni).map(|&s| s..s + k).chain(aligned),
+        );
+        crate::timing::mark("suggest: lines");
+        let fuzzy = fuzzy_candidates(
+            haystack,
+            &lines,
+            &line_hashes,
+            &needle,
+            &covered,
+            max - out.len(),
+        );
         out.extend(fuzzy);
+        crate::timing::mark("suggest: fuzzy");
     }
     out
 }

@@ -39,6 +39,7 @@ fn assert_well_formed(hay: &str, found: &[Candidate], max: usize) {
                 [
                     CandidateKind::Whitespace,
                     CandidateKind::Unicode,
+                    CandidateKind::Lines,
                     CandidateKind::Fuzzy,
                 ]
                 .iter()
@@ -46,6 +47,7 @@ fn assert_well_formed(hay: &str, found: &[Candidate], max: usize) {
             };
             assert!(rank(c.kind) <= rank(d.kind), "kinds out of order");
         }
+        assert_eq!(c.note.is_some(), c.kind == CandidateKind::Lines, "{c:?}");
     }
 }
 
@@ -237,9 +239,17 @@ fn trailing_newline_of_needle_extends_range_or_mirrors_missing_eol() {
 fn candidates_never_overlap() {
     let hay = " x\n x\n x\n x\n x\n";
     let found = diagnose(hay, "x\nx", 5);
+    // The last line alone is the needle with its repeated line dropped.
     assert_eq!(
-        found.iter().map(|c| c.start_line).collect::<Vec<_>>(),
-        vec![1, 3]
+        found
+            .iter()
+            .map(|c| (c.kind, c.start_line))
+            .collect::<Vec<_>>(),
+        vec![
+            (CandidateKind::Whitespace, 1),
+            (CandidateKind::Whitespace, 3),
+            (CandidateKind::Lines, 5)
+        ]
     );
     assert!(
         matches!(relaxed_match(hay, "x\nx", "y", None), RelaxedOutcome::Ambiguous(v) if v.len() == 4)
@@ -320,4 +330,176 @@ fn arbitrary_inputs_never_panic() {
             assert!(hay.get(r.byte_range.clone()).is_some());
         }
     }
+}
+
+fn top(found: &[Candidate]) -> (CandidateKind, usize, usize, &str) {
+    let c = &found[0];
+    (
+        c.kind,
+        c.start_line,
+        c.end_line,
+        c.note.as_deref().unwrap_or(""),
+    )
+}
+
+#[test]
+fn dropped_long_middle_line_is_a_lines_candidate() {
+    // The case character similarity cannot see: two short lines left of a long block.
+    let hay = "def f(a):\n    x = 1\n    result = some_function_with_a_long_name(alpha, beta, gamma, delta, epsilon)\n    return result\n";
+    let found = diagnose(hay, "    x = 1\n    return result\n", 3);
+    assert_well_formed(hay, &found, 3);
+    assert_eq!(
+        top(&found),
+        (
+            CandidateKind::Lines,
+            2,
+            4,
+            "the file has an extra line 3 between lines 1 and 2 of old_string"
+        )
+    );
+    assert_eq!(
+        &hay[found[0].byte_range.clone()],
+        "    x = 1\n    result = some_function_with_a_long_name(alpha, beta, gamma, delta, epsilon)\n    return result"
+    );
+}
+
+#[test]
+fn added_and_duplicated_lines_are_named() {
+    let hay = "a = 1\nb = 2\nc = 3\nd = 4\n";
+    let found = diagnose(hay, "a = 1\nb = 2\nb = 2\nc = 3\n", 3);
+    assert_eq!(
+        top(&found),
+        (
+            CandidateKind::Lines,
+            1,
+            3,
+            "line 3 of old_string is not in the file (it repeats line 2)"
+        )
+    );
+    // A repeated first line: the gap reading (the first `(` two lines up) explains it worse.
+    let found = diagnose("(\nx = 0\n(\n  \"m\",\n)\n", "(\n(\n  \"m\",\n)\n", 3);
+    assert_eq!(
+        top(&found),
+        (
+            CandidateKind::Lines,
+            3,
+            5,
+            "line 2 of old_string is not in the file (it repeats line 1)"
+        )
+    );
+    let found = diagnose(hay, "b = 2\nlog(\"here\")\nc = 3\nd = 4", 3);
+    assert_eq!(
+        top(&found),
+        (
+            CandidateKind::Lines,
+            2,
+            4,
+            "line 2 of old_string is not in the file"
+        )
+    );
+    assert_well_formed(hay, &found, 3);
+}
+
+#[test]
+fn gaps_up_to_the_limit_and_ranked_by_size() {
+    let body: String = (0..8).map(|i| format!("line_{i}()\n")).collect();
+    // Three lines dropped is still found; four is not a lines candidate.
+    let found = diagnose(&body, "line_1()\nline_5()\n", 3);
+    assert_eq!(
+        top(&found),
+        (
+            CandidateKind::Lines,
+            2,
+            6,
+            "the file has extra lines 3-5 between lines 1 and 2 of old_string"
+        )
+    );
+    let found = diagnose(&body, "line_1()\nline_6()\n", 3);
+    assert!(found.iter().all(|c| c.kind != CandidateKind::Lines));
+    // Two places: the one with one line between ranks above the one with two.
+    let hay = "p()\nq()\nz()\n\np()\nx()\ny()\nz()\n";
+    let found = diagnose(hay, "p()\nz()", 3);
+    let got: Vec<_> = found.iter().map(|c| (c.kind, c.start_line)).collect();
+    assert_eq!(
+        got,
+        vec![(CandidateKind::Lines, 1), (CandidateKind::Lines, 5)]
+    );
+}
+
+#[test]
+fn exact_indentation_outranks_a_whitespace_equal_place() {
+    let hay = "if a:\n  go()\n  mid()\n  stop()\nif b:\n    go()\n    mid()\n    stop()\n";
+    let found = diagnose(hay, "    go()\n    stop()\n", 3);
+    assert_eq!(
+        (found[0].kind, found[0].start_line),
+        (CandidateKind::Lines, 6)
+    );
+    assert_eq!(
+        (found[1].kind, found[1].start_line),
+        (CandidateKind::Lines, 2)
+    );
+}
+
+#[test]
+fn changed_end_line_is_fuzzy_not_an_added_line() {
+    let hay = "alpha = compute(1)\nbeta = compute(2)\ngamma = compute(3)\n";
+    let found = diagnose(
+        hay,
+        "alpha = compute(1)\nbeta = compute(2)\ngamma = compute(4)",
+        3,
+    );
+    assert_eq!(
+        (found[0].kind, found[0].start_line, found[0].end_line),
+        (CandidateKind::Fuzzy, 1, 3)
+    );
+    let found = diagnose(
+        hay,
+        "alpha = compute(0)\nbeta = compute(2)\ngamma = compute(3)",
+        3,
+    );
+    assert_eq!(found[0].kind, CandidateKind::Fuzzy);
+}
+
+#[test]
+fn whitespace_match_wins_over_lines_and_blank_only_alignments_are_dropped() {
+    let hay = "  x\n  y\n\nx\nq\ny\n";
+    let found = diagnose(hay, "x\ny", 3);
+    assert_eq!(
+        found
+            .iter()
+            .map(|c| (c.kind, c.start_line))
+            .collect::<Vec<_>>(),
+        vec![(CandidateKind::Whitespace, 1), (CandidateKind::Lines, 4)]
+    );
+    // Only a blank line would be matched: nothing to say.
+    let found = diagnose("a\n\nb\n", "\nzzz_not_here", 3);
+    assert!(found.iter().all(|c| c.kind != CandidateKind::Lines));
+}
+
+#[test]
+fn crlf_file_aligns_like_lf() {
+    let hay = "one();\r\ntwo_is_long_enough();\r\nthree();\r\n";
+    let found = diagnose(hay, "one();\nthree();\n", 3);
+    assert_eq!(top(&found).0, CandidateKind::Lines);
+    assert_eq!((found[0].start_line, found[0].end_line), (1, 3));
+}
+
+#[test]
+fn dropped_line_in_ten_thousand_lines() {
+    let hay = generated(10_000);
+    let needle: String = (6000..6020)
+        .filter(|&i| i != 6007)
+        .map(|i| format!("    let value_{i} = compute({i}, \"{i}\");\n"))
+        .collect();
+    let found = diagnose(&hay, &needle, 3);
+    assert_well_formed(&hay, &found, 3);
+    assert_eq!(
+        top(&found),
+        (
+            CandidateKind::Lines,
+            6001,
+            6020,
+            "the file has an extra line 6008 between lines 7 and 8 of old_string"
+        )
+    );
 }
