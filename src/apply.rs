@@ -233,21 +233,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         report.status = Status::DryRun;
         return Ok(report);
     }
-    if mutex.is_none() {
-        let m = lock::acquire(&repo.git_dir)?;
-        // Another run may have died between our check and our lock: its files are half-switched,
-        // and our plan read them. Recover, and ask for a re-run rather than guess.
-        if recover::pending(&repo.git, &repo.git_dir) {
-            recover::recover_all(&repo.git, &repo.git_dir)?;
-            return Err(Error::Recover {
-                id: "concurrent".into(),
-                message: "another patchgate run was interrupted while this one was planning; it has been recovered".into(),
-                help: "re-run the patch: nothing of it was applied".into(),
-            });
-        }
-        mutex = Some(m);
-    }
-    let _mutex = mutex;
+    let _mutex = recover::lock_for_switch(&repo.git, &repo.git_dir, mutex, "patch")?;
 
     let message = opts
         .message

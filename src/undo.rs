@@ -125,19 +125,7 @@ pub fn undo(opts: &UndoOptions) -> Result<Report, Error> {
         report.status = Status::DryRun;
         return Ok(report);
     }
-    if mutex.is_none() {
-        let m = lock::acquire(&repo.git_dir)?;
-        if recover::pending(&repo.git, &repo.git_dir) {
-            recover::recover_all(&repo.git, &repo.git_dir)?;
-            return Err(Error::Recover {
-                id: "concurrent".into(),
-                message: "another patchgate run was interrupted while this undo was planning; it has been recovered".into(),
-                help: "re-run the undo: nothing of it was written".into(),
-            });
-        }
-        mutex = Some(m);
-    }
-    let _mutex = mutex;
+    let _mutex = recover::lock_for_switch(&repo.git, &repo.git_dir, mutex, "undo")?;
 
     let message = revert_message(target);
     let base = match place.tip {

@@ -57,6 +57,33 @@ pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
             .unwrap_or(false)
 }
 
+/// The mutex for a run that is about to switch (`held`, if the run already took it to recover
+/// first). Another run may have died between this run's check and its lock: its files are
+/// half-switched, and this run's plan read them. Recover that one, and ask for a re-run of this one
+/// (`what`: "patch" or "undo") rather than guess.
+pub fn lock_for_switch(
+    repo: &Repository,
+    git_dir: &Path,
+    held: Option<super::lock::Mutex>,
+    what: &str,
+) -> Result<super::lock::Mutex, Error> {
+    if let Some(m) = held {
+        return Ok(m);
+    }
+    let m = super::lock::acquire(git_dir)?;
+    if pending(repo, git_dir) {
+        recover_all(repo, git_dir)?;
+        return Err(Error::Recover {
+            id: "concurrent".into(),
+            message: format!(
+                "another patchgate run was interrupted while this {what} was planning; it has been recovered"
+            ),
+            help: format!("re-run the {what}: nothing of it was written"),
+        });
+    }
+    Ok(m)
+}
+
 /// Recovers every interrupted transaction of this git dir. The caller holds the mutex, so any
 /// journal found belongs to a process that is gone.
 pub fn recover_all(repo: &Repository, git_dir: &Path) -> Result<Vec<Recovered>, Error> {
