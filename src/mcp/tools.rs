@@ -84,7 +84,7 @@ pub struct ApplyPatchArgs {
     /// The patch as text, in any input format (see `input`).
     pub patch_text: Option<String>,
     /// The format of `patch_text` (default `auto`: told from the content).
-    pub input: Option<InputArg>,
+    pub input: Option<InputFormat>,
     /// Verify every edit and run the checks; write nothing.
     #[serde(default)]
     pub dry_run: bool,
@@ -160,30 +160,6 @@ pub enum GateArg {
     New,
     Any,
     Off,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum InputArg {
-    Auto,
-    Yaml,
-    Json,
-    Codex,
-    Aider,
-    Diff,
-}
-
-impl From<InputArg> for InputFormat {
-    fn from(i: InputArg) -> InputFormat {
-        match i {
-            InputArg::Auto => InputFormat::Auto,
-            InputArg::Yaml => InputFormat::Yaml,
-            InputArg::Json => InputFormat::Json,
-            InputArg::Codex => InputFormat::Codex,
-            InputArg::Aider => InputFormat::Aider,
-            InputArg::Diff => InputFormat::Diff,
-        }
-    }
 }
 
 impl CheckArgs {
@@ -306,7 +282,7 @@ fn apply_patch(a: ApplyPatchArgs, scope: &Scope) -> CallToolResult {
             (None, Some(text)) => crate::patch::parse_input(
                 text.as_bytes(),
                 "patch_text",
-                a.input.map_or(InputFormat::Auto, InputFormat::from),
+                a.input.unwrap_or_default(),
             )?,
             _ => {
                 return Err(Error::Usage {

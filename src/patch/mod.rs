@@ -49,7 +49,19 @@ use crate::error::Error;
 
 /// The `--input` formats (docs/input-formats.md): the patch file itself (YAML or JSON),
 /// or a format agents already emit, converted into the same edits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+/// The same names serve `--input` (clap) and the MCP server's `input` argument (serde, schemars).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum InputFormat {
     /// Told from the content.
     #[default]
