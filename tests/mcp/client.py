@@ -46,7 +46,7 @@ async def main(binary: str, repo: Path) -> None:
 
             tools = (await session.list_tools()).tools
             names = [t.name for t in tools]
-            check(names == ["apply_patch", "check", "detect"], f"tools/list: {names}")
+            check(names == ["apply_patch", "check", "detect", "undo"], f"tools/list: {names}")
             for t in tools:
                 check(t.input_schema.get("type") == "object", f"{t.name} has an input schema")
                 check(t.output_schema is not None, f"{t.name} has an output schema")
