@@ -416,8 +416,8 @@ mod tests {
     fn golangci_issues() {
         // golangci-lint v2 cannot be installed here (no module proxy; the npm package is a
         // broken v1.24): this sample was written by hand to the v2 JSON schema (the `JSONResult`
-        // of pkg/printers/json.go, `result.Issue` with `Pos` a `token.Position`), recorded in
-        // /work/shared/LINTERS.md, for the same demo module the go vet cases ran on.
+        // of pkg/printers/json.go, `result.Issue` with `Pos` a `token.Position`), for the same
+        // demo module the go vet cases ran on.
         let found = golangci_json(include_str!("testdata/golangci-handwritten.txt")).unwrap();
         assert_eq!(
             summary(&found),
