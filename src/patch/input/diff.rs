@@ -91,7 +91,13 @@ pub(super) fn convert(
                 "put `--- a/PATH` and `+++ b/PATH` lines before the first hunk of each file",
             ));
         }
-        if (h.starts_with('+') || h.starts_with('-')) && !matches!(h, "--" | "-- " | "---") {
+        // Before the first file header it is prose (a `git format-patch` mail's message may hold
+        // bullet lines and `---------` separators); after one, a `+`/`-` line past a hunk's
+        // counts means the counts are wrong.
+        if files > 0
+            && (h.starts_with('+') || h.starts_with('-'))
+            && !matches!(h, "--" | "-- " | "---")
+        {
             return Err(error_at(
                 src,
                 line,

@@ -530,6 +530,35 @@ fn diff_modes_and_copies_are_refused_in_place() {
 }
 
 #[test]
+fn diff_format_patch_message_with_bullets_and_separators_is_prose() {
+    // A squash-merge message: bullet lines and GitHub's `---------` separator before the diff.
+    let text = "From 1234 Mon Sep 17 00:00:00 2001\n\
+Subject: [PATCH] change f\n\
+\n\
+- replace a with b\n\
++ mention it\n\
+---------\n\
+Co-authored-by: someone\n\
+---\n\
+ f.txt | 2 +-\n\
+\n\
+diff --git a/f.txt b/f.txt\n\
+--- a/f.txt\n\
++++ b/f.txt\n\
+@@ -1 +1 @@\n\
+-a\n\
++b\n\
+-- \n\
+2.47.3\n";
+    let p = ok(text, InputFormat::Auto);
+    assert_eq!(p.source.format, Format::Diff);
+    assert_eq!(p.message.as_deref(), Some("change f"));
+    assert_eq!(p.edits.len(), 1);
+    assert_eq!(replace(&p.edits[0]).old, "a\n");
+    assert_eq!(replace(&p.edits[0]).new, "b\n");
+}
+
+#[test]
 fn diff_errors_have_their_line() {
     let cases: &[(&str, &str, usize)] = &[
         ("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n", "cut off", 3),
@@ -551,7 +580,7 @@ fn diff_errors_have_their_line() {
             5,
         ),
         ("@@ -1 +1 @@\n-a\n+b\n", "without a file header", 1),
-        ("+a\n", "outside a hunk", 1),
+        ("+a\n", "no file diff", 1),
         (
             "diff --git a/x b/x\nindex 1..2\n--- a/x\n",
             "not followed by `+++ `",
