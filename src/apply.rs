@@ -309,17 +309,24 @@ fn check_files(repo: &Repo, plan: &plan::Plan) -> Vec<CheckFile> {
                 real: repo.roots.abs(&f.path),
                 before: f.before.clone(),
                 after: f.after.clone()?,
+                from: f.from.clone(),
             })
         })
         .collect()
 }
 
-/// The files the plan deletes, with their original content.
+/// The paths the plan removes (deleted files, and the old paths of moved ones), with their
+/// original content.
 fn removed_files(plan: &plan::Plan) -> Vec<(String, std::sync::Arc<Vec<u8>>)> {
+    // A moved file is gone from its old path too: left there, a package checker would see both
+    // copies (Go: every definition "redeclared in this block").
     plan.files
         .iter()
-        .filter(|f| f.after.is_none())
-        .filter_map(|f| Some((f.path.clone(), f.before.clone()?)))
+        .filter_map(|f| match (&f.after, &f.from) {
+            (None, _) => Some((f.path.clone(), f.before.clone()?)),
+            (Some(_), Some(from)) => Some((from.clone(), f.before.clone()?)),
+            (Some(_), None) => None,
+        })
         .collect()
 }
 

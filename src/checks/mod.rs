@@ -53,6 +53,8 @@ pub struct CheckFile {
     /// The original content (`None`: the patch creates the file).
     pub before: Option<Arc<Vec<u8>>>,
     pub after: Arc<Vec<u8>>,
+    /// The path the original content stood at, when the patch moved the file.
+    pub from: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

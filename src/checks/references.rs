@@ -76,13 +76,8 @@ pub fn check(
     // The state after the patch, for every file of the families that holds a candidate as a
     // word: read and searched in parallel, then each parsed once (definitions and uses).
     let mut paths: Vec<String> = tracked(repo_root)?;
-    // Created files are not tracked yet.
-    paths.extend(
-        files
-            .iter()
-            .filter(|i| i.before.is_none())
-            .map(|i| i.rel.to_string()),
-    );
+    // Created files and the new paths of moved ones are not tracked yet.
+    paths.extend(files.iter().map(|i| i.rel.to_string()));
     paths.sort();
     paths.dedup();
     let hits: Vec<Hit> = paths

@@ -45,6 +45,8 @@ struct Item {
     real: PathBuf,
     before: Option<Arc<String>>,
     text: Arc<String>,
+    /// Where `before` stood, for a moved file.
+    from: Option<String>,
 }
 
 impl Item {
@@ -135,6 +137,7 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
                 real: f.real.clone(),
                 before,
                 text: Arc::new(text.to_string()),
+                from: f.from.clone(),
             },
             considered,
         ));
@@ -758,12 +761,17 @@ fn package_verdicts(
     } else if all.is_empty() {
         None
     } else {
+        // The original state: a moved file's content stands at its old path (which the mirror
+        // holds), not at its new one as well, or every definition in it would be declared twice.
         let inputs: Vec<Input> = items
             .iter()
             .map(|i| Input {
                 rel: &i.rel,
                 real: &i.real,
-                text: i.before.as_deref().map(String::as_str),
+                text: match i.from {
+                    Some(_) => None,
+                    None => i.before.as_deref().map(String::as_str),
+                },
                 before: None,
             })
             .collect();
@@ -777,7 +785,7 @@ fn package_verdicts(
         .map(|i| {
             let mine = by_file(&all, &i.rel);
             let base = match (&i.before, &base_all) {
-                (Some(_), Some(b)) => Some(by_file(b, &i.rel)),
+                (Some(_), Some(b)) => Some(by_file(b, i.from.as_deref().unwrap_or(&i.rel))),
                 _ => None,
             };
             lint_report(i, name, ctx.opts.gate, &mine, base.as_deref(), started)

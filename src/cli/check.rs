@@ -79,6 +79,7 @@ fn collect(
                 before: head_blob(&rel),
                 after: Arc::new(blob.content().to_vec()),
                 rel,
+                from: None,
             });
         }
     } else {
@@ -95,6 +96,7 @@ fn collect(
                 before: head_blob(&rel),
                 after: Arc::new(bytes),
                 rel,
+                from: None,
             });
         }
     }

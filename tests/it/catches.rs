@@ -786,6 +786,59 @@ fn go_the_complete_rename_passes() {
     );
 }
 
+/// A file of `lib` moved (alone, and with an edit of its text): go vet must see it only at its
+/// new path; left at the old one too, every definition would be "redeclared in this block".
+#[test]
+fn go_moving_a_file_within_its_package_passes() {
+    if !require_all(GO_TOOLS) {
+        return;
+    }
+    // Alone; with an edit of its comment; and within a rename of its function across the
+    // module (`git mv` + a rename, as `git diff -M` gives it).
+    for variant in 0..3 {
+        let repo = go_repo();
+        let mut entry = json!({"file_path": "lib/lib.go", "move_to": "lib/config.go"});
+        let mut edits = Vec::new();
+        let mut holds = "func ParseConfig(";
+        if variant == 1 {
+            entry["old_string"] = json!("splits a setting");
+            entry["new_string"] = json!("splits one setting");
+        }
+        if variant == 2 {
+            entry["old_string"] = json!("func ParseConfig(");
+            entry["new_string"] = json!("func LoadConfig(");
+            holds = "func LoadConfig(";
+            for (path, old, new) in GO_ALL.iter().skip(1) {
+                edits.push(json!({"file_path": path, "old_string": old, "new_string": new}));
+            }
+        }
+        edits.insert(0, entry);
+        // A dry run first: what one run leaves in the mirror must not mislead the next.
+        let patch = json!({ "edits": edits }).to_string();
+        repo.apply(&patch, &["--dry-run"]).assert_code(0);
+        let report = passes(&repo, &patch, "lib/config.go", holds);
+        nothing_flagged(&report);
+        assert!(!repo.exists("lib/lib.go"));
+        let vet = entry_of(&report, "go-lint");
+        // Not merely "nothing new": a stale copy at the old path gives "redeclared" findings
+        // that the (original-content) baseline may share.
+        assert!(
+            vet.iter()
+                .all(|c| c["status"] == "pass" && c["findings"] == json!([])),
+            "go vet on the moved file: {report:#}"
+        );
+        assert!(!vet.is_empty(), "go vet did not run: {report:#}");
+    }
+}
+
+/// Every `checks[]` entry of `checker`.
+fn entry_of<'a>(report: &'a Value, checker: &str) -> Vec<&'a Value> {
+    report["checks"]
+        .as_array()
+        .map(|a| a.iter().filter(|c| c["checker"] == checker).collect())
+        .unwrap_or_default()
+}
+
 /// A file of `lib` deleted, alone and with an edit of the package's other file: the command that
 /// still calls its function no longer compiles (go vet runs for a deleted file too, on a mirror
 /// without it).

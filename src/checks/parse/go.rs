@@ -31,7 +31,20 @@ pub fn go_vet_text(output: &str) -> Result<Vec<RawFinding>, ParseError> {
     for line in output.lines() {
         vet_text_line(line, &mut found)?;
     }
-    Ok(found)
+    Ok(once_each(found))
+}
+
+/// go vet reports a package's diagnostic once per variant it checks (the package, the package
+/// compiled with its tests, the external test package), so the same finding comes up to three
+/// times.
+fn once_each(found: Vec<RawFinding>) -> Vec<RawFinding> {
+    let mut out: Vec<RawFinding> = Vec::with_capacity(found.len());
+    for f in found {
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    out
 }
 
 /// One line of go vet text: a finding, a continuation of the last one, or a header.
@@ -127,7 +140,7 @@ pub fn go_vet_json(output: &str) -> Result<Vec<RawFinding>, ParseError> {
         rest = &rest[start + stream.byte_offset()..];
         package_findings(packages, &mut found)?;
     }
-    Ok(found)
+    Ok(once_each(found))
 }
 
 /// The findings of one `{pkg: {analyzer: [diagnostic]}}` object.
@@ -306,6 +319,19 @@ mod tests {
         );
         let printf = go_vet_text(include_str!("testdata/go-vet-go119-printf.txt")).unwrap();
         assert_eq!(printf.len(), 3);
+    }
+
+    #[test]
+    fn vet_text_the_same_finding_of_three_package_variants_is_reported_once() {
+        let out = "# example.com/m/cmp\n\
+cmp/path.go:10:2: indirect redeclared in this block\n\
+# example.com/m/cmp [example.com/m/cmp.test]\n\
+cmp/path.go:10:2: indirect redeclared in this block\n\
+# example.com/m/cmp_test [example.com/m/cmp.test]\n\
+cmp/path.go:10:2: indirect redeclared in this block\n\
+cmp/path.go:12:2: another\n";
+        let found = go_vet_text(out).unwrap();
+        assert_eq!(found.len(), 2, "{found:?}");
     }
 
     #[test]
