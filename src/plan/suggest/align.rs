@@ -190,8 +190,11 @@ pub(super) fn aligned(
                 }
             }
         }
+        // An added line leaves k - 1 lines matched: with k = 2 that is one line alone, which
+        // says nothing (a two-line old_string with a typo would be "found" at every lone
+        // `return this;` of the file, above the real place one character off).
         let e = s + k - 1;
-        if e <= n {
+        if k >= 3 && e <= n {
             let lo = (k - 1).saturating_sub(bwd(e));
             let hi = (k - 1).min(f);
             if lo <= hi {

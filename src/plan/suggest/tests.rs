@@ -239,7 +239,8 @@ fn trailing_newline_of_needle_extends_range_or_mirrors_missing_eol() {
 fn candidates_never_overlap() {
     let hay = " x\n x\n x\n x\n x\n";
     let found = diagnose(hay, "x\nx", 5);
-    // The last line alone is the needle with its repeated line dropped.
+    // The last line alone is not offered as "the needle with a line too many": one line of two
+    // says nothing.
     assert_eq!(
         found
             .iter()
@@ -248,7 +249,6 @@ fn candidates_never_overlap() {
         vec![
             (CandidateKind::Whitespace, 1),
             (CandidateKind::Whitespace, 3),
-            (CandidateKind::Lines, 5)
         ]
     );
     assert!(
@@ -501,5 +501,19 @@ fn dropped_line_in_ten_thousand_lines() {
             6020,
             "the file has an extra line 6008 between lines 7 and 8 of old_string"
         )
+    );
+}
+
+#[test]
+fn a_typo_in_a_two_line_old_string_is_not_read_as_an_added_line() {
+    // Either line alone occurs elsewhere; the real place is lines 2-3, one character off.
+    let hay = "function a() {\n  this.statusCode = code;\n  return this;\n}\nfunction b() {\n  x();\n  return this;\n}\n";
+    let found = diagnose(hay, "  this.statusCode = cod;\n  return this;\n", 3);
+    assert_well_formed(hay, &found, 3);
+    let top = found.first().expect("a suggestion");
+    assert_eq!((top.start_line, top.end_line), (2, 3), "{found:#?}");
+    assert!(
+        found.iter().all(|c| c.kind != CandidateKind::Lines),
+        "{found:#?}"
     );
 }
