@@ -58,6 +58,14 @@ pub(super) struct Aligned {
     pub(super) start: usize,
     pub(super) end: usize,
     pub(super) shape: Shape,
+    /// Every matched line is byte for byte the file's (line endings aside): the text was
+    /// copied from here, indentation included.
+    pub(super) verbatim: bool,
+    /// The needle's lines also stand contiguously from `start` (equal once whitespace is
+    /// collapsed): this gap reading competes with a relaxed match there.
+    pub(super) covers_relaxed: bool,
+    /// The lowest position the gap or the added line can take (see [`settle`]).
+    lowest: usize,
 }
 
 impl Aligned {
@@ -166,9 +174,6 @@ pub(super) fn aligned(
 
     let mut found = Vec::new();
     for (s, &f) in fwd.iter().enumerate() {
-        if f >= k {
-            continue;
-        }
         if f >= 1 {
             for g in 1..=MAX_GAP {
                 let e = s + k + g;
@@ -185,10 +190,17 @@ pub(super) fn aligned(
                             after: hi,
                             lines: g,
                         },
+                        verbatim: false,
+                        covers_relaxed: f >= k,
+                        lowest: lo,
                     });
                     break;
                 }
             }
+        }
+        // Every needle line is already matched from `s` on: one of them cannot be surplus.
+        if f >= k {
+            continue;
         }
         let e = s + k - 1;
         if e <= n {
@@ -199,6 +211,9 @@ pub(super) fn aligned(
                     start: s,
                     end: e,
                     shape: Shape::Added { line: hi },
+                    verbatim: false,
+                    covers_relaxed: false,
+                    lowest: lo,
                 });
             }
         }
@@ -212,13 +227,15 @@ pub(super) fn aligned(
     // text was copied from.
     let mut ranked: Vec<(usize, usize, Aligned)> = found
         .into_iter()
-        .map(|a| {
+        .map(|mut a| {
+            let exact = settle(hay, lines, needle, &mut a);
             let class = match a.shape {
                 Shape::Added { line } if repeats(needle, line) => 0,
                 Shape::Gap { .. } => 1,
                 Shape::Added { .. } => 2,
             };
-            (class, exact_lines(hay, lines, needle, &a), a)
+            a.verbatim = exact == pairs(&a, k).count();
+            (class, exact, a)
         })
         .collect();
     ranked.sort_by(|(ca, ea, a), (cb, eb, b)| {
@@ -228,6 +245,63 @@ pub(super) fn aligned(
             .then(a.start.cmp(&b.start))
     });
     ranked.into_iter().map(|(_, _, a)| a).collect()
+}
+
+/// Where in `a.lowest..=` its current position the gap or the added line goes: the position
+/// whose pairs match byte for byte most often (ties keep the latest, the structural choice),
+/// unless that reading is implausible. Returns the number of byte-exact pairs.
+///
+/// Whitespace-collapsed hashes cannot tell `    }` from `}`: after `        }` `    }` `}` lost
+/// its middle line, the gap fits after either brace of the needle, and only the byte-exact
+/// reading says which file line is the extra one.
+fn settle(hay: &str, lines: &[Range<usize>], needle: &Needle, a: &mut Aligned) -> usize {
+    let k = needle.lines.len();
+    let same = |j: usize, i: usize| {
+        lines.get(i).is_some_and(|r| {
+            let file = &hay[r.clone()];
+            file.strip_suffix('\r').unwrap_or(file)
+                == needle.lines[j]
+                    .strip_suffix('\r')
+                    .unwrap_or(needle.lines[j])
+        })
+    };
+    // exact(p) = head[p] + tail[p]: head counts needle lines before position p, matched from
+    // the window's start; tail those from p on (Gap) or after p (Added), matched after the
+    // extra file lines or the skipped needle line.
+    let (hi, shift, skip) = match a.shape {
+        Shape::Gap { after, lines } => (after, lines, 0),
+        Shape::Added { line } => (line, 0, 1),
+    };
+    let lo = a.lowest.min(hi);
+    let mut head = vec![0usize; hi + 1];
+    for j in 0..hi {
+        head[j + 1] = head[j] + usize::from(same(j, a.start + j));
+    }
+    let mut tail = vec![0usize; k + 2];
+    for j in (lo + skip..k).rev() {
+        // Gap: needle line j sits `shift` lines further down; Added: one line further up.
+        let i = (a.start + j + shift).checked_sub(skip);
+        tail[j] = tail[j + 1] + usize::from(i.is_some_and(|i| same(j, i)));
+    }
+    let exact_at = |p: usize| head[p] + tail[(p + skip).min(k)];
+    let mut best = hi;
+    for p in (lo..hi).rev() {
+        if exact_at(p) > exact_at(best) {
+            best = p;
+        }
+    }
+    if best != hi {
+        let original = a.shape;
+        a.shape = match original {
+            Shape::Gap { lines, .. } => Shape::Gap { after: best, lines },
+            Shape::Added { .. } => Shape::Added { line: best },
+        };
+        if !plausible(hay, lines, needle, a) {
+            a.shape = original;
+            best = hi;
+        }
+    }
+    exact_at(best)
 }
 
 /// Whether needle line `line` (0-based) repeats the line before or after it.
@@ -248,15 +322,6 @@ fn pairs(a: &Aligned, k: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
         Shape::Added { line } if j == line => None,
         Shape::Added { line } => Some((j, a.start + j - usize::from(j > line))),
     })
-}
-
-fn exact_lines(hay: &str, lines: &[Range<usize>], needle: &Needle, a: &Aligned) -> usize {
-    fn strip(s: &str) -> &str {
-        s.strip_suffix('\r').unwrap_or(s)
-    }
-    pairs(a, needle.lines.len())
-        .filter(|&(j, i)| strip(&hay[lines[i].clone()]) == strip(needle.lines[j]))
-        .count()
 }
 
 /// Rejects alignments that say nothing (only blank lines matched) and added end lines that are

@@ -122,6 +122,26 @@ pub struct Candidate {
     /// Byte range of the candidate's whole lines in the haystack (from the start of
     /// start_line to the end of end_line, excluding its '\n').
     pub byte_range: Range<usize>,
+    /// Whitespace / Unicode: one indentation prefix swapped on every line (a re-indented
+    /// copy). Lines: every matched line is byte for byte in the file. Fuzzy: never.
+    strong: bool,
+}
+
+impl Candidate {
+    /// Place on the ladder, lower first: whitespace, Unicode and lines candidates that are
+    /// strong (see the field), then relaxed matches needing uneven re-indentation, other
+    /// lines candidates, and fuzzy windows.
+    pub fn rank(&self) -> u8 {
+        match (self.kind, self.strong) {
+            (CandidateKind::Whitespace, true) => 0,
+            (CandidateKind::Unicode, true) => 1,
+            (CandidateKind::Lines, true) => 2,
+            (CandidateKind::Whitespace, false) => 3,
+            (CandidateKind::Unicode, false) => 4,
+            (CandidateKind::Lines, false) => 5,
+            (CandidateKind::Fuzzy, _) => 6,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -151,8 +171,7 @@ pub enum RelaxedOutcome {
     None,
 }
 
-/// Up to `max` candidates, best first: every Whitespace candidate, then Unicode, then Lines,
-/// then Fuzzy ones to fill; no two overlapping.
+/// Up to `max` candidates, best first (by [`Candidate::rank`]); no two overlapping.
 pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
     let Some(needle) = Needle::parse(needle) else {
         return Vec::new();
@@ -193,6 +212,7 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
                 end_line: last,
                 similarity: round_similarity(sim),
                 byte_range,
+                strong: reindent::uniform_shift(haystack, &lines, &needle, s),
             });
         }
         group.sort_by(|a, b| {
@@ -204,9 +224,12 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
     }
 
     crate::timing::mark("suggest: whitespace and unicode");
+    // A verbatim alignment can still outrank an unevenly re-indented relaxed match, so the
+    // lines rung runs whenever one of those is among the candidates, even with no slot free.
+    let lines_rung = out.len() < max || out.iter().any(|c| !c.strong);
     // One hash per file line, shared by the lines and fuzzy rungs: hashing is a pass over
     // every byte of the file, the largest fixed cost of both.
-    let line_hashes: Vec<u64> = if out.len() < max {
+    let line_hashes: Vec<u64> = if lines_rung {
         lines
             .iter()
             .map(|r| collapsed_hash(&haystack[r.clone()]))
@@ -214,29 +237,47 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
     } else {
         Vec::new()
     };
-    if out.len() < max {
+    if lines_rung {
+        let overlap =
+            |a: &Candidate, b: &Candidate| a.start_line <= b.end_line && b.start_line <= a.end_line;
+        let mut found: Vec<Candidate> = Vec::new();
         for a in align::aligned(haystack, &lines, &line_hashes, &needle) {
-            if out.len() >= max {
+            if found.len() >= max {
                 break;
-            }
-            let (first, last) = (a.start + 1, a.end);
-            if out
-                .iter()
-                .any(|c| c.start_line <= last && first <= c.end_line)
-            {
-                continue;
             }
             let byte_range = lines[a.start].start..lines[a.end - 1].end;
             let sim = similarity(&haystack[byte_range.clone()], needle.body);
-            out.push(Candidate {
+            let c = Candidate {
                 kind: CandidateKind::Lines,
                 note: Some(a.note(&needle)),
-                start_line: first,
-                end_line: last,
+                start_line: a.start + 1,
+                end_line: a.end,
                 similarity: round_similarity(sim),
                 byte_range,
-            });
+                strong: a.verbatim,
+            };
+            // Old lines found verbatim describe the place better than a relaxed match that
+            // needs a different indentation shift per line (typically the same block one
+            // closing line short), so such a match gives way to them; any other overlap keeps
+            // the relaxed match.
+            // A gap reading over a relaxed match is only news when it is verbatim and that
+            // match is uneven.
+            let blocked = found.iter().any(|f| overlap(f, &c))
+                || out
+                    .iter()
+                    .any(|r| overlap(r, &c) && (r.strong || !c.strong))
+                || (a.covers_relaxed
+                    && (!c.strong || reindent::uniform_shift(haystack, &lines, &needle, a.start)));
+            if !blocked {
+                found.push(c);
+            }
         }
+        out.retain(|r| !found.iter().any(|f| overlap(f, r)));
+        out.extend(found);
+        // Stable: within a rank, relaxed matches keep their similarity order and alignments
+        // their own.
+        out.sort_by_key(Candidate::rank);
+        out.truncate(max);
     }
 
     // A lines candidate already explains every old line; a fuzzy window elsewhere would be a
@@ -248,16 +289,8 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
         && haystack.len() <= MAX_FUZZY_HAYSTACK
     {
         // Any fuzzy window touching an exact-modulo-whitespace match is just a worse
-        // description of it, so all of them (not only the reported ones) block; so does a
-        // reported lines candidate (the fuzzy window there is the same place, worse explained).
-        let aligned = out
-            .iter()
-            .filter(|c| c.kind == CandidateKind::Lines)
-            .map(|c| c.start_line - 1..c.end_line);
-        let covered = coverage_prefix(
-            lines.len(),
-            ws.iter().chain(&uni).map(|&s| s..s + k).chain(aligned),
-        );
+        // description of it, so all of them (not only the reported ones) block.
+        let covered = coverage_prefix(lines.len(), ws.iter().chain(&uni).map(|&s| s..s + k));
         crate::timing::mark("suggest: lines");
         let fuzzy = fuzzy_candidates(
             haystack,

@@ -35,17 +35,7 @@ fn assert_well_formed(hay: &str, found: &[Candidate], max: usize) {
                 c.end_line < d.start_line || d.end_line < c.start_line,
                 "{c:?} overlaps {d:?}"
             );
-            let rank = |k| {
-                [
-                    CandidateKind::Whitespace,
-                    CandidateKind::Unicode,
-                    CandidateKind::Lines,
-                    CandidateKind::Fuzzy,
-                ]
-                .iter()
-                .position(|x| *x == k)
-            };
-            assert!(rank(c.kind) <= rank(d.kind), "kinds out of order");
+            assert!(c.rank() <= d.rank(), "ranks out of order");
         }
         assert_eq!(c.note.is_some(), c.kind == CandidateKind::Lines, "{c:?}");
     }
