@@ -62,7 +62,7 @@ pub(super) struct Aligned {
     /// copied from here, indentation included.
     pub(super) verbatim: bool,
     /// The needle's lines also stand contiguously from `start` (equal once whitespace is
-    /// collapsed): this gap reading competes with a relaxed match there.
+    /// collapsed): this reading competes with a relaxed match there.
     pub(super) covers_relaxed: bool,
     /// The lowest position the gap or the added line can take (see [`settle`]).
     lowest: usize,
@@ -198,10 +198,6 @@ pub(super) fn aligned(
                 }
             }
         }
-        // Every needle line is already matched from `s` on: one of them cannot be surplus.
-        if f >= k {
-            continue;
-        }
         let e = s + k - 1;
         if e <= n {
             let lo = (k - 1).saturating_sub(bwd(e));
@@ -212,7 +208,7 @@ pub(super) fn aligned(
                     end: e,
                     shape: Shape::Added { line: hi },
                     verbatim: false,
-                    covers_relaxed: false,
+                    covers_relaxed: f >= k,
                     lowest: lo,
                 });
             }
@@ -249,7 +245,7 @@ pub(super) fn aligned(
 
 /// Where in `a.lowest..=` its current position the gap or the added line goes: the position
 /// whose pairs match byte for byte most often (ties keep the latest, the structural choice),
-/// unless that reading is implausible. Returns the number of byte-exact pairs.
+/// among those where an added line fits. Returns the number of byte-exact pairs.
 ///
 /// Whitespace-collapsed hashes cannot tell `    }` from `}`: after `        }` `    }` `}` lost
 /// its middle line, the gap fits after either brace of the needle, and only the byte-exact
@@ -284,23 +280,18 @@ fn settle(hay: &str, lines: &[Range<usize>], needle: &Needle, a: &mut Aligned) -
         tail[j] = tail[j + 1] + usize::from(i.is_some_and(|i| same(j, i)));
     }
     let exact_at = |p: usize| head[p] + tail[(p + skip).min(k)];
-    let mut best = hi;
-    for p in (lo..hi).rev() {
-        if exact_at(p) > exact_at(best) {
+    let fits = |p: usize| skip == 0 || added_fits(hay, lines, needle, a, p);
+    // `plausible` kept this alignment, so some position fits.
+    let mut best = (lo..=hi).rev().find(|&p| fits(p)).unwrap_or(hi);
+    for p in (lo..best).rev() {
+        if exact_at(p) > exact_at(best) && fits(p) {
             best = p;
         }
     }
-    if best != hi {
-        let original = a.shape;
-        a.shape = match original {
-            Shape::Gap { lines, .. } => Shape::Gap { after: best, lines },
-            Shape::Added { .. } => Shape::Added { line: best },
-        };
-        if !plausible(hay, lines, needle, a) {
-            a.shape = original;
-            best = hi;
-        }
-    }
+    a.shape = match a.shape {
+        Shape::Gap { lines, .. } => Shape::Gap { after: best, lines },
+        Shape::Added { .. } => Shape::Added { line: best },
+    };
     exact_at(best)
 }
 
@@ -324,26 +315,37 @@ fn pairs(a: &Aligned, k: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
-/// Rejects alignments that say nothing (only blank lines matched) and added end lines that are
-/// really changed lines (the file line beside the match resembles them).
+/// Rejects alignments that say nothing (only blank lines matched) and added lines that are
+/// really changed lines: an added end line whose neighbouring file line resembles it, unless
+/// the alignment can take its added line from the interior instead.
 fn plausible(hay: &str, lines: &[Range<usize>], needle: &Needle, a: &Aligned) -> bool {
     let k = needle.lines.len();
     if pairs(a, k).all(|(j, _)| is_blank(needle.lines[j])) {
         return false;
     }
-    let Shape::Added { line } = a.shape else {
-        return true;
-    };
-    let beside = if line == 0 {
+    match a.shape {
+        Shape::Gap { .. } => true,
+        Shape::Added { line } => {
+            (a.lowest.min(line)..=line).any(|p| added_fits(hay, lines, needle, a, p))
+        }
+    }
+}
+
+/// Whether needle line `p` can be the added one of `a`: an interior line always can; a first or
+/// last line only when the file line beside the window does not resemble it (then it was
+/// changed, and the fuzzy search reports the full window).
+fn added_fits(hay: &str, lines: &[Range<usize>], needle: &Needle, a: &Aligned, p: usize) -> bool {
+    let k = needle.lines.len();
+    let beside = if p == 0 {
         a.start.checked_sub(1)
-    } else if line == k - 1 {
+    } else if p == k - 1 {
         Some(a.end).filter(|&e| e < lines.len())
     } else {
         None
     };
     beside.is_none_or(|i| {
         let file_line = hay[lines[i].clone()].trim();
-        let added = needle.lines[line].trim();
+        let added = needle.lines[p].trim();
         similarity(file_line, added) < CHANGED_LINE_SIMILARITY
     })
 }

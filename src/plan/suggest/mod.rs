@@ -241,36 +241,50 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
         let overlap =
             |a: &Candidate, b: &Candidate| a.start_line <= b.end_line && b.start_line <= a.end_line;
         let mut found: Vec<Candidate> = Vec::new();
+        // Verbatim alignments rank above the others (see `Candidate::rank`), so one further
+        // down the list can still make the cut: keep up to `max` of each.
+        let (mut strong, mut weak) = (0, 0);
         for a in align::aligned(haystack, &lines, &line_hashes, &needle) {
-            if found.len() >= max {
+            if strong >= max {
                 break;
+            }
+            if !a.verbatim && weak >= max {
+                continue;
+            }
+            let (first, last) = (a.start + 1, a.end);
+            let hits = |c: &Candidate| c.start_line <= last && first <= c.end_line;
+            // Old lines found verbatim describe the place better than a relaxed match that
+            // needs a different indentation shift per line (typically the same block one
+            // closing line short or long), so such a match gives way to them; any other
+            // overlap keeps the relaxed match. A reading over a relaxed match is only news
+            // when it is verbatim and that match uneven.
+            let blocked = found.iter().any(|f| hits(f) && (f.strong || !a.verbatim))
+                || out.iter().any(|r| hits(r) && (r.strong || !a.verbatim))
+                || (a.covers_relaxed
+                    && (!a.verbatim
+                        || reindent::uniform_shift(haystack, &lines, &needle, a.start)));
+            if blocked {
+                continue;
+            }
+            if a.verbatim {
+                strong += 1;
+                let before = found.len();
+                found.retain(|f| !hits(f));
+                weak = weak.saturating_sub(before - found.len());
+            } else {
+                weak += 1;
             }
             let byte_range = lines[a.start].start..lines[a.end - 1].end;
             let sim = similarity(&haystack[byte_range.clone()], needle.body);
-            let c = Candidate {
+            found.push(Candidate {
                 kind: CandidateKind::Lines,
                 note: Some(a.note(&needle)),
-                start_line: a.start + 1,
-                end_line: a.end,
+                start_line: first,
+                end_line: last,
                 similarity: round_similarity(sim),
                 byte_range,
                 strong: a.verbatim,
-            };
-            // Old lines found verbatim describe the place better than a relaxed match that
-            // needs a different indentation shift per line (typically the same block one
-            // closing line short), so such a match gives way to them; any other overlap keeps
-            // the relaxed match.
-            // A gap reading over a relaxed match is only news when it is verbatim and that
-            // match is uneven.
-            let blocked = found.iter().any(|f| overlap(f, &c))
-                || out
-                    .iter()
-                    .any(|r| overlap(r, &c) && (r.strong || !c.strong))
-                || (a.covers_relaxed
-                    && (!c.strong || reindent::uniform_shift(haystack, &lines, &needle, a.start)));
-            if !blocked {
-                found.push(c);
-            }
+            });
         }
         out.retain(|r| !found.iter().any(|f| overlap(f, r)));
         out.extend(found);
