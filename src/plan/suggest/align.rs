@@ -58,8 +58,8 @@ pub(super) struct Aligned {
     pub(super) start: usize,
     pub(super) end: usize,
     pub(super) shape: Shape,
-    /// Every matched line is byte for byte the file's (line endings aside): the text was
-    /// copied from here, indentation included.
+    /// Every matched line (at least two) is the file's byte for byte, line endings aside: the
+    /// text was copied from here, indentation included.
     pub(super) verbatim: bool,
     /// The needle's lines also stand contiguously from `start` (equal once whitespace is
     /// collapsed): this reading competes with a relaxed match there.
@@ -230,7 +230,9 @@ pub(super) fn aligned(
                 Shape::Gap { .. } => 1,
                 Shape::Added { .. } => 2,
             };
-            a.verbatim = exact == pairs(&a, k).count();
+            // One matched line says little about where a two-line needle came from.
+            let matched = pairs(&a, k).count();
+            a.verbatim = exact == matched && matched >= 2;
             (class, exact, a)
         })
         .collect();
@@ -253,13 +255,9 @@ pub(super) fn aligned(
 fn settle(hay: &str, lines: &[Range<usize>], needle: &Needle, a: &mut Aligned) -> usize {
     let k = needle.lines.len();
     let same = |j: usize, i: usize| {
-        lines.get(i).is_some_and(|r| {
-            let file = &hay[r.clone()];
-            file.strip_suffix('\r').unwrap_or(file)
-                == needle.lines[j]
-                    .strip_suffix('\r')
-                    .unwrap_or(needle.lines[j])
-        })
+        lines
+            .get(i)
+            .is_some_and(|r| strip_cr(&hay[r.clone()]) == strip_cr(needle.lines[j]))
     };
     // exact(p) = head[p] + tail[p]: head counts needle lines before position p, matched from
     // the window's start; tail those from p on (Gap) or after p (Added), matched after the
@@ -304,6 +302,10 @@ fn repeats(needle: &Needle, line: usize) -> bool {
             .is_some_and(|l| collapsed_hash(l) == collapsed_hash(needle.lines[line]))
     };
     (line > 0 && same(line - 1)) || same(line + 1)
+}
+
+fn strip_cr(s: &str) -> &str {
+    s.strip_suffix('\r').unwrap_or(s)
 }
 
 /// The pairs (needle line, file line) an alignment matches.

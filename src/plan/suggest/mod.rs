@@ -123,7 +123,8 @@ pub struct Candidate {
     /// start_line to the end of end_line, excluding its '\n').
     pub byte_range: Range<usize>,
     /// Whitespace / Unicode: one indentation prefix swapped on every line (a re-indented
-    /// copy). Lines: every matched line is byte for byte in the file. Fuzzy: never.
+    /// copy). Lines: every matched line (at least two) is byte for byte in the file. Fuzzy:
+    /// never.
     strong: bool,
 }
 
@@ -241,38 +242,41 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
         let overlap =
             |a: &Candidate, b: &Candidate| a.start_line <= b.end_line && b.start_line <= a.end_line;
         let mut found: Vec<Candidate> = Vec::new();
-        // Verbatim alignments rank above the others (see `Candidate::rank`), so one further
-        // down the list can still make the cut: keep up to `max` of each.
-        let (mut strong, mut weak) = (0, 0);
+        // Old lines found verbatim describe a place better than any reading that needs
+        // re-indentation: verbatim alignments rank first among alignments, and above a relaxed
+        // match that needs a different indentation shift per line (typically the same block
+        // one closing line short or long), which gives way where they overlap. A relaxed match
+        // shifted evenly keeps its place and any overlap.
+        // A verbatim alignment further down the list can still make the cut: keep up to
+        // `max` of each.
+        let (mut promoted, mut others) = (0, 0);
         for a in align::aligned(haystack, &lines, &line_hashes, &needle) {
-            if strong >= max {
+            if promoted >= max {
                 break;
             }
-            if !a.verbatim && weak >= max {
+            let promote = a.verbatim;
+            if !promote && others >= max {
                 continue;
             }
             let (first, last) = (a.start + 1, a.end);
             let hits = |c: &Candidate| c.start_line <= last && first <= c.end_line;
-            // Old lines found verbatim describe the place better than a relaxed match that
-            // needs a different indentation shift per line (typically the same block one
-            // closing line short or long), so such a match gives way to them; any other
-            // overlap keeps the relaxed match. A reading over a relaxed match is only news
-            // when it is verbatim and that match uneven.
-            let blocked = found.iter().any(|f| hits(f) && (f.strong || !a.verbatim))
-                || out.iter().any(|r| hits(r) && (r.strong || !a.verbatim))
+            // A reading over a relaxed match is only news when it is verbatim and that match
+            // uneven.
+            let blocked = found.iter().any(|f| hits(f) && (f.strong || !promote))
+                || out.iter().any(|r| hits(r) && (r.strong || !promote))
                 || (a.covers_relaxed
                     && (!a.verbatim
                         || reindent::uniform_shift(haystack, &lines, &needle, a.start)));
             if blocked {
                 continue;
             }
-            if a.verbatim {
-                strong += 1;
+            if promote {
+                promoted += 1;
                 let before = found.len();
                 found.retain(|f| !hits(f));
-                weak = weak.saturating_sub(before - found.len());
+                others = others.saturating_sub(before - found.len());
             } else {
-                weak += 1;
+                others += 1;
             }
             let byte_range = lines[a.start].start..lines[a.end - 1].end;
             let sim = similarity(&haystack[byte_range.clone()], needle.body);
@@ -283,7 +287,7 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
                 end_line: last,
                 similarity: round_similarity(sim),
                 byte_range,
-                strong: a.verbatim,
+                strong: promote,
             });
         }
         out.retain(|r| !found.iter().any(|f| overlap(f, r)));
