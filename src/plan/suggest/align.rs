@@ -23,7 +23,11 @@
 //! * A candidate covers whole file lines, and every needle line except at most one added line is
 //!   matched inside it, in order.
 //! * A window that matches every needle line contiguously is not reported here (it is a
-//!   whitespace match, found by the rung above).
+//!   whitespace match, found by the rung above); a gap or added-line reading starting at the
+//!   same line is, flagged `covers_relaxed`, for the caller to keep only when it is verbatim
+//!   and the relaxed match there is uneven.
+//! * Where several positions of the gap or the added line fit, the one whose lines match byte
+//!   for byte most often is reported (`settle`).
 //! * An added first or last needle line whose neighbouring file line resembles it is a changed
 //!   line, not an added one, and is left to the fuzzy search, which reports the full window.
 //! * Nothing here is ever applied, with or without `--lenient`.

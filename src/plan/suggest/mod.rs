@@ -49,11 +49,15 @@
 //!   are char boundaries because `'\n'` is ASCII.
 //! * Reported similarity is rounded to 2 decimals and capped at 0.99: exact matches never
 //!   reach this module, so 1.0 would claim more than is true.
-//! * `diagnose` never returns overlapping candidates, and candidates follow the ladder
-//!   whitespace, Unicode, lines, fuzzy whatever their scores (fuzzy windows only fill when no
-//!   lines candidate was found); fuzzy windows touching any
-//!   whitespace or Unicode match, or a reported lines candidate, are discarded as worse
-//!   descriptions of it.
+//! * `diagnose` never returns overlapping candidates, and candidates follow the ladder of
+//!   [`Candidate::rank`] whatever their scores: whitespace and Unicode matches whose
+//!   indentation is shifted by one prefix on every line, verbatim lines candidates (every
+//!   matched line byte for byte), whitespace and Unicode matches that need a different shift
+//!   per line, other lines candidates, fuzzy windows (which only fill when no lines candidate
+//!   was found). A verbatim lines candidate overlapping an uneven relaxed match replaces it
+//!   (the block one closing line short or long: `}` dropped or repeated between two braces of
+//!   different depth); any other overlap keeps the relaxed match. Fuzzy windows touching any
+//!   whitespace or Unicode match are discarded as worse descriptions of it.
 //! * Only whitespace and Unicode candidates are ever applied (by `--lenient`); a lines
 //!   candidate carries a `note` saying which line was dropped or added, and is advice only.
 //! * A needle with no non-blank line locates nothing (it would "match" every blank run).
