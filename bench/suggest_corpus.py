@@ -17,8 +17,9 @@ is written to the projects), all of a project's cases go into one patch, and `pa
 nothing, so the cases do not disturb each other). Per case: does the top suggestion cover exactly
 the block's lines, is the block among the suggestions at all, is there no suggestion at all (every
 case has its old lines in order in the file, so none should end that way), and the kind of the top
-suggestion. A top suggestion elsewhere whose text equals the block's text is counted separately
-as "same text": the needle cannot tell those places apart.
+suggestion. A top suggestion elsewhere whose text is byte for byte the block's text is counted
+separately as "same text" (the needle cannot tell those places apart), and "either" is the
+share that is one or the other.
 
 Timing: the files of the projects are concatenated into one 10,000-line file, and --time-cases
 misses of each kind in it are run one patch at a time, --runs times each. Reported: the median
@@ -114,9 +115,12 @@ def make_cases(rng, files, n):
         if old in folded or (rel, old) in seen:
             continue
         seen.add((rel, old))
+        # The block exactly as the file holds it (a CRLF file keeps its '\r's), without the line
+        # break after its last line, which is how suggestions report text.
+        raw = "\n".join(text.split("\n")[start:start + length])
         cases.append({
             "kind": kind, "file": rel, "start": start + 1, "end": start + length,
-            "text": "\n".join(block), "old": old,
+            "text": raw[:-1] if raw.endswith("\r") else raw, "old": old,
         })
     return cases
 
@@ -160,7 +164,7 @@ def judge(case, edit):
         "kind": case["kind"],
         "status": edit["status"],
         "top_right": bool(top) and at[0] == want,
-        "same_text": bool(top) and at[0] != want and top["text"].replace("\r\n", "\n") == case["text"],
+        "same_text": bool(top) and at[0] != want and top["text"] == case["text"],
         "listed": want in at,
         "none": not sugg,
         "top_kind": top["kind"] if top else None,
@@ -176,7 +180,8 @@ def summarize(label, results):
     for r in results:
         kinds[r["top_kind"]] = kinds.get(r["top_kind"], 0) + 1
     kinds_s = ", ".join(f"{k}: {v}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]))
-    print(f"| {label} | {n} | {pct('top_right'):.1f} % | {pct('same_text'):.1f} % | "
+    either = 100.0 * sum(1 for r in results if r["top_right"] or r["same_text"]) / n
+    print(f"| {label} | {n} | {pct('top_right'):.1f} % | {pct('same_text'):.1f} % | {either:.1f} % | "
           f"{pct('listed'):.1f} % | {sum(1 for r in results if r['none'])} | {kinds_s} |")
 
 
@@ -218,8 +223,8 @@ def timing(pg, projects, rng, per_kind, runs, scratch):
     if plans:
         print(f"- planning (read + diagnose the miss): median {statistics.median(plans):.2f} ms, "
               f"max {max(plans):.2f} ms")
-    print("\n| set | cases | top right | same text elsewhere | in top 3 | no suggestion | top kinds |")
-    print("|---|---:|---:|---:|---:|---:|---|")
+    print("\n| set | cases | top right | same text elsewhere | either | in top 3 | no suggestion | top kinds |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
     summarize("10,000-line file", results)
 
 
@@ -239,8 +244,8 @@ def main():
     scratch = tempfile.mkdtemp(prefix="pg-suggest-")
     all_results, failures = [], []
     try:
-        print("| project | cases | top right | same text elsewhere | in top 3 | no suggestion | top kinds |")
-        print("|---|---:|---:|---:|---:|---:|---|")
+        print("| project | cases | top right | same text elsewhere | either | in top 3 | no suggestion | top kinds |")
+        print("|---|---:|---:|---:|---:|---:|---:|---|")
         for project in args.projects:
             name = os.path.basename(os.path.normpath(project))
             files = source_files(project)

@@ -16,7 +16,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::doc::TextDoc;
-use super::suggest::{self, Candidate, CandidateKind, RelaxedOutcome};
+use super::suggest::{self, Candidate, RelaxedOutcome};
 use super::{EditStatus, Snippet, Step};
 use crate::patch::{LineWindow, Replace};
 use crate::syntax::symbols::Definition;
@@ -212,15 +212,9 @@ pub(super) fn diagnose(doc: &TextDoc, old: &str, scope: &Scope) -> Vec<Candidate
                 }),
         );
     }
-    let rank = |k: CandidateKind| match k {
-        CandidateKind::Whitespace => 0,
-        CandidateKind::Unicode => 1,
-        CandidateKind::Lines => 2,
-        CandidateKind::Fuzzy => 3,
-    };
     inside.sort_by(|a, b| {
-        rank(a.kind)
-            .cmp(&rank(b.kind))
+        a.rank()
+            .cmp(&b.rank())
             .then(b.similarity.total_cmp(&a.similarity))
             .then(a.start_line.cmp(&b.start_line))
     });

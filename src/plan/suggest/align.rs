@@ -23,7 +23,11 @@
 //! * A candidate covers whole file lines, and every needle line except at most one added line is
 //!   matched inside it, in order.
 //! * A window that matches every needle line contiguously is not reported here (it is a
-//!   whitespace match, found by the rung above).
+//!   whitespace match, found by the rung above); a gap or added-line reading starting at the
+//!   same line is, flagged `covers_relaxed`, for the caller to keep only when it is verbatim
+//!   and the relaxed match there is uneven.
+//! * Where several positions of the gap or the added line fit, the one whose lines match byte
+//!   for byte most often is reported (`settle`).
 //! * An added first or last needle line whose neighbouring file line resembles it is a changed
 //!   line, not an added one, and is left to the fuzzy search, which reports the full window.
 //! * Nothing here is ever applied, with or without `--lenient`.
@@ -58,6 +62,14 @@ pub(super) struct Aligned {
     pub(super) start: usize,
     pub(super) end: usize,
     pub(super) shape: Shape,
+    /// Every matched line (at least two) is the file's byte for byte, line endings aside: the
+    /// text was copied from here, indentation included.
+    pub(super) verbatim: bool,
+    /// The needle's lines also stand contiguously from `start` (equal once whitespace is
+    /// collapsed): this reading competes with a relaxed match there.
+    pub(super) covers_relaxed: bool,
+    /// The lowest position the gap or the added line can take (see [`settle`]).
+    lowest: usize,
 }
 
 impl Aligned {
@@ -166,9 +178,6 @@ pub(super) fn aligned(
 
     let mut found = Vec::new();
     for (s, &f) in fwd.iter().enumerate() {
-        if f >= k {
-            continue;
-        }
         if f >= 1 {
             for g in 1..=MAX_GAP {
                 let e = s + k + g;
@@ -185,6 +194,9 @@ pub(super) fn aligned(
                             after: hi,
                             lines: g,
                         },
+                        verbatim: false,
+                        covers_relaxed: f >= k,
+                        lowest: lo,
                     });
                     break;
                 }
@@ -202,6 +214,9 @@ pub(super) fn aligned(
                     start: s,
                     end: e,
                     shape: Shape::Added { line: hi },
+                    verbatim: false,
+                    covers_relaxed: f >= k,
+                    lowest: lo,
                 });
             }
         }
@@ -215,13 +230,17 @@ pub(super) fn aligned(
     // text was copied from.
     let mut ranked: Vec<(usize, usize, Aligned)> = found
         .into_iter()
-        .map(|a| {
+        .map(|mut a| {
+            let exact = settle(hay, lines, needle, &mut a);
             let class = match a.shape {
                 Shape::Added { line } if repeats(needle, line) => 0,
                 Shape::Gap { .. } => 1,
                 Shape::Added { .. } => 2,
             };
-            (class, exact_lines(hay, lines, needle, &a), a)
+            // One matched line says little about where a two-line needle came from.
+            let matched = pairs(&a, k).count();
+            a.verbatim = exact == matched && matched >= 2;
+            (class, exact, a)
         })
         .collect();
     ranked.sort_by(|(ca, ea, a), (cb, eb, b)| {
@@ -231,6 +250,54 @@ pub(super) fn aligned(
             .then(a.start.cmp(&b.start))
     });
     ranked.into_iter().map(|(_, _, a)| a).collect()
+}
+
+/// Where in `a.lowest..=` its current position the gap or the added line goes: the position
+/// whose pairs match byte for byte most often (ties keep the latest, the structural choice),
+/// among those where an added line fits. Returns the number of byte-exact pairs.
+///
+/// Whitespace-collapsed hashes cannot tell `    }` from `}`: after `        }` `    }` `}` lost
+/// its middle line, the gap fits after either brace of the needle, and only the byte-exact
+/// reading says which file line is the extra one.
+fn settle(hay: &str, lines: &[Range<usize>], needle: &Needle, a: &mut Aligned) -> usize {
+    let k = needle.lines.len();
+    let same = |j: usize, i: usize| {
+        lines
+            .get(i)
+            .is_some_and(|r| strip_cr(&hay[r.clone()]) == strip_cr(needle.lines[j]))
+    };
+    // exact(p) = head[p] + tail[p]: head counts needle lines before position p, matched from
+    // the window's start; tail those from p on (Gap) or after p (Added), matched after the
+    // extra file lines or the skipped needle line.
+    let (hi, shift, skip) = match a.shape {
+        Shape::Gap { after, lines } => (after, lines, 0),
+        Shape::Added { line } => (line, 0, 1),
+    };
+    let lo = a.lowest.min(hi);
+    let mut head = vec![0usize; hi + 1];
+    for j in 0..hi {
+        head[j + 1] = head[j] + usize::from(same(j, a.start + j));
+    }
+    let mut tail = vec![0usize; k + 2];
+    for j in (lo + skip..k).rev() {
+        // Gap: needle line j sits `shift` lines further down; Added: one line further up.
+        let i = (a.start + j + shift).checked_sub(skip);
+        tail[j] = tail[j + 1] + usize::from(i.is_some_and(|i| same(j, i)));
+    }
+    let exact_at = |p: usize| head[p] + tail[(p + skip).min(k)];
+    let fits = |p: usize| skip == 0 || added_fits(hay, lines, needle, a, p);
+    // `plausible` kept this alignment, so some position fits.
+    let mut best = (lo..=hi).rev().find(|&p| fits(p)).unwrap_or(hi);
+    for p in (lo..best).rev() {
+        if exact_at(p) > exact_at(best) && fits(p) {
+            best = p;
+        }
+    }
+    a.shape = match a.shape {
+        Shape::Gap { lines, .. } => Shape::Gap { after: best, lines },
+        Shape::Added { .. } => Shape::Added { line: best },
+    };
+    exact_at(best)
 }
 
 /// Whether needle line `line` (0-based) repeats the line before or after it.
@@ -244,6 +311,10 @@ fn repeats(needle: &Needle, line: usize) -> bool {
     (line > 0 && same(line - 1)) || same(line + 1)
 }
 
+fn strip_cr(s: &str) -> &str {
+    s.strip_suffix('\r').unwrap_or(s)
+}
+
 /// The pairs (needle line, file line) an alignment matches.
 fn pairs(a: &Aligned, k: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
     (0..k).filter_map(move |j| match a.shape {
@@ -253,35 +324,37 @@ fn pairs(a: &Aligned, k: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
-fn exact_lines(hay: &str, lines: &[Range<usize>], needle: &Needle, a: &Aligned) -> usize {
-    fn strip(s: &str) -> &str {
-        s.strip_suffix('\r').unwrap_or(s)
-    }
-    pairs(a, needle.lines.len())
-        .filter(|&(j, i)| strip(&hay[lines[i].clone()]) == strip(needle.lines[j]))
-        .count()
-}
-
-/// Rejects alignments that say nothing (only blank lines matched) and added end lines that are
-/// really changed lines (the file line beside the match resembles them).
+/// Rejects alignments that say nothing (only blank lines matched) and added lines that are
+/// really changed lines: an added end line whose neighbouring file line resembles it, unless
+/// the alignment can take its added line from the interior instead.
 fn plausible(hay: &str, lines: &[Range<usize>], needle: &Needle, a: &Aligned) -> bool {
     let k = needle.lines.len();
     if pairs(a, k).all(|(j, _)| is_blank(needle.lines[j])) {
         return false;
     }
-    let Shape::Added { line } = a.shape else {
-        return true;
-    };
-    let beside = if line == 0 {
+    match a.shape {
+        Shape::Gap { .. } => true,
+        Shape::Added { line } => {
+            (a.lowest.min(line)..=line).any(|p| added_fits(hay, lines, needle, a, p))
+        }
+    }
+}
+
+/// Whether needle line `p` can be the added one of `a`: an interior line always can; a first or
+/// last line only when the file line beside the window does not resemble it (then it was
+/// changed, and the fuzzy search reports the full window).
+fn added_fits(hay: &str, lines: &[Range<usize>], needle: &Needle, a: &Aligned, p: usize) -> bool {
+    let k = needle.lines.len();
+    let beside = if p == 0 {
         a.start.checked_sub(1)
-    } else if line == k - 1 {
+    } else if p == k - 1 {
         Some(a.end).filter(|&e| e < lines.len())
     } else {
         None
     };
     beside.is_none_or(|i| {
         let file_line = hay[lines[i].clone()].trim();
-        let added = needle.lines[line].trim();
+        let added = needle.lines[p].trim();
         similarity(file_line, added) < CHANGED_LINE_SIMILARITY
     })
 }

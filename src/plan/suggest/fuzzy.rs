@@ -334,6 +334,7 @@ pub(super) fn fuzzy_candidates(
                 end_line: w.start + w.len,
                 similarity: sim,
                 byte_range: window[0].start..window[w.len - 1].end,
+                strong: false,
             })
         })
         .collect();

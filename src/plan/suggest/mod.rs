@@ -49,11 +49,15 @@
 //!   are char boundaries because `'\n'` is ASCII.
 //! * Reported similarity is rounded to 2 decimals and capped at 0.99: exact matches never
 //!   reach this module, so 1.0 would claim more than is true.
-//! * `diagnose` never returns overlapping candidates, and candidates follow the ladder
-//!   whitespace, Unicode, lines, fuzzy whatever their scores (fuzzy windows only fill when no
-//!   lines candidate was found); fuzzy windows touching any
-//!   whitespace or Unicode match, or a reported lines candidate, are discarded as worse
-//!   descriptions of it.
+//! * `diagnose` never returns overlapping candidates, and candidates follow the ladder of
+//!   [`Candidate::rank`] whatever their scores: whitespace and Unicode matches whose
+//!   indentation is shifted by one prefix on every line, verbatim lines candidates (every
+//!   matched line byte for byte), whitespace and Unicode matches that need a different shift
+//!   per line, other lines candidates, fuzzy windows (which only fill when no lines candidate
+//!   was found). A verbatim lines candidate overlapping an uneven relaxed match replaces it
+//!   (the block one closing line short or long: `}` dropped or repeated between two braces of
+//!   different depth); any other overlap keeps the relaxed match. Fuzzy windows touching any
+//!   whitespace or Unicode match are discarded as worse descriptions of it.
 //! * Only whitespace and Unicode candidates are ever applied (by `--lenient`); a lines
 //!   candidate carries a `note` saying which line was dropped or added, and is advice only.
 //! * A needle with no non-blank line locates nothing (it would "match" every blank run).
@@ -122,6 +126,27 @@ pub struct Candidate {
     /// Byte range of the candidate's whole lines in the haystack (from the start of
     /// start_line to the end of end_line, excluding its '\n').
     pub byte_range: Range<usize>,
+    /// Whitespace / Unicode: one indentation prefix swapped on every line (a re-indented
+    /// copy). Lines: every matched line (at least two) is byte for byte in the file. Fuzzy:
+    /// never.
+    strong: bool,
+}
+
+impl Candidate {
+    /// Place on the ladder, lower first: whitespace, Unicode and lines candidates that are
+    /// strong (see the field), then relaxed matches needing uneven re-indentation, other
+    /// lines candidates, and fuzzy windows.
+    pub fn rank(&self) -> u8 {
+        match (self.kind, self.strong) {
+            (CandidateKind::Whitespace, true) => 0,
+            (CandidateKind::Unicode, true) => 1,
+            (CandidateKind::Lines, true) => 2,
+            (CandidateKind::Whitespace, false) => 3,
+            (CandidateKind::Unicode, false) => 4,
+            (CandidateKind::Lines, false) => 5,
+            (CandidateKind::Fuzzy, _) => 6,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -151,8 +176,7 @@ pub enum RelaxedOutcome {
     None,
 }
 
-/// Up to `max` candidates, best first: every Whitespace candidate, then Unicode, then Lines,
-/// then Fuzzy ones to fill; no two overlapping.
+/// Up to `max` candidates, best first (by [`Candidate::rank`]); no two overlapping.
 pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
     let Some(needle) = Needle::parse(needle) else {
         return Vec::new();
@@ -193,6 +217,7 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
                 end_line: last,
                 similarity: round_similarity(sim),
                 byte_range,
+                strong: reindent::uniform_shift(haystack, &lines, &needle, s),
             });
         }
         group.sort_by(|a, b| {
@@ -204,9 +229,12 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
     }
 
     crate::timing::mark("suggest: whitespace and unicode");
+    // A verbatim alignment can still outrank an unevenly re-indented relaxed match, so the
+    // lines rung runs whenever one of those is among the candidates, even with no slot free.
+    let lines_rung = out.len() < max || out.iter().any(|c| !c.strong);
     // One hash per file line, shared by the lines and fuzzy rungs: hashing is a pass over
     // every byte of the file, the largest fixed cost of both.
-    let line_hashes: Vec<u64> = if out.len() < max {
+    let line_hashes: Vec<u64> = if lines_rung {
         lines
             .iter()
             .map(|r| collapsed_hash(&haystack[r.clone()]))
@@ -214,29 +242,64 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
     } else {
         Vec::new()
     };
-    if out.len() < max {
+    if lines_rung {
+        let overlap =
+            |a: &Candidate, b: &Candidate| a.start_line <= b.end_line && b.start_line <= a.end_line;
+        let mut found: Vec<Candidate> = Vec::new();
+        // Old lines found verbatim describe a place better than any reading that needs
+        // re-indentation: verbatim alignments rank first among alignments, and above a relaxed
+        // match that needs a different indentation shift per line (typically the same block
+        // one closing line short or long), which gives way where they overlap. A relaxed match
+        // shifted evenly keeps its place and any overlap.
+        // A verbatim alignment further down the list can still make the cut: keep up to
+        // `max` of each.
+        let (mut promoted, mut others) = (0, 0);
         for a in align::aligned(haystack, &lines, &line_hashes, &needle) {
-            if out.len() >= max {
+            if promoted >= max {
                 break;
             }
-            let (first, last) = (a.start + 1, a.end);
-            if out
-                .iter()
-                .any(|c| c.start_line <= last && first <= c.end_line)
-            {
+            let promote = a.verbatim;
+            if !promote && others >= max {
                 continue;
+            }
+            let (first, last) = (a.start + 1, a.end);
+            let hits = |c: &Candidate| c.start_line <= last && first <= c.end_line;
+            // A reading over a relaxed match is only news when it is verbatim and that match
+            // uneven.
+            let blocked = found.iter().any(|f| hits(f) && (f.strong || !promote))
+                || out.iter().any(|r| hits(r) && (r.strong || !promote))
+                || (a.covers_relaxed
+                    && (!a.verbatim
+                        || reindent::uniform_shift(haystack, &lines, &needle, a.start)));
+            if blocked {
+                continue;
+            }
+            if promote {
+                promoted += 1;
+                let before = found.len();
+                found.retain(|f| !hits(f));
+                others = others.saturating_sub(before - found.len());
+            } else {
+                others += 1;
             }
             let byte_range = lines[a.start].start..lines[a.end - 1].end;
             let sim = similarity(&haystack[byte_range.clone()], needle.body);
-            out.push(Candidate {
+            found.push(Candidate {
                 kind: CandidateKind::Lines,
                 note: Some(a.note(&needle)),
                 start_line: first,
                 end_line: last,
                 similarity: round_similarity(sim),
                 byte_range,
+                strong: promote,
             });
         }
+        out.retain(|r| !found.iter().any(|f| overlap(f, r)));
+        out.extend(found);
+        // Stable: within a rank, relaxed matches keep their similarity order and alignments
+        // their own.
+        out.sort_by_key(Candidate::rank);
+        out.truncate(max);
     }
 
     // A lines candidate already explains every old line; a fuzzy window elsewhere would be a
@@ -248,16 +311,8 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
         && haystack.len() <= MAX_FUZZY_HAYSTACK
     {
         // Any fuzzy window touching an exact-modulo-whitespace match is just a worse
-        // description of it, so all of them (not only the reported ones) block; so does a
-        // reported lines candidate (the fuzzy window there is the same place, worse explained).
-        let aligned = out
-            .iter()
-            .filter(|c| c.kind == CandidateKind::Lines)
-            .map(|c| c.start_line - 1..c.end_line);
-        let covered = coverage_prefix(
-            lines.len(),
-            ws.iter().chain(&uni).map(|&s| s..s + k).chain(aligned),
-        );
+        // description of it, so all of them (not only the reported ones) block.
+        let covered = coverage_prefix(lines.len(), ws.iter().chain(&uni).map(|&s| s..s + k));
         crate::timing::mark("suggest: lines");
         let fuzzy = fuzzy_candidates(
             haystack,

@@ -2,6 +2,8 @@
 //! `--lenient` and re-indents `new_string` to fit it, by swapping a common indent prefix
 //! (method A) or by shifting indentation levels (method B, e.g. tabs versus spaces).
 
+use std::ops::Range;
+
 use super::lines::{Needle, is_blank, line_ranges, relaxed_starts};
 use super::{CandidateKind, Relaxed, RelaxedOutcome};
 
@@ -74,6 +76,26 @@ pub fn relaxed_match(
         replacement,
     })
 }
+/// Whether file lines `start..start + k` hold the needle's lines with one indentation prefix
+/// swapped for another on every non-blank line (method A): a re-indented copy of the text. A
+/// relaxed match that fails this needs a different shift per line, which is how a block that
+/// lost one of several closing lines lines up with the file one line short.
+pub(super) fn uniform_shift(
+    hay: &str,
+    lines: &[Range<usize>],
+    needle: &Needle,
+    start: usize,
+) -> bool {
+    let pairs: Vec<(&str, &str)> = needle
+        .lines
+        .iter()
+        .zip(lines.get(start..).unwrap_or_default())
+        .filter(|(n, _)| !is_blank(n))
+        .map(|(n, r)| (indent(n), indent(&hay[r.clone()])))
+        .collect();
+    reindent_prefix(&pairs, &[]).is_some()
+}
+
 /// Leading indentation; '\r' is excluded because it is never intended indentation.
 fn indent(s: &str) -> &str {
     &s[..s.len() - s.trim_start_matches([' ', '\t']).len()]

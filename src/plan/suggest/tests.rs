@@ -35,17 +35,7 @@ fn assert_well_formed(hay: &str, found: &[Candidate], max: usize) {
                 c.end_line < d.start_line || d.end_line < c.start_line,
                 "{c:?} overlaps {d:?}"
             );
-            let rank = |k| {
-                [
-                    CandidateKind::Whitespace,
-                    CandidateKind::Unicode,
-                    CandidateKind::Lines,
-                    CandidateKind::Fuzzy,
-                ]
-                .iter()
-                .position(|x| *x == k)
-            };
-            assert!(rank(c.kind) <= rank(d.kind), "kinds out of order");
+            assert!(c.rank() <= d.rank(), "ranks out of order");
         }
         assert_eq!(c.note.is_some(), c.kind == CandidateKind::Lines, "{c:?}");
     }
@@ -500,6 +490,149 @@ fn dropped_line_in_ten_thousand_lines() {
             6001,
             6020,
             "the file has an extra line 6008 between lines 7 and 8 of old_string"
+        )
+    );
+}
+
+#[test]
+fn dropped_brace_between_braces_is_lines_not_an_uneven_whitespace_window() {
+    let hay = "impl S {\n    fn f(&self) {\n        for x in xs {\n            if x {\n                go(x);\n            }\n        }\n    }\n}\n";
+    // Line 6 (`            }`) dropped: the rest equals lines 4-6 up to uneven indentation.
+    let needle = "            if x {\n                go(x);\n        }\n";
+    let found = diagnose(hay, needle, 3);
+    assert_well_formed(hay, &found, 3);
+    assert_eq!(
+        top(&found),
+        (
+            CandidateKind::Lines,
+            4,
+            7,
+            "the file has an extra line 6 between lines 2 and 3 of old_string"
+        )
+    );
+    // The whitespace window lines 4-6 overlaps it and is not listed.
+    assert!(found.iter().all(|c| c.kind != CandidateKind::Whitespace));
+    // --lenient still applies nothing: that window cannot be re-indented evenly.
+    assert_eq!(
+        relaxed_match(hay, needle, "x", None),
+        RelaxedOutcome::NotReindentable {
+            start_line: 4,
+            end_line: 6
+        }
+    );
+}
+
+#[test]
+fn duplicated_closing_brace_is_lines_not_an_uneven_whitespace_window() {
+    let hay = "func f() {\n\tfor _, c := range cs {\n\t\tc.Close()\n\t}\n}\n\nfunc g() {}\n";
+    // `\t}` written twice: lines 2-5 are the same lines, the last one indented differently.
+    let needle = "\tfor _, c := range cs {\n\t\tc.Close()\n\t}\n\t}\n";
+    let found = diagnose(hay, needle, 3);
+    assert_well_formed(hay, &found, 3);
+    assert_eq!(
+        top(&found),
+        (
+            CandidateKind::Lines,
+            2,
+            4,
+            "line 3 of old_string is not in the file (it repeats line 4)"
+        )
+    );
+}
+
+#[test]
+fn evenly_shifted_whitespace_window_still_outranks_verbatim_lines() {
+    // Lines 1-2 are the needle with trailing spaces (one shift, here none, on every line);
+    // lines 1-3 hold it verbatim around an extra line. The whitespace window stays first.
+    let found = diagnose("a\nb  \nb\n", "a\nb", 3);
+    assert_eq!(
+        (found[0].kind, found[0].start_line, found[0].end_line),
+        (CandidateKind::Whitespace, 1, 2)
+    );
+    // Re-indented as a whole (the usual mistake), and a verbatim alignment elsewhere: the
+    // whitespace window first, the alignment listed after it.
+    let hay =
+        "def f():\n    if a:\n        go()\n    stop()\n\nif a:\n    go()\n    mid()\nstop()\n";
+    let found = diagnose(hay, "if a:\n    go()\nstop()\n", 3);
+    assert_well_formed(hay, &found, 3);
+    assert_eq!(
+        found
+            .iter()
+            .map(|c| (c.kind, c.start_line, c.end_line))
+            .collect::<Vec<_>>(),
+        vec![
+            (CandidateKind::Whitespace, 2, 4),
+            (CandidateKind::Lines, 6, 9)
+        ]
+    );
+}
+
+#[test]
+fn uneven_whitespace_window_ranks_below_verbatim_lines_elsewhere() {
+    // Lines 1-2 equal the needle once indentation is ignored, but shifted unevenly (0 -> 4,
+    // 4 -> 0); lines 4-6 hold it verbatim around an extra line.
+    let hay = "    a()\nb()\n\na()\n    c()\n    b()\n";
+    let found = diagnose(hay, "a()\n    b()\n", 3);
+    assert_well_formed(hay, &found, 3);
+    assert_eq!(
+        found
+            .iter()
+            .map(|c| (c.kind, c.start_line))
+            .collect::<Vec<_>>(),
+        vec![(CandidateKind::Lines, 4), (CandidateKind::Whitespace, 1)]
+    );
+}
+
+#[test]
+fn the_gap_goes_where_the_lines_match_byte_for_byte() {
+    // Collapsed hashes cannot tell `    }` from `}`: the gap fits after either brace of the
+    // needle; only after the first are all its lines verbatim.
+    let hay = "        }\n    }\n}\nnext()\n";
+    let found = diagnose(hay, "        }\n}\nnext()\n", 3);
+    assert_well_formed(hay, &found, 3);
+    assert_eq!(
+        top(&found),
+        (
+            CandidateKind::Lines,
+            1,
+            4,
+            "the file has an extra line 2 between lines 1 and 2 of old_string"
+        )
+    );
+}
+
+#[test]
+fn verbatim_alignment_outranks_a_closer_reindented_one() {
+    // Lines 1-3 hold the needle's lines, re-indented, around one extra line; lines 5-8 hold
+    // them verbatim around two: the text was copied from there. The one-line readings at 5
+    // and 8 (the other needle line added) say too little to count as verbatim.
+    let hay = "  start()\n  middle()\n  finish()\n\nstart()\none()\ntwo()\nfinish()\n";
+    let found = diagnose(hay, "start()\nfinish()\n", 3);
+    assert_well_formed(hay, &found, 3);
+    assert_eq!(
+        found
+            .iter()
+            .map(|c| (c.kind, c.start_line, c.end_line))
+            .collect::<Vec<_>>(),
+        vec![(CandidateKind::Lines, 5, 8), (CandidateKind::Lines, 1, 3)]
+    );
+}
+
+#[test]
+fn verbatim_alignment_further_down_outranks_an_uneven_whitespace_window() {
+    // Lines 3-4 equal the needle but for uneven indentation (4, 0 against 4, 2). Lines 3-5 hold
+    // it verbatim around an extra line, behind one-line readings of the repeated `})` in the
+    // alignments' own order; the verbatim one still comes first.
+    let hay = "        })\n      })\n    })\n  })\n})\n";
+    let found = diagnose(hay, "    })\n})\n", 3);
+    assert_well_formed(hay, &found, 3);
+    assert_eq!(
+        top(&found),
+        (
+            CandidateKind::Lines,
+            3,
+            5,
+            "the file has an extra line 4 between lines 1 and 2 of old_string"
         )
     );
 }
