@@ -87,7 +87,7 @@ pub fn dir(git_dir: &Path) -> PathBuf {
     git_dir.join("patchgate").join("history")
 }
 
-fn ref_prefix(git_dir: &Path) -> String {
+pub(crate) fn ref_prefix(git_dir: &Path) -> String {
     format!(
         "refs/patchgate/history/{}",
         super::stage::worktree_key(git_dir)

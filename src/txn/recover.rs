@@ -43,12 +43,16 @@ pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
     let prefix = super::stage::pin_prefix(git_dir);
-    let pin_locks = std::fs::read_dir(repo.commondir().join(&prefix))
-        .map(|d| {
-            d.flatten()
-                .any(|e| e.file_name().to_string_lossy().ends_with(".lock"))
-        })
-        .unwrap_or(false);
+    let pin_locks = [prefix.clone(), super::history::ref_prefix(git_dir)]
+        .iter()
+        .any(|p| {
+            std::fs::read_dir(repo.commondir().join(p))
+                .map(|d| {
+                    d.flatten()
+                        .any(|e| e.file_name().to_string_lossy().ends_with(".lock"))
+                })
+                .unwrap_or(false)
+        });
     journals
         || pin_locks
         || repo
@@ -87,6 +91,8 @@ pub fn lock_for_switch(
 /// Recovers every interrupted transaction of this git dir. The caller holds the mutex, so any
 /// journal found belongs to a process that is gone.
 pub fn recover_all(repo: &Repository, git_dir: &Path) -> Result<Vec<Recovered>, Error> {
+    // First, so that rolling forward can write the history pin a killed run was writing.
+    remove_pin_locks(repo, git_dir);
     let mut done = Vec::new();
     for (path, journal) in Journal::load_all(git_dir) {
         let journal = journal.map_err(|e| Error::Recover {
@@ -333,16 +339,21 @@ fn remove_new_dirs(workdir: &Path, j: &Journal) {
     }
 }
 
-/// Lock files of pin refs (a kill while a pin was being written). Only patchgate writes under
-/// `refs/patchgate/`, and the caller holds patchgate's mutex, so any such lock is stale.
+/// Lock files of pin refs, the transaction's and the history's (a kill while a pin was being
+/// written). Only patchgate writes under `refs/patchgate/`, and the caller holds patchgate's
+/// mutex, so any such lock is stale.
 fn remove_pin_locks(repo: &Repository, git_dir: &Path) {
-    let dir = repo.commondir().join(super::stage::pin_prefix(git_dir));
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        if e.file_name().to_string_lossy().ends_with(".lock") {
-            let _ = std::fs::remove_file(e.path());
+    for prefix in [
+        super::stage::pin_prefix(git_dir),
+        super::history::ref_prefix(git_dir),
+    ] {
+        let Ok(entries) = std::fs::read_dir(repo.commondir().join(prefix)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if e.file_name().to_string_lossy().ends_with(".lock") {
+                let _ = std::fs::remove_file(e.path());
+            }
         }
     }
 }
