@@ -33,6 +33,12 @@ fn rename(edits: &[(&str, &str, &str)]) -> String {
     json!({ "edits": edits }).to_string()
 }
 
+/// The complete rename `all` without its edit of `file`: a call site forgotten.
+fn all_but(all: &[(&str, &str, &str)], file: &str) -> String {
+    let edits: Vec<_> = all.iter().copied().filter(|e| e.0 != file).collect();
+    rename(&edits)
+}
+
 /// `patchgate apply` with the report in `format` (the harness's `apply` is JSON only).
 fn apply_as(repo: &TestRepo, patch: &str, format: &str) -> Run {
     let pfile = tempfile::NamedTempFile::new().expect("patch file");
@@ -563,18 +569,13 @@ const RS_ALL: [(&str, &str, &str); 4] = [
     ("tests/config.rs", "parse_config", "load_config"),
 ];
 
-fn rs_all_but(file: &str) -> String {
-    let edits: Vec<_> = RS_ALL.iter().copied().filter(|e| e.0 != file).collect();
-    rename(&edits)
-}
-
 #[test]
 fn rust_a_rename_that_misses_a_call_site_in_another_file_is_refused() {
     if !require_all(RUST_TOOLS) {
         return;
     }
     let repo = rust_repo();
-    let report = refused(&repo, &rs_all_but("src/cli.rs"));
+    let report = refused(&repo, &all_but(&RS_ALL, "src/cli.rs"));
     caught(
         &report,
         "src/cli.rs",
@@ -592,7 +593,7 @@ fn rust_a_rename_that_misses_a_call_site_in_another_file_is_refused() {
         true,
     );
     // One place, two checkers: one problem.
-    let human = apply_as(&repo, &rs_all_but("src/cli.rs"), "human");
+    let human = apply_as(&repo, &all_but(&RS_ALL, "src/cli.rs"), "human");
     human.assert_code(1);
     assert!(
         human.stdout.contains(
@@ -624,7 +625,7 @@ fn rust_a_use_missed_in_an_integration_test_is_refused() {
         return;
     }
     let repo = rust_repo();
-    let report = refused(&repo, &rs_all_but("tests/config.rs"));
+    let report = refused(&repo, &all_but(&RS_ALL, "tests/config.rs"));
     caught(
         &report,
         "tests/config.rs",
@@ -712,18 +713,13 @@ const GO_ALL: [(&str, &str, &str); 4] = [
     ("cmd/tool/main.go", "ParseConfig", "LoadConfig"),
 ];
 
-fn go_all_but(file: &str) -> String {
-    let edits: Vec<_> = GO_ALL.iter().copied().filter(|e| e.0 != file).collect();
-    rename(&edits)
-}
-
 #[test]
 fn go_a_rename_that_misses_a_call_site_in_another_package_is_refused() {
     if !require_all(GO_TOOLS) {
         return;
     }
     let repo = go_repo();
-    let report = refused(&repo, &go_all_but("cmd/app/main.go"));
+    let report = refused(&repo, &all_but(&GO_ALL, "cmd/app/main.go"));
     caught(
         &report,
         "cmd/app/main.go",
@@ -748,7 +744,7 @@ fn go_a_rename_that_misses_a_call_site_in_a_test_file_is_refused() {
         return;
     }
     let repo = go_repo();
-    let report = refused(&repo, &go_all_but("lib/lib_test.go"));
+    let report = refused(&repo, &all_but(&GO_ALL, "lib/lib_test.go"));
     caught(
         &report,
         "lib/lib_test.go",

@@ -231,7 +231,8 @@ const PYTHON: Lang = Lang {
     formatted: "    return a + b + 1\n",
 };
 
-fn node_setup(repo: &TestRepo) {
+/// A module JS project with the pinned eslint (recommended rules) and prettier, linked in.
+pub(crate) fn node_setup(repo: &TestRepo) {
     repo.write(
         "package.json",
         "{\"name\": \"demo\", \"private\": true, \"type\": \"module\"}\n",

@@ -12,7 +12,7 @@ use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
 use crate::checks::require;
-use crate::harness::{BIN, TestRepo, git, tools_node_modules};
+use crate::harness::{BIN, TestRepo, git};
 
 const APP: &str = "def greet(name):\n    return 'Hello, ' + name\n\n\ndef farewell(name):\n    return 'Bye, ' + name\n";
 
@@ -224,7 +224,7 @@ fn stdout_carries_only_json_rpc_messages() {
     let node = require("eslint") && require("prettier");
     let repo = python_repo();
     if node {
-        node_project(&repo);
+        crate::checks::node_setup(&repo);
     }
     let repo = repo.commit();
     let mut child = Command::new(BIN)
@@ -295,25 +295,6 @@ fn stdout_carries_only_json_rpc_messages() {
     assert!(String::from_utf8_lossy(&rest.stderr).contains("planned"));
 }
 
-fn node_project(repo: &TestRepo) {
-    repo.write(
-        "package.json",
-        "{\"name\": \"demo\", \"private\": true, \"type\": \"module\"}\n",
-    );
-    repo.write(
-        "eslint.config.js",
-        "import js from \"@eslint/js\";\n\nexport default [js.configs.recommended];\n",
-    );
-    repo.write(".prettierrc.json", "{}\n");
-    repo.write(".gitignore", "node_modules\n");
-    std::os::unix::fs::symlink(tools_node_modules(), repo.path().join("node_modules"))
-        .expect("symlink node_modules");
-    repo.write(
-        "src/app.js",
-        "export function add(a, b) {\n  return a + b;\n}\n",
-    );
-}
-
 /// The node processes whose parent is `pid`.
 fn node_children(pid: u32) -> Vec<u32> {
     let mut out = Vec::new();
@@ -348,7 +329,7 @@ fn node_hosts_stay_warm_restart_on_config_change_and_die_with_the_server() {
         return;
     }
     let repo = TestRepo::new();
-    node_project(&repo);
+    crate::checks::node_setup(&repo);
     let repo = repo.commit();
     let dir = repo.path().canonicalize().expect("canonical");
     runtime().block_on(async {
