@@ -135,6 +135,14 @@ struct ApplyArgs {
     /// SEARCH/REPLACE blocks or a unified diff (`auto`: told from the content).
     #[arg(long, value_enum, default_value_t = crate::patch::InputFormat::Auto)]
     input: crate::patch::InputFormat,
+    /// A unified diff's strip level, as `git apply -p N`: N leading folders are dropped from every
+    /// file name (default: the `a/`/`b/` prefix of a git diff; guessed for a plain `diff -u`).
+    #[arg(short = 'p', long = "strip", value_name = "N")]
+    strip: Option<usize>,
+    /// A unified diff's hunks without context that only add lines are placed by their line
+    /// number, as `git apply --unidiff-zero` (the report says so); without it they are refused.
+    #[arg(long)]
+    unidiff_zero: bool,
     /// Run as if started in DIR (the repository is discovered from there).
     #[arg(short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
@@ -410,7 +418,11 @@ fn run_apply(a: ApplyArgs) -> i32 {
         verify: a.verify.clone(),
         check: a.check.choice(),
     };
-    let result = read_patch(a.patch.as_deref(), &dir, a.input).and_then(|patch| {
+    let input_opts = crate::patch::InputOptions {
+        strip: a.strip,
+        unidiff_zero: a.unidiff_zero,
+    };
+    let result = read_patch(a.patch.as_deref(), &dir, a.input, &input_opts).and_then(|patch| {
         crate::timing::mark("patch parsed");
         apply(&patch, &choice.options()?)
     });
@@ -482,6 +494,7 @@ fn read_patch(
     path: Option<&std::path::Path>,
     dir: &std::path::Path,
     input: crate::patch::InputFormat,
+    opts: &crate::patch::InputOptions,
 ) -> Result<crate::patch::Patch, Error> {
     let (name, bytes) = match path {
         None if std::io::stdin().is_terminal() => {
@@ -527,7 +540,7 @@ fn read_patch(
             ("<stdin>".to_string(), buf)
         }
     };
-    crate::patch::parse_input(&bytes, &name, input)
+    crate::patch::parse_input_with(&bytes, &name, input, opts)
 }
 
 fn too_big(name: &str) -> Error {

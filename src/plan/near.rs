@@ -8,7 +8,10 @@
 //!   previous anchor; every place the whole anchor chain is found picks the first occurrence after
 //!   it. One distinct pick wins.
 //! - line (a diff hunk's start line): the occurrence starting nearest to it; a tie of distances
-//!   stays ambiguous.
+//!   stays ambiguous. When the line decided between several places, the edit says so
+//!   ([`narrow_noted`]): a stale line number could have picked the wrong one.
+//! - `at_start` / `at_eof` (a diff hunk from line 1, or without trailing context, as `git apply`
+//!   anchors them; codex's `*** End of File`): only occurrences that start / end the file.
 
 use std::ops::Range;
 
@@ -21,6 +24,9 @@ pub fn narrow(doc: &TextDoc, matches: Vec<Range<usize>>, near: &Near) -> Vec<Ran
     let mut matches = matches;
     if near.at_eof {
         matches.retain(|m| text[m.end..].trim_end_matches(['\n', '\r']).is_empty());
+    }
+    if near.at_start {
+        matches.retain(|m| m.start == 0);
     }
     if matches.len() > 1 && !near.anchors.is_empty() {
         let picked = after_anchors(text, &matches, &near.anchors);
@@ -46,6 +52,61 @@ pub fn narrow(doc: &TextDoc, matches: Vec<Range<usize>>, near: &Near) -> Vec<Ran
         }
     }
     matches
+}
+
+/// [`narrow`], and a note for the edit when the line number was what decided between several
+/// occurrences.
+pub fn narrow_noted(
+    doc: &TextDoc,
+    matches: Vec<Range<usize>>,
+    near: &Near,
+) -> (Vec<Range<usize>>, Option<String>) {
+    let Some(line) = near.line else {
+        return (narrow(doc, matches, near), None);
+    };
+    let unlined = Near {
+        line: None,
+        ..near.clone()
+    };
+    let open = narrow(doc, matches.clone(), &unlined);
+    let kept = narrow(doc, matches, near);
+    let note = match kept.as_slice() {
+        [one] if open.len() > 1 => {
+            let at: Vec<String> = open
+                .iter()
+                .map(|m| doc.line_range(m).0.to_string())
+                .collect();
+            Some(format!(
+                "line numbers decided between {} places (lines {}): applied at line {}, the one \
+                 nearest to the hunk's line {line}; if the diff is older than the file, check \
+                 that this is the place meant",
+                open.len(),
+                at.join(", "),
+                doc.line_range(one).0
+            ))
+        }
+        _ => None,
+    };
+    (kept, note)
+}
+
+/// Why occurrences were all dropped by `at_eof` / `at_start`: the end of a not-found message.
+pub fn anchor_miss(near: &Near) -> String {
+    let place = if near.at_start && !near.at_eof {
+        "at the start of the file"
+    } else if near.at_start {
+        "the whole file"
+    } else {
+        "at the end of the file"
+    };
+    if near.line.is_some() {
+        format!(
+            "not {place}, where the hunk's line numbers and context put it (`git apply` \
+             requires that too): re-read the file and make the diff again"
+        )
+    } else {
+        format!("not {place}, where `*** End of File` puts it: drop that line, or re-read the file")
+    }
 }
 
 /// For every place the anchor chain is found, the first match starting after its last anchor

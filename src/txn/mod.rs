@@ -30,6 +30,6 @@ pub mod stage;
 mod writeback;
 
 pub use writeback::{
-    Hooks, NEW_FILE_MODE, atomic_write, default_file_mode, fsync_enabled, missing_parents,
-    temp_path_for, write_back,
+    Hooks, NEW_FILE_MODE, atomic_symlink, atomic_write, default_file_mode, fsync_enabled,
+    missing_parents, temp_path_for, write_back,
 };

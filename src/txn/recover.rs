@@ -184,7 +184,8 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
             .filter(|f| !left_alone.contains(&f.path))
             .map(|f| f.path.clone())
             .collect();
-        super::commit::update_index(git_dir, workdir, &paths)?;
+        let exec = super::commit::exec_changes(&j.files);
+        super::commit::update_index(git_dir, workdir, &paths, &exec)?;
     }
     if let Some(workdir) = &j.workdir {
         remove_temps(workdir, j);
@@ -251,13 +252,16 @@ pub fn move_files(
     Ok((restored, left))
 }
 
-/// Whether `path` holds `state` (by content; the mode is not compared).
+/// Whether `path` holds `state`: by content, and for a file by its executable bit too (a
+/// transaction may change only that), never by its other permission bits.
 fn holds(repo: &Repository, path: &Path, state: &State) -> bool {
+    use std::os::unix::fs::PermissionsExt;
     let md = std::fs::symlink_metadata(path);
     match state {
         State::Missing => md.is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound),
-        State::File { oid, .. } => {
-            md.is_ok_and(|m| m.is_file())
+        State::File { oid, mode } => {
+            let executable = *mode != super::NEW_FILE_MODE && mode & 0o111 != 0;
+            md.is_ok_and(|m| m.is_file() && (m.permissions().mode() & 0o111 != 0) == executable)
                 && std::fs::read(path)
                     .ok()
                     .and_then(|b| Oid::hash_object(git2::ObjectType::Blob, &b).ok())
@@ -299,9 +303,12 @@ fn put(repo: &Repository, path: &Path, state: &State) -> Result<(), Error> {
             super::atomic_write(path, &bytes, mode).map_err(|e| Error::io("write", path, e))
         }
         State::Symlink { oid } => {
-            let target = String::from_utf8_lossy(&blob(oid)?).into_owned();
-            let _ = std::fs::remove_file(path);
-            std::os::unix::fs::symlink(target, path)
+            use std::os::unix::ffi::OsStrExt;
+            let target = blob(oid)?;
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
+            }
+            super::atomic_symlink(path, std::ffi::OsStr::from_bytes(&target))
                 .map_err(|e| Error::io("create a symlink at", path, e))
         }
         State::Other => Ok(()),

@@ -114,6 +114,21 @@ pub fn atomic_write(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Re
     result
 }
 
+/// Makes `path` a symlink to `target` atomically: a temp link in the same directory, renamed
+/// over whatever is there (then the directory synced). The link's own text is never followed.
+pub fn atomic_symlink(path: &Path, target: &std::ffi::OsStr) -> std::io::Result<()> {
+    let tmp = temp_path_for(path);
+    std::os::unix::fs::symlink(target, &tmp)?;
+    let result = std::fs::rename(&tmp, path).and_then(|()| match path.parent() {
+        Some(dir) if fsync_enabled() => sync_dir(dir),
+        _ => Ok(()),
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
 fn sync_dir(dir: &Path) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }
@@ -357,10 +372,7 @@ fn rollback(roots: &Roots, changes: &[PathChange], done: &[usize]) -> Result<Vec
         let r = match &c.before {
             Disk::File { bytes, mode } => atomic_write(&path, bytes, Some(*mode)),
             Disk::Missing => std::fs::remove_file(&path),
-            Disk::Symlink { target } => {
-                let _ = std::fs::remove_file(&path);
-                std::os::unix::fs::symlink(target, &path)
-            }
+            Disk::Symlink { target } => atomic_symlink(&path, target.as_os_str()),
             Disk::Dir | Disk::Other => Ok(()),
         };
         if r.is_err() {

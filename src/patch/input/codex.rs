@@ -265,6 +265,7 @@ fn update(
                 line: None,
                 anchors,
                 at_eof,
+                at_start: false,
             });
             replace_op(join(&old, true), join(&new, true), near)
         };
