@@ -163,7 +163,7 @@ pub fn undo(opts: &UndoOptions) -> Result<Report, Error> {
     match done {
         Ok(d) => {
             if place.mode != Mode::Branch {
-                remove_emptied_dirs(&repo, &plan.changes);
+                crate::txn::remove_emptied_dirs(&repo.roots, &plan.changes);
             }
             report.notes.extend(d.notes);
             report.patch_id = Some(d.id);
@@ -528,22 +528,4 @@ fn revert_message(e: &Entry) -> String {
         None => format!("This reverts patchgate patch {}.", e.patch_id),
     };
     format!("{title}\n\n{what}\n")
-}
-
-/// The directories that removing files left empty (a patch's created folders, usually), deepest
-/// first, up to the working tree's root. Best effort: git does not track directories, so one that
-/// stays behind changes nothing `git status` shows.
-fn remove_emptied_dirs(repo: &Repo, changes: &[PathChange]) {
-    let mut dirs: Vec<&Path> = changes
-        .iter()
-        .filter(|c| c.after == Disk::Missing)
-        .flat_map(|c| Path::new(&c.rel).ancestors().skip(1))
-        .filter(|d| !d.as_os_str().is_empty())
-        .collect();
-    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-    dirs.dedup();
-    for d in dirs {
-        // Fails (and is meant to) on a directory that still holds anything.
-        let _ = std::fs::remove_dir(repo.roots.abs(&d.to_string_lossy()));
-    }
 }

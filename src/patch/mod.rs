@@ -255,10 +255,12 @@ pub struct Near {
     pub line: Option<usize>,
     /// codex `@@` anchors, outermost first: lines the text follows, each after the previous one.
     pub anchors: Vec<String>,
-    /// codex `*** End of File`, or a diff hunk without trailing context: the text must end the
-    /// file.
+    /// codex `*** End of File`: the text must end the file. A diff hunk with leading but no
+    /// trailing context: among several occurrences, the one that ends the file is preferred (as
+    /// `git apply` anchors it).
     pub at_eof: bool,
-    /// A diff hunk that starts at line 1: the text must start the file (as `git apply` matches).
+    /// A diff hunk from line 1: among several occurrences, the one that starts the file is
+    /// preferred (as `git apply` anchors it).
     pub at_start: bool,
 }
 

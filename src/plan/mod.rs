@@ -1127,16 +1127,16 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
     // A converted hunk's line number or anchors choose among several occurrences, never more.
     let mut note = None;
     let matches = match &r.near {
-        Some(near) if !r.replace_all && (matches.len() > 1 || near.at_eof || near.at_start) => {
+        Some(near) if !r.replace_all && (matches.len() > 1 || near.at_eof) => {
             let (kept, why) = near::narrow_noted(doc, matches.clone(), near);
             if kept.is_empty() && !matches.is_empty() {
                 let mut s = Step::new(EditStatus::NotFound);
                 s.lines = matches.iter().map(|m| doc.line_range(m)).collect();
                 let at: Vec<String> = s.lines.iter().map(|(a, b)| format!("{a}-{b}")).collect();
                 s.message = Some(format!(
-                    "the hunk's text is in {shown} at lines {}, but {}",
-                    at.join(", "),
-                    near::anchor_miss(near)
+                    "the hunk's text is in {shown} at lines {}, but not at the end of the file, \
+                     where `*** End of File` puts it: drop that line, or re-read the file",
+                    at.join(", ")
                 ));
                 return s;
             }

@@ -10,8 +10,9 @@
 //! - line (a diff hunk's start line): the occurrence starting nearest to it; a tie of distances
 //!   stays ambiguous. When the line decided between several places, the edit says so
 //!   ([`narrow_noted`]): a stale line number could have picked the wrong one.
-//! - `at_start` / `at_eof` (a diff hunk from line 1, or without trailing context, as `git apply`
-//!   anchors them; codex's `*** End of File`): only occurrences that start / end the file.
+//! - `at_eof` of codex (`*** End of File`): only occurrences that end the file;
+//! - `at_start` / `at_eof` of a diff hunk (from line 1, or without trailing context: where `git
+//!   apply` anchors it): among several occurrences, the one that starts / ends the file, if any.
 
 use std::ops::Range;
 
@@ -22,11 +23,25 @@ use crate::patch::Near;
 pub fn narrow(doc: &TextDoc, matches: Vec<Range<usize>>, near: &Near) -> Vec<Range<usize>> {
     let text = doc.text();
     let mut matches = matches;
-    if near.at_eof {
-        matches.retain(|m| text[m.end..].trim_end_matches(['\n', '\r']).is_empty());
-    }
-    if near.at_start {
-        matches.retain(|m| m.start == 0);
+    let ends = |m: &Range<usize>| text[m.end..].trim_end_matches(['\n', '\r']).is_empty();
+    if near.line.is_none() {
+        // codex's `*** End of File`: a requirement.
+        if near.at_eof {
+            matches.retain(ends);
+        }
+    } else if matches.len() > 1 {
+        // A diff hunk from line 1, or without trailing context: where `git apply` anchors it,
+        // preferred among several occurrences (its line numbers alone are never trusted).
+        for (on, at) in [(near.at_start, true), (near.at_eof, false)] {
+            let kept: Vec<Range<usize>> = matches
+                .iter()
+                .filter(|m| on && if at { m.start == 0 } else { ends(m) })
+                .cloned()
+                .collect();
+            if !kept.is_empty() {
+                matches = kept;
+            }
+        }
     }
     if matches.len() > 1 && !near.anchors.is_empty() {
         let picked = after_anchors(text, &matches, &near.anchors);
@@ -88,25 +103,6 @@ pub fn narrow_noted(
         _ => None,
     };
     (kept, note)
-}
-
-/// Why occurrences were all dropped by `at_eof` / `at_start`: the end of a not-found message.
-pub fn anchor_miss(near: &Near) -> String {
-    let place = if near.at_start && !near.at_eof {
-        "at the start of the file"
-    } else if near.at_start {
-        "the whole file"
-    } else {
-        "at the end of the file"
-    };
-    if near.line.is_some() {
-        format!(
-            "not {place}, where the hunk's line numbers and context put it (`git apply` \
-             requires that too): re-read the file and make the diff again"
-        )
-    } else {
-        format!("not {place}, where `*** End of File` puts it: drop that line, or re-read the file")
-    }
 }
 
 /// For every place the anchor chain is found, the first match starting after its last anchor

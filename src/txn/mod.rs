@@ -31,5 +31,5 @@ mod writeback;
 
 pub use writeback::{
     Hooks, NEW_FILE_MODE, atomic_symlink, atomic_write, default_file_mode, fsync_enabled,
-    missing_parents, temp_path_for, write_back,
+    missing_parents, remove_emptied_dirs, temp_path_for, write_back,
 };

@@ -9,6 +9,7 @@ mod concurrency;
 mod crash;
 mod formats;
 mod gate_real;
+mod gitapply;
 mod golangci;
 mod guards;
 mod harness;

@@ -19,9 +19,10 @@
 //! Names are read as git reads them ([`names`]): `-p N` (default: the `a/`/`b/` prefix of a git
 //! diff, guessed for a traditional one), C-quoted names, timestamps. Mapping, per file:
 //! - modified: each hunk → one replacement, old text = context and removed lines, new text =
-//!   context and added lines; its new-side start line goes into [`Near::line`] (only to choose
-//!   between several exact occurrences), and as `git apply` matches, a hunk starting at line 1
-//!   must start the file and a hunk with leading but no trailing context must end it;
+//!   context and added lines; its new-side start line goes into [`Near::line`], and where `git
+//!   apply` anchors it (a hunk from line 1 at the start of the file, one with leading but no
+//!   trailing context at its end) into [`Near::at_start`] / [`Near::at_eof`]: all only choose
+//!   between several exact occurrences, they never place a hunk on their own;
 //! - a hunk without context that only adds lines: at line 0 it fills an empty file (or creates a
 //!   missing one, for a traditional diff that does not say the file is new); elsewhere it needs
 //!   `--unidiff-zero`, and is then placed by its line number ([`Insert`]);
@@ -1032,8 +1033,9 @@ fn hunks(fd: &FileDiff, path: &str, opts: &InputOptions, out: &mut Edits) {
             } else {
                 h.new_start + 1
             };
-            // As `git apply` matches: a hunk from line 1 starts the file; one with leading but no
-            // trailing context ends it (only the end of a file cuts a hunk's context short).
+            // Where `git apply` anchors a hunk: one from line 1 at the start of the file; one with
+            // leading but no trailing context at its end (only the end of a file cuts a hunk's
+            // context short). Preferred among several occurrences, never required.
             let anchored = !opts.unidiff_zero;
             replace_op(
                 old,
