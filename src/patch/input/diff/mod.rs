@@ -518,13 +518,8 @@ fn traditional_file<'a>(
     let minus = &ml.head()["--- ".len()..];
     let plus = &pl.head()["+++ ".len()..];
     if !strip.known {
-        let q = names::guess_strip(plus);
-        if let Some(p) = names::guess_strip(minus).or(q)
-            && Some(p) == q
-        {
-            strip.p = p;
-            strip.known = true;
-        }
+        strip.p = names::guess_traditional_strip(minus, plus);
+        strip.known = true;
     }
     let p = strip.p;
     let mut fd = FileDiff::default();

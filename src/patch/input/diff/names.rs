@@ -209,6 +209,35 @@ pub(super) fn guess_strip(line: &str) -> Option<usize> {
     (!name.contains('/')).then_some(0)
 }
 
+/// The strip level of a traditional diff, from its first `---`/`+++` pair: git's guess (0 when
+/// the names have no `/`), and where git has none, the shape of the names: the same first
+/// folder on both sides is a diff made inside the tree (`--- pkg/mod.py` / `+++ pkg/mod.py`, as
+/// `ruff format --diff` or `diff -u` at the root write it): 0; different first folders are two
+/// trees (`a/` and `b/`, `old/` and `new/`): 1. Against `/dev/null`: 1 only for an `a/` or `b/`
+/// prefix. (`git apply` strips one folder in every case it cannot guess, which would put
+/// `pkg/mod.py` at `mod.py`.)
+pub(super) fn guess_traditional_strip(minus: &str, plus: &str) -> usize {
+    let q = guess_strip(plus);
+    if let Some(p) = guess_strip(minus).or(q)
+        && Some(p) == q
+    {
+        return p;
+    }
+    let name = |l: &str| {
+        (!is_dev_null(l))
+            .then(|| find_name_traditional(l, None, 0))
+            .flatten()
+    };
+    let first = |n: &str| n.split('/').next().unwrap_or_default().to_string();
+    match (name(minus), name(plus)) {
+        (Some(a), Some(b)) => usize::from(first(&a) != first(&b)),
+        (Some(n), None) | (None, Some(n)) => {
+            usize::from(n.starts_with("a/") || n.starts_with("b/"))
+        }
+        (None, None) => 1,
+    }
+}
+
 /// The one name of a `diff --git` line (the text after `diff --git `) when both halves name
 /// the same file after dropping `p` components, as git's `git_header_name` reads it.
 pub(super) fn header_name(p: usize, line: &str) -> Option<String> {

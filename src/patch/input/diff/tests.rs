@@ -3,8 +3,8 @@
 
 use super::binary::{self, Method, apply_delta, decode_85, encode_85};
 use super::names::{
-    TERM_TAB, find_name, find_name_traditional, guess_strip, has_epoch_timestamp, header_name,
-    is_dev_null, timestamp_len, unquote_c,
+    TERM_TAB, find_name, find_name_traditional, guess_strip, guess_traditional_strip,
+    has_epoch_timestamp, header_name, is_dev_null, timestamp_len, unquote_c,
 };
 
 #[test]
@@ -88,6 +88,28 @@ fn traditional_names_timestamps_and_strip_guess() {
     assert_eq!(guess_strip("/dev/null\t1970-01-01 00:00:00 +0000"), None);
     assert!(is_dev_null("/dev/null") && is_dev_null("/dev/null\t2020-01-01"));
     assert!(!is_dev_null("/dev/nullx"));
+}
+
+#[test]
+fn traditional_strip_levels() {
+    // git's own guess: names without a folder.
+    assert_eq!(
+        guess_traditional_strip("x.txt.orig\t2024-01-01", "x.txt\t2024-01-01"),
+        0
+    );
+    // Two trees (`diff -Nur old new`, `a/` and `b/`): one folder goes.
+    assert_eq!(
+        guess_traditional_strip("old/src/x.c\t2024-01-01", "new/src/x.c"),
+        1
+    );
+    assert_eq!(guess_traditional_strip("a/src/x.c", "b/src/x.c"), 1);
+    // The same folder on both sides (`ruff format --diff`, `diff -u` at the root): nothing.
+    assert_eq!(guess_traditional_strip("pkg/mod.py", "pkg/mod.py"), 0);
+    assert_eq!(guess_traditional_strip("lib/util.c~", "lib/util.c"), 0);
+    // Against /dev/null: only a conventional prefix is one.
+    assert_eq!(guess_traditional_strip("/dev/null", "b/new.txt"), 1);
+    assert_eq!(guess_traditional_strip("/dev/null", "pkg/new.py"), 0);
+    assert_eq!(guess_traditional_strip("/dev/null", "new.py"), 0);
 }
 
 #[test]
