@@ -141,6 +141,15 @@ pub struct ModeReport {
 }
 
 impl ModeReport {
+    /// ` (mode 100644 -> 100755)` after a file's line in the human and markdown reports.
+    pub(crate) fn note(m: Option<&ModeReport>, arrow: &str) -> String {
+        let Some(m) = m else {
+            return String::new();
+        };
+        let name = |s: &Option<String>| s.clone().unwrap_or_else(|| "none".into());
+        format!(" (mode {} {arrow} {})", name(&m.old), name(&m.new))
+    }
+
     /// The modes of a changed file, when the report shows them.
     fn of(f: &FileChange) -> Option<ModeReport> {
         let (old, new) = f.modes;

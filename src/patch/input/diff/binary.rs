@@ -90,7 +90,7 @@ pub(super) fn hunk_header(line: &str) -> Option<(Method, usize)> {
 /// One data line: its length character, then base85.
 pub(super) fn data_line(line: &str) -> Result<Vec<u8>, String> {
     let b = line.as_bytes();
-    if b.len() < 6 || (b.len() - 1) % 5 != 0 {
+    if b.len() < 6 || !(b.len() - 1).is_multiple_of(5) {
         return Err("a data line is a length character and groups of 5 base85 digits".into());
     }
     let len = match b[0] {
