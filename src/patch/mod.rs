@@ -283,6 +283,8 @@ impl Op {
             Op::Mode { .. } => "mode",
             Op::Link { .. } => "symlink",
             Op::Copy { .. } => "copy",
+            // A diff's deletion is checked by blob id too (the removals must empty the file).
+            Op::Binary(b) if b.new_id.is_none() => "delete",
             Op::Binary(_) => "binary",
             Op::Insert(_) => "insert",
         }

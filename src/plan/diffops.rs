@@ -14,6 +14,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use super::{Content, EditStatus, MatchKind, Planner, Step, fill_empty, paths};
+use crate::patch::input::EMPTY_BLOB;
 use crate::patch::{Binary, BinaryData, Insert, Op};
 use crate::txn::NEW_FILE_MODE;
 
@@ -392,6 +393,17 @@ impl Planner<'_> {
             }
             (Some(_), None) => {
                 return Step::msg(EditStatus::NotFound, format!("{shown} does not exist"));
+            }
+            (Some(want), Some(have)) if want != have && want == EMPTY_BLOB => {
+                return Step::msg(
+                    EditStatus::NotFound,
+                    format!(
+                        "the diff deletes {shown}, but its removals leave {} bytes in it (`git \
+                         apply` refuses this too): the file changed since the diff was made; \
+                         re-read it",
+                        current.as_ref().map_or(0, Vec::len)
+                    ),
+                );
             }
             (Some(want), Some(have)) if want != have => {
                 let result = if Some(have) == b.new_id.as_ref() {

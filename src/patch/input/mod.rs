@@ -21,7 +21,7 @@ mod aider;
 mod codex;
 mod diff;
 
-pub(crate) use diff::apply_delta;
+pub(crate) use diff::{EMPTY_BLOB, apply_delta};
 
 use std::sync::Arc;
 

@@ -772,6 +772,11 @@ fn diff_errors_have_their_line() {
             2,
         ),
         (
+            "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n\r\n-b\r\n+c\r\n",
+            "carriage return",
+            4,
+        ),
+        (
             "diff --git a/b b/b\nindex 1..2\nGIT binary patch\nliteral 3\nzzzzzz\n\n",
             "corrupt binary patch",
             5,

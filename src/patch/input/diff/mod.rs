@@ -762,7 +762,22 @@ fn hunk<'a>(
         }
         let (is_old, is_new) = match first {
             Some(' ') | None => (true, true),
-            Some('\r') if l.raw.len() == 1 => (true, true),
+            Some('\r') if l.raw.len() == 1 => {
+                // `git apply` refuses it too: an empty line is an empty context line only when
+                // it is really empty; a lone CR is a blank CRLF line that lost its leading space.
+                return Err(error_at(
+                    src,
+                    l,
+                    1,
+                    format!(
+                        "a line of only a carriage return in the hunk of line {}: a blank \
+                         context line of a CRLF file needs its leading space",
+                        line.no
+                    ),
+                    "write the blank context line as a space then CRLF (the patch was damaged \
+                     on the way: its whitespace was stripped)",
+                ));
+            }
             Some('-') => (true, false),
             Some('+') => (false, true),
             Some(_) => {
@@ -868,8 +883,10 @@ fn lower(fd: &FileDiff, head: &Line, opts: &InputOptions, out: &mut Edits) {
             } else if old_link && !fd.hunks.is_empty() {
                 link_edit(fd, old, head, out);
             } else {
+                // As `git apply`: the removals must leave the file empty ("removal patch leaves
+                // file contents"), so a file that grew since the diff is a miss, never lost.
                 hunks(fd, old, opts, out);
-                out.push(old, Ok(Op::Delete), head.span(), None);
+                out.push(old, Ok(delete_if_empty()), head.span(), None);
             }
         }
         (Some(old), Some(new)) => {
@@ -938,6 +955,18 @@ fn create_edit(fd: &FileDiff, new: &str, head: &Line, out: &mut Edits) {
         span,
         origin,
     );
+}
+
+/// git's id of the empty blob.
+pub(crate) const EMPTY_BLOB: &str = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+
+/// The deletion of a text file whose hunks (if any) removed every line: it must now be empty.
+fn delete_if_empty() -> Op {
+    Op::Binary(Box::new(Binary {
+        old_id: Some(EMPTY_BLOB.to_string()),
+        new_id: None,
+        data: BinaryData::Literal(Vec::new()),
+    }))
 }
 
 /// A symlink's change: its one hunk holds the old target (`-`) and the new one (`+`).
