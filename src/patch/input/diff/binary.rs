@@ -108,8 +108,17 @@ pub(super) fn data_line(line: &str) -> Result<Vec<u8>, String> {
     decode_85(&b[1..], len)
 }
 
+/// The largest content a binary hunk may inflate to (or a delta produce): a patch of a few
+/// megabytes must not make patchgate allocate without bound.
+pub(super) const MAX_BINARY: usize = 1 << 30;
+
 /// The inflated data of a hunk, which must be exactly `size` bytes.
 pub(super) fn inflate(deflated: &[u8], size: usize) -> Result<Vec<u8>, String> {
+    if size > MAX_BINARY {
+        return Err(format!(
+            "it claims {size} bytes, more than the {MAX_BINARY} patchgate takes in a binary patch"
+        ));
+    }
     let mut out = Vec::with_capacity(size.min(1 << 26));
     let mut z = flate2::read::ZlibDecoder::new(deflated).take(size as u64 + 1);
     z.read_to_end(&mut out)
@@ -152,6 +161,9 @@ pub fn apply_delta(src: &[u8], delta: &[u8]) -> Result<Vec<u8>, String> {
         ));
     }
     let dst_size = varint(delta, &mut at)?;
+    if dst_size > MAX_BINARY {
+        return Err(format!("the delta's result would have {dst_size} bytes"));
+    }
     let mut out = Vec::with_capacity(dst_size.min(1 << 26));
     while at < delta.len() {
         let cmd = delta[at];

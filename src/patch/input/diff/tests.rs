@@ -201,3 +201,53 @@ fn recorded_delta_hunk_applies_as_git_does() {
         b"abc"
     );
 }
+
+/// No input panics: every cut of diffs with modes, links, copies, quoted names, traditional
+/// headers and binary hunks, and random damage to them, parses or fails with an error.
+#[test]
+fn no_panic_on_damaged_git_and_traditional_diffs() {
+    use crate::patch::{InputFormat, InputOptions};
+    let samples = [
+        "diff --git \"a/t\\tb\" \"b/t\\tb\"\nold mode 100644\nnew mode 100755\nsimilarity index 90%\ncopy from \"t\\tb\"\ncopy to \"c\\303\\251\"\nindex 1234567..89abcde 120000\n--- \"a/t\\tb\"\t\n+++ \"b/c\\303\\251\"\t\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n",
+        "diff --git a/bin.dat b/bin.dat\nindex b43761b27df02a0c6c305120d37445368d1ac5e1..47651a430d995725cace39821bf216b716849a24 100644\nGIT binary patch\nliteral 11\nScmZQzWODNKa}0|7&j0`mpaRGM\n\ndelta 10\nRcmZQzWJ=1+ODwAV4*(1}1Bd_s\n\n",
+        "--- x.txt.orig\t2026-11-26 00:34:41.258833270 +0000\n+++ x.txt 2026-11-26 00:34:41 +0000\n@@ -0,0 +1,2 @@\n+a\n+b\n--- new\t1969-12-31 19:00:00.000000000 -0500\n+++ new\t2024-01-01\n@@ -3,0 +4 @@\n+c\n",
+    ];
+    let opts = [
+        InputOptions::default(),
+        InputOptions {
+            strip: Some(3),
+            unidiff_zero: true,
+        },
+    ];
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut rand = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for sample in samples {
+        let bytes = sample.as_bytes();
+        for cut in 0..=bytes.len() {
+            for o in &opts {
+                let _ = crate::patch::input::parse(&bytes[..cut], "p", InputFormat::Diff, o);
+            }
+        }
+        for _ in 0..300 {
+            let mut b = bytes.to_vec();
+            for _ in 0..1 + rand() % 4 {
+                let at = (rand() as usize) % (b.len() + 1);
+                match rand() % 3 {
+                    0 if at < b.len() => {
+                        b.remove(at);
+                    }
+                    1 => b.insert(at, b"\"\\/ \t0@-+\n"[(rand() % 10) as usize]),
+                    _ => b.truncate(at),
+                }
+            }
+            for o in &opts {
+                let _ = crate::patch::input::parse(&b, "p", InputFormat::Diff, o);
+            }
+        }
+    }
+}
