@@ -53,9 +53,10 @@ pub(super) fn git_mode(content: &super::Disk) -> Option<u32> {
 impl Planner<'_> {
     /// Why a diff may not change `resolved` with `op`, and whether that is invalid input.
     pub(super) fn refuse_for_diff(
-        &self,
+        &mut self,
         resolved: &paths::Resolved,
         op: &Op,
+        recorded: bool,
     ) -> Option<(String, bool)> {
         if !self.diff {
             return None;
@@ -71,11 +72,15 @@ impl Planner<'_> {
                 false,
             ));
         }
-        let as_file = matches!(
-            op,
-            Op::Replace(_) | Op::Insert(_) | Op::Binary(_) | Op::Mode { .. }
-        );
-        (resolved.is_link && as_file).then(|| {
+        // The path as the plan has it so far: a link an earlier file diff removed is gone.
+        let as_file = match op {
+            Op::Replace(_) | Op::Mode { .. } => true,
+            Op::Insert(i) => !i.create,
+            Op::Binary(b) => b.old_id.is_some() && !(recorded && b.new_id.is_none()),
+            _ => false,
+        };
+        let is_link = matches!(self.slot(&resolved.rel).content, Content::Link(_));
+        (is_link && as_file).then(|| {
             (
                 format!(
                     "`{}` is a symlink, and the diff changes it as a regular file (`git apply` \

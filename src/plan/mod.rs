@@ -465,7 +465,7 @@ impl Planner<'_> {
                 return (out, None);
             }
         };
-        let resolved = match self.resolve(&edit.file_path) {
+        let mut resolved = match self.resolve(&edit.file_path) {
             Ok(r) => r,
             Err(why) => {
                 out.invalid = true;
@@ -473,6 +473,10 @@ impl Planner<'_> {
                 return (out, None);
             }
         };
+        if self.diff {
+            // A diff names paths, never what a symlink points to (`git apply` uses lstat).
+            resolved.real = resolved.rel.clone();
+        }
         out.file_path = resolved.rel.clone();
         let digest = digest.unwrap_or_else(|| record::digest(&resolved.rel, op));
         if let Some(want) = &edit.expect_sha256 {
@@ -488,7 +492,7 @@ impl Planner<'_> {
             }
         }
         let recorded = self.record.contains(&digest);
-        if let Some((why, invalid)) = self.refuse_for_diff(&resolved, op) {
+        if let Some((why, invalid)) = self.refuse_for_diff(&resolved, op, recorded) {
             out.invalid = invalid;
             out.message = Some(why);
             return (out, Some(digest));

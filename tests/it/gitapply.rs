@@ -112,12 +112,14 @@ fn base_and_diff() -> (TestRepo, String) {
         .file("sp ace.txt", "spaced\n")
         .file(BACKSLASH, "slash\nslash 2\nslash 3\nslash 4\n")
         .file("img/logo.bin", binary(3000, 3))
-        .file("img/old.bin", binary(64, 9));
+        .file("img/old.bin", binary(64, 9))
+        .file("becomes-link.txt", "a file, then a link\n");
     let root = repo.path().to_path_buf();
     chmod(&root, "was_exec.sh", 0o755);
     chmod(&root, "scripts/old.sh", 0o755);
     symlink("data/v1.txt", root.join("cur")).expect("symlink");
     symlink("README.md", root.join("old-link")).expect("symlink");
+    symlink("README.md", root.join("becomes-file")).expect("symlink");
     let repo = repo.commit();
 
     // The changes.
@@ -159,6 +161,11 @@ fn base_and_diff() -> (TestRepo, String) {
         long.replace("line 20\n", "line twenty\n"),
     );
     std::fs::remove_file(root.join("scripts/old.sh")).expect("rm");
+    // Type changes: `git diff` writes each as a deletion and a creation of the same path.
+    std::fs::remove_file(root.join("becomes-file")).expect("rm");
+    write(&root, "becomes-file", "a link, then a file\n");
+    std::fs::remove_file(root.join("becomes-link.txt")).expect("rm");
+    symlink("data/v1.txt", root.join("becomes-link.txt")).expect("symlink");
 
     repo.git(&["add", "-A"]);
     let diff = repo.git(&[
@@ -182,6 +189,8 @@ fn base_and_diff() -> (TestRepo, String) {
         "\"b/tab\\there.txt\"",
         "\"b/say \\\"hi\\\".txt\"",
         "\"a/post\\\\image.txt\"",
+        "diff --git a/becomes-file b/becomes-file\ndeleted file mode 120000",
+        "diff --git a/becomes-link.txt b/becomes-link.txt\nnew file mode 120000",
         "index ",
     ] {
         assert!(diff.contains(wanted), "the diff lacks `{wanted}`:\n{diff}");
