@@ -261,20 +261,19 @@ def classify(failed, retry, text, earlier):
     # Look-alike: a window elsewhere is about as similar to the failed text as the retry's place.
     n = max(1, failed.count("\n"))
     rs, re_ = region(text, retry)
-    fl = failed.split("\n")[:n]
     best_in, best_out = 0.0, 0.0
     sm = difflib.SequenceMatcher(None, autojunk=False)
-    sm.set_seq2(fl)
+    sm.set_seq2(failed.rstrip("\n"))
     for i in range(0, max(1, len(tlines) - n + 1)):
-        sm.set_seq1(tlines[i:i + n])
-        if sm.real_quick_ratio() < 0.5 or sm.quick_ratio() < 0.5:
+        sm.set_seq1("\n".join(tlines[i:i + n]))
+        if sm.real_quick_ratio() < 0.6 or sm.quick_ratio() < 0.6:
             continue
         r = sm.ratio()
         if i + n >= rs and i + 1 <= re_:
             best_in = max(best_in, r)
         else:
             best_out = max(best_out, r)
-    if best_out >= 0.5 and best_out >= best_in - 0.05:
+    if best_out >= 0.6 and best_out >= best_in - 0.05:
         return "look-alike", f"a window elsewhere is {best_out:.2f} similar (the retry's place {best_in:.2f})"
     return "other", ""
 
