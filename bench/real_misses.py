@@ -35,6 +35,9 @@ with the failed text) stays in the totals and is also reported apart ("aimed" ro
 Also printed: the median time of a miss, by the size of the file (whole process, and the
 planning step from PATCHGATE_TIMINGS=1: "edits matched" minus "edits digested").
 
+--self-test builds a made-up Aider log and repository in a scratch folder and checks that
+discover finds its one miss and the scorer verifies and scores it.
+
 Results are kept per case and binary in the cache (results-<sha>.jsonl), so an interrupted run
 resumes where it stopped; --fresh starts over. PATCHGATE=/path/to/patchgate selects the binary
 (default: target/release/patchgate of this checkout). Python 3 standard library and git only.
@@ -246,10 +249,32 @@ def trivial(line):
     return len(re.sub(r"[\W_]", "", s)) < 4 or s in ("return", "else:", "pass", "break", "continue")
 
 
+def whole_lines_squashed(needle, text):
+    """Is needle, whitespace removed, the text of some run of whole lines with it removed too?"""
+    want = squash(needle)
+    if not want:
+        return False
+    lines = [squash(l) for l in text.split("\n")]
+    for i in range(len(lines)):
+        if not want.startswith(lines[i]) or not lines[i]:
+            continue
+        acc = ""
+        for l in lines[i:]:
+            acc += l
+            if acc == want:
+                return True
+            if len(acc) >= len(want) or not want.startswith(acc):
+                break
+    return False
+
+
 def classify(failed, retry, text, earlier):
     """The kind of a miss (see KINDS) and a short reason."""
-    if squash(failed) == squash(retry) or squash(failed) in squash(text):
+    if squash(failed) == squash(retry) or whole_lines_squashed(failed, text):
         return "whitespace", "equal to the file's text once whitespace is ignored"
+    one = failed.strip()
+    if "\n" not in one and len(one) >= 8 and sum(1 for l in text.split("\n") if one in l) == 1:
+        return "whitespace", "a line the file has inside a longer line"
     for commit, old in earlier:
         if failed in old or (squash(failed) in squash(old) and squash(failed) not in squash(text)):
             return "stale", f"in the file at {commit[:10]}"
@@ -454,6 +479,21 @@ def aider_judge(aider, failed, text, rs, re_, retry):
             "equal": "\n".join(content[core[0]:core[1]]) == retry.rstrip("\n")}
 
 
+def aider_applies(aider, failed, failed_new, text, rs, re_):
+    """Would Aider's own lenient replace (replace_most_similar_chunk) apply the failed edit, and
+    where: None (it would not), "right" (its change overlaps the retry's lines), or "wrong"."""
+    try:
+        out = aider.replace_most_similar_chunk(text, failed, failed_new)
+    except Exception:  # Aider's matcher raising on odd input is "would not apply"
+        return None
+    if not out:
+        return None
+    a, b = text.split("\n"), out.split("\n")
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    changed = [(i1 + 1, max(i1 + 1, i2)) for tag, i1, i2, _, _ in sm.get_opcodes() if tag != "equal"]
+    return "right" if any(x <= re_ and y >= rs for x, y in changed) else "wrong"
+
+
 # --- scoring --------------------------------------------------------------------------------
 
 def run_patchgate(pg, wt, path, old, new, scratch):
@@ -520,6 +560,7 @@ def score_case(case, ctx):
     }
     if ctx["aider"] is not None:
         res["aider"] = aider_judge(ctx["aider"], failed, text, rs, re_, retry)
+        res["aider"]["applies"] = aider_applies(ctx["aider"], failed, failed_new, text, rs, re_)
     return res
 
 
@@ -567,8 +608,13 @@ def report(cases, results):
     rows.append(("retry elsewhere", [r for r in rs if not r["aimed"]]))
     table(rows)
     applied = [r for r in rs if r["status"] != "not_found"]
-    print(f"\nstatus other than not_found: {len(applied)} "
+    print(f"\npatchgate: status other than not_found: {len(applied)} "
           + ", ".join(sorted({r['status'] for r in applied})))
+    a = [r["aider"].get("applies") for r in rs if "aider" in r]
+    if a:
+        print(f"Aider's replace_most_similar_chunk (pinned version) would apply {sum(1 for x in a if x)} "
+              f"of {len(a)}: {sum(1 for x in a if x == 'right')} at the retry's lines, "
+              f"{sum(1 for x in a if x == 'wrong')} elsewhere")
     print("\n| file size | cases | whole run, median | planning, median | planning, max |")
     print("|---|---:|---:|---:|---:|")
     for lo, hi in ((0, 200), (200, 1000), (1000, 5000), (5000, 1 << 40)):
@@ -579,6 +625,70 @@ def report(cases, results):
         label = f"{lo}–{hi - 1} lines" if hi < 1 << 40 else f"{lo}+ lines"
         print(f"| {label} | {len(b)} | {statistics.median(r['wall_ms'] for r in b):.1f} ms | "
               + (f"{statistics.median(plans):.2f} ms | {max(plans):.2f} ms |" if plans else "– | – |"))
+
+
+# --- self-test ------------------------------------------------------------------------------
+
+def self_test(pg):
+    """Discover and score one made-up stale miss in a scratch repository; exit non-zero on a fault."""
+    tmp = tempfile.mkdtemp(prefix="pg-real-misses-test-")
+    try:
+        mirrors = os.path.join(tmp, "mirrors")
+        repo = os.path.join(mirrors, "example+shop", "repo")
+        os.makedirs(repo)
+        git(repo, "init", "-q")
+        ident = ["-c", "user.name=t", "-c", "user.email=t@invalid"]
+        def commit(files, msg):
+            for path, text in files.items():
+                with open(os.path.join(repo, path), "w", encoding="utf-8") as f:
+                    f.write(text)
+            git(repo, "add", "-A")
+            git(repo, *ident, "commit", "-qm", msg)
+            return git(repo, "rev-parse", "--short=7", "HEAD").strip()
+        v1 = "def total(items):\n    s = 0\n    for i in items:\n        s += i.price\n    return s\n\n\ndef tax(x):\n    return x * 0.2\n"
+        v2 = v1.replace("i.price", "i.price * i.qty")
+        commit({"shop.py": v1}, "first")
+        c2 = commit({"shop.py": v2}, "qty")
+        failed = "    for i in items:\n        s += i.price\n"
+        retry = "    for i in items:\n        s += i.price * i.qty\n"
+        v3 = v2.replace(retry, retry.replace("s +=", "s = s +"))
+        log = (
+            "# aider chat started at 2025-01-01 10:00:00\n\n> Model: test-model with diff edit format  \n\n"
+            "#### use s = s + in total  \n\nshop.py\n```python\n<<<<<<< SEARCH\n" + failed
+            + "=======\n" + failed.replace("s +=", "s = s +") + ">>>>>>> REPLACE\n```\n\n"
+            "> # 1 SEARCH/REPLACE block failed to match!\n\n"
+            "## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in shop.py\n"
+            "<<<<<<< SEARCH\n" + failed + "=======\n" + failed.replace("s +=", "s = s +")
+            + ">>>>>>> REPLACE\n\nThe SEARCH section must exactly match an existing block of lines\n\n"
+            "shop.py\n```python\n<<<<<<< SEARCH\n" + retry + "=======\n"
+            + retry.replace("s +=", "s = s +") + ">>>>>>> REPLACE\n```\n\n> Applied edit to shop.py  \n")
+        c3 = commit({"shop.py": v3}, "s = s +")
+        log += f"> Commit {c3} s = s +  \n"
+        commit({".aider.chat.history.md": log}, "log")
+        out = os.path.join(tmp, "cases.json")
+        saved = sys.argv
+        sys.argv = ["real_misses.py", "discover", "--mirrors", mirrors, "--out", out, "example/shop"]
+        try:
+            main()
+        finally:
+            sys.argv = saved
+        with open(out) as f:
+            cases = json.load(f)
+        assert len(cases) == 1, cases
+        c = cases[0]
+        assert c["kind"] == "stale" and c["path"] == "shop.py" and c["aimed"], c
+        assert git(repo, "rev-parse", c["commit"]).strip() == git(repo, "rev-parse", c2).strip(), c
+        ctx = {"cache": os.path.join(tmp, "cache"), "mirrors": mirrors, "url": "{repo}", "pg": pg,
+               "aider": None, "scratch": tmp, "worktrees": {}}
+        res = score_case(c, ctx)
+        assert "error" not in res, res
+        assert res["retry"] == [3, 4] and res["status"] == "not_found", res
+        # A case whose retry is not in the file at its commit is reported, not scored.
+        bad = dict(c, commit=git(repo, "rev-parse", "HEAD~3").strip())
+        assert "error" in score_case(bad, ctx)
+        print("self-test passed")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main():
@@ -600,10 +710,14 @@ def main():
     ap.add_argument("--fresh", action="store_true", help="ignore the results kept from earlier runs")
     ap.add_argument("--show", type=int, default=0, help="print up to N cases whose top suggestion missed")
     ap.add_argument("--dump", help="write the per-case results (JSON) to this file")
+    ap.add_argument("--self-test", action="store_true",
+                    help="discover and score a made-up miss in a scratch repository, then exit")
     args = ap.parse_args()
     pg = os.path.abspath(os.environ.get("PATCHGATE") or os.path.join(ROOT, "target", "release", "patchgate"))
     if not os.access(pg, os.X_OK):
         sys.exit(f"{pg} not found: run `cargo build --release` or set PATCHGATE")
+    if args.self_test:
+        return self_test(pg)
     with open(args.cases, encoding="utf-8") as f:
         cases = json.load(f)["cases"]
     if args.only:
