@@ -536,6 +536,7 @@ def score_case(case, ctx):
     rs, re_ = region(text, retry)
     wt = ctx["worktrees"].get(repo)
     if wt is None:
+        git(repo, "worktree", "prune")  # left over from an interrupted run
         wt = os.path.join(ctx["scratch"], f"wt{len(ctx['worktrees'])}")
         git(repo, "worktree", "add", "--quiet", "--detach", "--force", wt, case["commit"])
         ctx["worktrees"][repo] = wt
@@ -753,7 +754,8 @@ def main():
     scratch = tempfile.mkdtemp(prefix="pg-real-misses-")
     ctx = {"cache": args.cache, "mirrors": args.mirrors, "url": args.url, "pg": pg, "aider": aider,
            "scratch": scratch, "worktrees": {}}
-    todo = [c for c in cases if c["id"] not in results or "error" in results[c["id"]] and args.fresh]
+    # A case that ended in an error (a clone that failed, say) is tried again on the next run.
+    todo = [c for c in cases if c["id"] not in results or "error" in results[c["id"]]]
     try:
         with open(kept, "a", encoding="utf-8") as out:
             for k, case in enumerate(todo):
