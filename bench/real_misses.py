@@ -32,6 +32,11 @@ into the cache at a pinned commit) on the same file and text. Aider shows one wi
 matched, "shown" the widened one. A case whose retry is aimed elsewhere (its text shares little
 with the failed text) stays in the totals and is also reported apart ("aimed" rows).
 
+--replay runs each miss elsewhere: in a fresh checkout of the parent of the last commit that
+changed the file, with that commit's change to the file applied by `patchgate apply` (a unified
+diff, to the working tree), so the edit that came before the miss is in patchgate's own undo
+history rather than in a commit (results kept apart).
+
 Also printed: the median time of a miss, by the size of the file (whole process, and the
 planning step from PATCHGATE_TIMINGS=1: "edits matched" minus "edits digested").
 
@@ -517,6 +522,43 @@ def run_patchgate(pg, wt, path, old, new, scratch):
     return report, wall, plan, None
 
 
+def drop_worktree(repo, wt):
+    git(repo, "worktree", "remove", "--force", wt, check=False)
+    # patchgate's history pins of that working tree: the next case must not see them.
+    for ref in (git(repo, "for-each-ref", "--format=%(refname)", "refs/patchgate", check=False) or "").split():
+        git(repo, "update-ref", "-d", ref, check=False)
+
+
+def replay_last_change(repo, case, text, ctx):
+    """A fresh checkout of the parent of the last commit that changed the file, with that change
+    applied through `patchgate apply` (working tree, no commit), so that patchgate's own history
+    holds the edit that came before the miss. Returns (worktree, patch_id) or (None, why)."""
+    last = (git(repo, "log", "-1", "--format=%H", case["commit"], "--", case["path"], check=False) or "").strip()
+    parent = resolve(repo, last + "^") if last else None
+    if not parent:
+        return None, "the file's last change is the repository's first commit"
+    ctx["replays"] = ctx.get("replays", 0) + 1
+    wt = os.path.join(ctx["scratch"], f"replay{ctx['replays']}")
+    git(repo, "worktree", "prune")
+    git(repo, "worktree", "add", "--quiet", "--detach", "--force", wt, parent)
+    diff = git(repo, "diff", "--no-color", "--no-ext-diff", "--no-renames", parent, last, "--", case["path"])
+    patch = os.path.join(ctx["scratch"], "replay.diff")
+    with open(patch, "w", encoding="utf-8") as f:
+        f.write(diff)
+    run = subprocess.run([ctx["pg"], "apply", patch, "--input", "diff", "--checks", "none", "--format", "json"],
+                         cwd=wt, capture_output=True, text=True)
+    try:
+        with open(os.path.join(wt, case["path"]), encoding="utf-8", newline="") as f:
+            now = f.read().replace("\r\n", "\n")
+        pid = json.loads(run.stdout).get("patch_id")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        now, pid = None, None
+    if now != text or not pid:
+        drop_worktree(repo, wt)
+        return None, f"patchgate did not reproduce {last[:10]} (exit {run.returncode})"
+    return wt, pid
+
+
 def score_case(case, ctx):
     repo = ensure_repo(ctx["cache"], ctx["mirrors"], case["repo"], ctx["url"])
     log_text = show(repo, case["log"]["commit"], case["log"]["path"])
@@ -534,16 +576,26 @@ def score_case(case, ctx):
     if text.count(retry) != 1:
         return {"error": f"unverified: the retry's text occurs {text.count(retry)} times"}
     rs, re_ = region(text, retry)
-    wt = ctx["worktrees"].get(repo)
-    if wt is None:
-        git(repo, "worktree", "prune")  # left over from an interrupted run
-        wt = os.path.join(ctx["scratch"], f"wt{len(ctx['worktrees'])}")
-        git(repo, "worktree", "add", "--quiet", "--detach", "--force", wt, case["commit"])
-        ctx["worktrees"][repo] = wt
+    replayed = None
+    if ctx.get("replay"):
+        wt, replayed = replay_last_change(repo, case, text, ctx)
+        if wt is None:
+            return {"error": f"replay: {replayed}"}
     else:
-        git(wt, "checkout", "--quiet", "--force", "--detach", case["commit"])
-        git(wt, "clean", "-qfdx")
-    report, wall, plan, err = run_patchgate(ctx["pg"], wt, case["path"], failed, failed_new, ctx["scratch"])
+        wt = ctx["worktrees"].get(repo)
+        if wt is None:
+            git(repo, "worktree", "prune")  # left over from an interrupted run
+            wt = os.path.join(ctx["scratch"], f"wt{len(ctx['worktrees'])}")
+            git(repo, "worktree", "add", "--quiet", "--detach", "--force", wt, case["commit"])
+            ctx["worktrees"][repo] = wt
+        else:
+            git(wt, "checkout", "--quiet", "--force", "--detach", case["commit"])
+            git(wt, "clean", "-qfdx")
+    try:
+        report, wall, plan, err = run_patchgate(ctx["pg"], wt, case["path"], failed, failed_new, ctx["scratch"])
+    finally:
+        if ctx.get("replay"):
+            drop_worktree(repo, wt)
     if report is None:
         return {"error": f"patchgate: {err}"}
     edit = report["edits"][0]
@@ -552,7 +604,7 @@ def score_case(case, ctx):
     want = retry.rstrip("\n")
     res = {
         "status": edit["status"], "lines": text.count("\n") + 1, "old_lines": failed.count("\n"),
-        "retry": [rs, re_], "wall_ms": wall, "plan_ms": plan,
+        "retry": [rs, re_], "wall_ms": wall, "plan_ms": plan, "replayed": replayed,
         "pg": {"none": not sugg, "top1": bool(over[:1] and over[0]), "top3": any(over[:3]),
                "equal": bool(sugg) and sugg[0].get("text") == want,
                "equal3": any(s.get("text") == want for s in sugg[:3]),
@@ -684,6 +736,9 @@ def self_test(pg):
         res = score_case(c, ctx)
         assert "error" not in res, res
         assert res["retry"] == [3, 4] and res["status"] == "not_found", res
+        # The same miss after the file's last change was applied through patchgate.
+        rep = score_case(c, dict(ctx, replay=True))
+        assert "error" not in rep and rep["replayed"] and rep["pg"] == res["pg"], rep
         # A case whose retry is not in the file at its commit is reported, not scored.
         bad = dict(c, commit=git(repo, "rev-parse", "HEAD~3").strip())
         assert "error" in score_case(bad, ctx)
@@ -709,6 +764,9 @@ def main():
     ap.add_argument("--no-aider", action="store_true", help="score patchgate only")
     ap.add_argument("--only", help="score only cases whose id contains this")
     ap.add_argument("--fresh", action="store_true", help="ignore the results kept from earlier runs")
+    ap.add_argument("--replay", action="store_true",
+                    help="run each miss on the parent of the file's last change, that change applied "
+                         "through patchgate (its history then holds it), instead of at the commit")
     ap.add_argument("--show", type=int, default=0, help="print up to N cases whose top suggestion missed")
     ap.add_argument("--dump", help="write the per-case results (JSON) to this file")
     ap.add_argument("--self-test", action="store_true",
@@ -741,7 +799,7 @@ def main():
         aider = load_aider(src)
     with open(pg, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()[:16]
-    kept = os.path.join(args.cache, f"results-{digest}.jsonl")
+    kept = os.path.join(args.cache, f"results-{digest}{'-replay' if args.replay else ''}.jsonl")
     results = {}
     if os.path.exists(kept) and not args.fresh:
         with open(kept, encoding="utf-8") as f:
@@ -753,7 +811,7 @@ def main():
                     pass
     scratch = tempfile.mkdtemp(prefix="pg-real-misses-")
     ctx = {"cache": args.cache, "mirrors": args.mirrors, "url": args.url, "pg": pg, "aider": aider,
-           "scratch": scratch, "worktrees": {}}
+           "scratch": scratch, "worktrees": {}, "replay": args.replay}
     # A case that ended in an error (a clone that failed, say) is tried again on the next run.
     todo = [c for c in cases if c["id"] not in results or "error" in results[c["id"]]]
     try:
@@ -772,7 +830,9 @@ def main():
         for repo, wt in ctx["worktrees"].items():
             git(repo, "worktree", "remove", "--force", wt, check=False)
         shutil.rmtree(scratch, ignore_errors=True)
-    print(f"patchgate: {pg} (sha256 {digest}); corpus: {os.path.relpath(args.cases)}")
+    print(f"patchgate: {pg} (sha256 {digest}); corpus: {os.path.relpath(args.cases)}; "
+          + ("each miss after its file's last change was replayed through patchgate" if args.replay
+             else "each miss in a checkout at its commit"))
     report(cases, results)
     misses = [(c, results[c["id"]]) for c in cases if c["id"] in results
               and "error" not in results[c["id"]] and not results[c["id"]]["pg"]["top1"]]
