@@ -346,7 +346,7 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<S
                 Some(t) => disk_in_tree(repo, t, &f.path)?,
                 None => Disk::Missing,
             },
-            _ => crate::plan::disk_at(&repo.roots.abs(&f.path)),
+            _ => crate::plan::disk_at(repo.roots.fs(), &f.path),
         };
         if !in_tree_ok || !disk_holds(&current, &f.new) {
             changed.push(f.path.clone());
@@ -522,7 +522,8 @@ fn remove_emptied_dirs(repo: &Repo, changes: &[PathChange]) {
     dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
     dirs.dedup();
     for d in dirs {
-        // Fails (and is meant to) on a directory that still holds anything.
-        let _ = std::fs::remove_dir(repo.roots.abs(&d.to_string_lossy()));
+        // Fails (and is meant to) on a directory that still holds anything, or on a path that a
+        // symlink now interrupts.
+        let _ = repo.roots.fs().remove_dir(&d.to_string_lossy());
     }
 }
