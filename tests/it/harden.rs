@@ -81,6 +81,7 @@ fn swapper(
     repo: PathBuf,
     outside: PathBuf,
     stop: Arc<AtomicBool>,
+    pace: Duration,
 ) -> std::thread::JoinHandle<usize> {
     std::thread::spawn(move || {
         let (d, real) = (repo.join("d"), repo.join("d.real"));
@@ -93,10 +94,59 @@ fn swapper(
                 let _ = std::fs::remove_file(&d);
                 let _ = std::fs::rename(&real, &d);
             }
-            std::thread::sleep(Duration::from_micros(300));
+            std::thread::sleep(pace);
         }
         swaps
     })
+}
+
+/// Runs the apply paused before write-back verifies anything, starts the swapper, and lets the
+/// run go on a moment (0–4 ms, by run) later.
+fn race_run(
+    repo: &TestRepo,
+    patch: &Path,
+    run: usize,
+    start: impl FnOnce() -> std::thread::JoinHandle<usize>,
+) -> (Run, std::thread::JoinHandle<usize>) {
+    use std::io::{BufRead, Read};
+    let resume = patch.with_file_name("resume");
+    let mut child = Command::new(BIN)
+        .args([
+            "apply",
+            patch.to_str().expect("utf8"),
+            "--checks",
+            "none",
+            "--format",
+            "json",
+        ])
+        .current_dir(repo.path())
+        .env("PATCHGATE_FAULT_PAUSE_AT", "before-verify")
+        .env("PATCHGATE_FAULT_RESUME", &resume)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut err = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    while !line.contains("paused at") {
+        line.clear();
+        if err.read_line(&mut line).expect("read") == 0 {
+            break;
+        }
+    }
+    let swap = start();
+    std::thread::sleep(Duration::from_micros(1000 * (run as u64 % 5)));
+    std::fs::write(&resume, "").expect("resume");
+    let rest = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let out = child.wait_with_output().expect("wait");
+    let mut r = Run::from(out);
+    r.stderr = format!("{line}{}", rest.join().unwrap_or_default());
+    (r, swap)
 }
 
 /// Every file of `d/` (and top.txt) is in the old state, or every one in the new.
@@ -135,23 +185,17 @@ fn a_folder_swapped_for_a_symlink_during_apply_never_leads_outside() {
         let patch = write_patch(scratch.path(), &race_patch());
         let before_outside = crate::harness::files_of(outside.path());
         let stop = Arc::new(AtomicBool::new(false));
-        let swap = swapper(
-            repo.path().to_path_buf(),
-            outside.path().to_path_buf(),
-            Arc::clone(&stop),
-        );
-        let r = patchgate(
-            repo.path(),
-            &[
-                "apply",
-                patch.to_str().expect("utf8"),
-                "--checks",
-                "none",
-                "--format",
-                "json",
-            ],
-            &[],
-        );
+        // Paused after planning, so that the swaps land in the write-back itself (a swap during
+        // planning is caught there, as an escaping path: exit 3).
+        let (r, swap) = race_run(&repo, &patch, run, || {
+            swapper(
+                repo.path().to_path_buf(),
+                outside.path().to_path_buf(),
+                Arc::clone(&stop),
+                // Some runs swap back and forth fast, others leave the real folder longer.
+                Duration::from_micros([300, 2_000, 8_000][run % 3]),
+            )
+        });
         stop.store(true, Ordering::Relaxed);
         swapped_total += swap.join().expect("swapper");
         *codes.entry(r.code).or_default() += 1;
