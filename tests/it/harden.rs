@@ -108,6 +108,17 @@ fn race_run(
     run: usize,
     start: impl FnOnce() -> std::thread::JoinHandle<usize>,
 ) -> (Run, std::thread::JoinHandle<usize>) {
+    paused_run(repo, patch, "before-verify", 1000 * (run as u64 % 5), start)
+}
+
+/// Runs the apply paused at `point`, calls `start`, and resumes the run `delay_us` later.
+fn paused_run(
+    repo: &TestRepo,
+    patch: &Path,
+    point: &str,
+    delay_us: u64,
+    start: impl FnOnce() -> std::thread::JoinHandle<usize>,
+) -> (Run, std::thread::JoinHandle<usize>) {
     use std::io::{BufRead, Read};
     let resume = patch.with_file_name("resume");
     let mut child = Command::new(BIN)
@@ -120,7 +131,7 @@ fn race_run(
             "json",
         ])
         .current_dir(repo.path())
-        .env("PATCHGATE_FAULT_PAUSE_AT", "before-verify")
+        .env("PATCHGATE_FAULT_PAUSE_AT", point)
         .env("PATCHGATE_FAULT_RESUME", &resume)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -136,7 +147,7 @@ fn race_run(
         }
     }
     let swap = start();
-    std::thread::sleep(Duration::from_micros(1000 * (run as u64 % 5)));
+    std::thread::sleep(Duration::from_micros(delay_us));
     std::fs::write(&resume, "").expect("resume");
     let rest = std::thread::spawn(move || {
         let mut s = String::new();
@@ -236,6 +247,49 @@ fn a_folder_swapped_for_a_symlink_during_apply_never_leads_outside() {
         swapped_total > runs,
         "the swapper barely ran: {swapped_total} swaps"
     );
+}
+
+/// The same swap, once, at the two moments that matter: before write-back verifies the files,
+/// and after the temp files are made in the real folder, just before the first rename.
+#[test]
+fn a_folder_swapped_for_a_symlink_after_planning_is_exit_4_and_nothing_is_written() {
+    for point in ["before-verify", "before-switch"] {
+        let outside = tempfile::tempdir().expect("tempdir");
+        let repo = race_repo(outside.path());
+        let scratch = tempfile::tempdir().expect("tempdir");
+        let patch = write_patch(scratch.path(), &race_patch());
+        let before_outside = crate::harness::files_of(outside.path());
+        let before = repo.snapshot();
+        let (r, swap) = paused_run(&repo, &patch, point, 0, || {
+            let (root, out) = (repo.path().to_path_buf(), outside.path().to_path_buf());
+            std::thread::spawn(move || {
+                std::fs::rename(root.join("d"), root.join("d.real")).expect("mv");
+                std::os::unix::fs::symlink(out, root.join("d")).expect("ln");
+                1
+            })
+        });
+        swap.join().expect("swap");
+        r.assert_code(4);
+        let json = r.json();
+        assert_eq!(
+            json["error"]["kind"], "concurrent_modification",
+            "{point}: {json:#}"
+        );
+        let msg = json["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            msg.contains("changed while patchgate was applying"),
+            "{point}: {msg}"
+        );
+        assert_eq!(
+            crate::harness::files_of(outside.path()),
+            before_outside,
+            "{point}"
+        );
+        std::fs::remove_file(repo.path().join("d")).expect("rm");
+        std::fs::rename(repo.path().join("d.real"), repo.path().join("d")).expect("mv");
+        assert_eq!(repo.snapshot(), before, "{point}: the repository changed");
+        assert_eq!(repo.leftovers(), Vec::<String>::new(), "{point}");
+    }
 }
 
 // ---- undo through a swapped folder -------------------------------------------------------------
