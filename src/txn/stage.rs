@@ -261,9 +261,8 @@ pub fn unpin(repo: &Repository, pin_ref: &str) -> Result<(), Error> {
             help: "please report this; no ref was deleted".into(),
         });
     }
-    match repo.find_reference(pin_ref) {
-        Ok(mut r) => r.delete().map_err(Error::git)?,
-        Err(_) => {}
+    if let Ok(mut r) = repo.find_reference(pin_ref) {
+        r.delete().map_err(Error::git)?;
     }
     // Deepest first; a folder that still holds a ref (or is being written) is not empty.
     let mut folder = Path::new(pin_ref).parent();
