@@ -1048,3 +1048,38 @@ fn every_published_file_is_synced_before_its_rename_and_its_folder_after() {
     }
     assert!(missing.is_empty(), "not durable:\n{}", missing.join("\n"));
 }
+
+// ---- symlinks the patch goes through on purpose ------------------------------------------------
+
+/// An edit through a symlink inside the repository (a linked file, a linked folder) acts on the
+/// real path, as planned; the links stay links. Deleting a link deletes the link.
+#[test]
+fn symlinks_inside_the_repository_are_written_at_their_real_path() {
+    let repo = TestRepo::new()
+        .file("src/real.txt", "alpha\n")
+        .file("src/other.txt", "beta\n")
+        .file("src/gone.txt", "x\n");
+    std::os::unix::fs::symlink("src/real.txt", repo.path().join("alias.txt")).expect("ln");
+    std::os::unix::fs::symlink("src", repo.path().join("lib")).expect("ln");
+    std::os::unix::fs::symlink("gone.txt", repo.path().join("src/gone-link")).expect("ln");
+    let repo = repo.commit();
+    let r = repo.apply(
+        "edits:\n  - {file_path: alias.txt, old_string: alpha, new_string: ALPHA}\n  - {file_path: lib/other.txt, old_string: beta, new_string: BETA}\n  - {file_path: lib/new.txt, create: true, new_string: \"born\\n\"}\n  - {file_path: src/gone-link, delete: true}\n",
+        &["--checks", "none"],
+    );
+    r.assert_code(0);
+    assert_eq!(repo.read_str("src/real.txt"), "ALPHA\n");
+    assert_eq!(repo.read_str("src/other.txt"), "BETA\n");
+    assert_eq!(repo.read_str("src/new.txt"), "born\n");
+    for link in ["alias.txt", "lib"] {
+        let md = std::fs::symlink_metadata(repo.path().join(link)).expect("link");
+        assert!(md.file_type().is_symlink(), "{link} is still a link");
+    }
+    assert!(!repo.exists("src/gone-link"), "the link is deleted");
+    assert_eq!(repo.read_str("src/gone.txt"), "x\n", "its target is not");
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+    repo.run(&["undo", "--format", "json"]).assert_code(0);
+    assert_eq!(repo.read_str("src/real.txt"), "alpha\n");
+    assert!(!repo.exists("src/new.txt"));
+    assert!(repo.exists("src/gone-link"));
+}
