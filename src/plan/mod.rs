@@ -552,7 +552,7 @@ impl Planner<'_> {
     fn slot(&mut self, key: &str) -> &mut Slot {
         if !self.slots.contains_key(key) {
             let (content, disk) = match self.source {
-                Source::WorkTree => read_disk(&self.roots.abs(key)),
+                Source::WorkTree => read_disk(self.roots.fs(), key),
                 Source::Tree { repo, tree } => read_tree(repo, tree, key),
             };
             self.originals.insert(key.to_string(), disk);
@@ -963,40 +963,58 @@ fn read_tree(repo: &git2::Repository, tree: &git2::Tree, rel: &str) -> (Content,
     }
 }
 
-/// A working-tree path's state as write-back compares it.
-pub fn disk_at(path: &std::path::Path) -> Disk {
-    read_disk(path).1
+/// A working-tree path's state as write-back compares it, read through the open root without
+/// following any symlink on the way (`rel` is a real path: see `paths::Resolved::real`).
+pub fn disk_at(fs: &crate::fs::Root, rel: &str) -> Disk {
+    read_disk(fs, rel).1
 }
 
-fn read_disk(path: &std::path::Path) -> (Content, Disk) {
-    use std::os::unix::fs::PermissionsExt;
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Content::Missing, Disk::Missing),
-        // A parent that is a file gives NotADirectory: nothing can be there.
-        Err(e) if e.raw_os_error() == Some(20) => (Content::Missing, Disk::Missing),
-        Err(e) => (Content::Other(format!("cannot be read: {e}")), Disk::Other),
-        Ok(md) if md.is_dir() => (Content::Dir, Disk::Dir),
-        Ok(md) if md.file_type().is_symlink() => match std::fs::read_link(path) {
+fn read_disk(fs: &crate::fs::Root, rel: &str) -> (Content, Disk) {
+    use crate::fs::Kind;
+    let unreadable = |e: std::io::Error| {
+        let why = if crate::fs::is_symlink_error(&e) {
+            "changed while patchgate was reading it: a symlink is now on its path".to_string()
+        } else {
+            format!("cannot be read: {e}")
+        };
+        (Content::Other(why), Disk::Other)
+    };
+    let (dir, name) = match fs.parent_of(rel) {
+        Ok(x) => x,
+        // A parent that is missing or is a file: nothing can be there.
+        Err(e) if crate::fs::gone(&e) => return (Content::Missing, Disk::Missing),
+        Err(e) => return unreadable(e),
+    };
+    let md = match dir.lstat(name) {
+        Ok(None) => return (Content::Missing, Disk::Missing),
+        Ok(Some(md)) => md,
+        Err(e) => return unreadable(e),
+    };
+    match md.kind {
+        Kind::Dir => (Content::Dir, Disk::Dir),
+        Kind::Symlink => match dir.read_link(name) {
             Ok(t) => (Content::Link(t.clone()), Disk::Symlink { target: t }),
-            Err(e) => (Content::Other(format!("cannot be read: {e}")), Disk::Other),
+            Err(e) => unreadable(e),
         },
-        Ok(md) if md.is_file() => match std::fs::read(path) {
+        Kind::File => match dir.read(name) {
             Ok(bytes) => {
                 let bytes = Arc::new(bytes);
-                let mode = md.permissions().mode() & 0o7777;
                 (
                     Content::File {
                         bytes: Arc::clone(&bytes),
-                        mode,
+                        mode: md.mode,
                         doc: None,
                         changed: false,
                     },
-                    Disk::File { bytes, mode },
+                    Disk::File {
+                        bytes,
+                        mode: md.mode,
+                    },
                 )
             }
-            Err(e) => (Content::Other(format!("cannot be read: {e}")), Disk::Other),
+            Err(e) => unreadable(e),
         },
-        Ok(_) => (
+        Kind::Other => (
             Content::Other("is not a regular file (a device, FIFO or socket)".into()),
             Disk::Other,
         ),

@@ -197,6 +197,7 @@ pub fn update_index(git_dir: &Path, workdir: &Path, paths: &[String]) -> Result<
     // Another git process may hold index.lock for a moment; wait a little before giving up.
     for attempt in 0..20 {
         let out = Cmd::new("git", workdir)
+            .args(super::git_fsync_args())
             .arg(format!("--git-dir={}", git_dir.display()))
             .arg(format!("--work-tree={}", workdir.display()))
             .args(["update-index", "--add", "--remove", "--"])
@@ -209,6 +210,10 @@ pub fn update_index(git_dir: &Path, workdir: &Path, paths: &[String]) -> Result<
                 help: "install git (the command-line tool) and make sure it is on PATH".into(),
             })?;
         if out.success() {
+            // git syncs the new index before renaming it into place, not the folder after.
+            if super::fsync_enabled() {
+                let _ = crate::fs::sync_dir_path(git_dir);
+            }
             return Ok(());
         }
         last = out.stderr_str();

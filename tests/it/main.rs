@@ -11,6 +11,7 @@ mod formats;
 mod gate_real;
 mod golangci;
 mod guards;
+mod harden;
 mod harness;
 mod hostile;
 mod mcp;
