@@ -2,7 +2,7 @@
 """Suggestion quality on real agents' failed edits, against Aider's "did you mean".
 
   real_misses.py [--cases FILE] [--cache DIR] [--mirrors DIR] [--aider-src DIR] [--fresh] ...
-  real_misses.py discover --mirrors DIR [--out FILE] [--turns N] OWNER/NAME...
+  real_misses.py discover --mirrors DIR [--out FILE] [--turns N] [--log PATH] OWNER/NAME...
   real_misses.py discover-openhands --mirrors DIR [--out FILE] OWNER/NAME...
 
 The corpus (bench/real_misses/cases.json) holds references only, from two sources. An Aider
@@ -59,7 +59,8 @@ resumes where it stopped; --fresh starts over. PATCHGATE=/path/to/patchgate sele
 (default: target/release/patchgate of this checkout). Python 3 standard library and git only.
 
 `discover` proposes cases from the Aider chat logs of clones under --mirrors
-(.aider.chat.history.md, or a renamed copy such as aider.chat.history.md): every
+(.aider.chat.history.md, a renamed copy such as aider.chat.history.md, or a log under another
+name given with --log, its file paths relative to the repository root): every
 "SearchReplaceNoExactMatch" failure followed by a retry for the same path (in the same turn, or
 one aimed at the same text within --turns user turns) that verifies against a commit of the
 repository, with its kind; it prints them as JSON (to --out). `discover-openhands` does the same
@@ -396,6 +397,9 @@ def discover(args):
         # leading dot, with a suffix (".backup"), in a subfolder.
         paths = {p for p in (git(repo, "log", "--all", "--format=", "--name-only", check=False) or "").split("\n")
                  if LOG_NAME_RE.search(p)}
+        # Logs kept under other names (--log), whose paths are relative to the repository root.
+        rooted = set(args.log or ())
+        paths |= rooted
         n_found = 0
         for lp in sorted(paths):
             best, size = None, -1
@@ -409,7 +413,7 @@ def discover(args):
             if not text:
                 continue
             log = parse_log(text)
-            base = os.path.dirname(lp)
+            base = "" if lp in rooted else os.path.dirname(lp)
             seen = set()
             for fail in log["failures"]:
                 # The retry: the agent's next block for that path in the same turn, or one aimed at
@@ -1020,6 +1024,12 @@ def self_test(pg):
                 return sorted(c["log"]["path"] for c in json.load(f))
         assert found() == [".aider.chat.history.md"], found()
         assert found("--turns", "5") == [".aider.chat.history.md", "aider.chat.history.md"], found("--turns", "5")
+        # A log kept under another name (a test fixture) is read when named with --log.
+        os.makedirs(os.path.join(repo, "fixtures"))
+        commit({"fixtures/chat.md": log}, "a log kept as a fixture")
+        assert found() == [".aider.chat.history.md"], found()
+        assert found("--log", "fixtures/chat.md") == [".aider.chat.history.md", "fixtures/chat.md"], \
+            found("--log", "fixtures/chat.md")
         self_test_openhands(pg, tmp, mirrors, ident)
         print("self-test passed")
     finally:
@@ -1118,6 +1128,8 @@ def main():
         ap.add_argument("repos", nargs="+", help="OWNER/NAME of clones under --mirrors")
         ap.add_argument("--mirrors", required=True)
         ap.add_argument("--out")
+        ap.add_argument("--log", action="append",
+                        help="also read this path as an Aider log (file paths in it relative to the repository root)")
         ap.add_argument("--turns", type=int, default=3,
                         help="look for the retry up to this many user turns after the failure (default 3)")
         return discover(ap.parse_args(sys.argv[2:]))
