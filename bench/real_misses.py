@@ -2,27 +2,36 @@
 """Suggestion quality on real agents' failed edits, against Aider's "did you mean".
 
   real_misses.py [--cases FILE] [--cache DIR] [--mirrors DIR] [--aider-src DIR] [--fresh] ...
-  real_misses.py discover --mirrors DIR [--out FILE] OWNER/NAME...
+  real_misses.py discover --mirrors DIR [--out FILE] [--turns N] [--log PATH] OWNER/NAME...
+  real_misses.py discover-openhands --mirrors DIR [--out FILE] OWNER/NAME...
 
-The corpus (bench/real_misses/cases.json) holds references only: a public repository, the commit
-and path of a chat log committed in it, the line numbers where a failed edit and the agent's
-successful retry stand in that log, the path the edit was for, the commit whose version of that
-path is the file as it was at the failure, and a kind. No text of those projects is stored here:
-at run time the script clones each repository into a cache directory (--cache, default
-$REAL_MISSES_CACHE or ~/.cache/patchgate-real-misses; --mirrors DIR uses existing clones named
-OWNER+NAME, or OWNER+NAME/repo, instead of the network), reads the log and the file with git, and
-extracts the texts.
+The corpus (bench/real_misses/cases.json) holds references only, from two sources. An Aider
+case names a public repository, the commit and path of a chat log committed in it, the line
+numbers where a failed edit and the agent's successful retry stand in that log, the path the
+edit was for, and the commit whose version of that path is the file as it was at the failure.
+An OpenHands case names the repository, commit and session (or output.jsonl line) of a
+trajectory, the ids of the failed str_replace and of its retry, and where the rebuild of the
+file starts; the file at the failure is rebuilt from the trajectory (real_misses_openhands.py),
+from the task's project at its base commit when the trajectory names one. No text of those
+projects is stored here: at run time the script clones each repository into a cache directory
+(--cache, default $REAL_MISSES_CACHE or ~/.cache/patchgate-real-misses; --mirrors DIR uses
+existing clones named OWNER+NAME, or OWNER+NAME/repo, instead of the network), reads the log or
+trajectory and the file with git, and extracts the texts.
 
-Every case is verified before it is scored: the failed text (the SEARCH section that failed) is
-absent from the file, and the retry's text is present exactly once. The edit is then run as
-`patchgate apply --dry-run --checks none --format json` (old_string = the failed text,
+Every case is verified before it is scored: the failed text (the SEARCH section or old_str that
+failed) is absent from the file, and the retry's text is present exactly once. The edit is then
+run as `patchgate apply --dry-run --checks none --format json` (old_string = the failed text,
 new_string = the failed edit's replacement) in a checkout of the repository at that commit, so
-patchgate sees the repository's history: the earlier edits of the agent's session are the
-commits before it (the logged agent commits every edit it applies). Scored, per kind and overall:
+patchgate sees the repository's history: for Aider the earlier edits of the agent's session are
+the commits before it (the logged agent commits every edit it applies). An OpenHands miss runs
+in a checkout of the task's project with the rebuilt file written over it, or in a scratch
+repository holding the file (untracked when the session created it). Scored, per kind, per
+agent and overall:
 
   top-1 / top-3   the first suggestion / one of the first three overlaps the lines the retry
                   matched;
-  text-equal      the first suggestion's text is the retry's text (a copy-paste retry works);
+  text-equal      the first suggestion's text is the text of the whole lines the retry's text
+                  stands on (a copy-paste retry works);
   none            no suggestion at all.
 
 The same is computed for Aider's own "did you mean" (find_similar_lines from
@@ -32,24 +41,30 @@ into the cache at a pinned commit) on the same file and text. Aider shows one wi
 matched, "shown" the widened one. A case whose retry is aimed elsewhere (its text shares little
 with the failed text) stays in the totals and is also reported apart ("aimed" rows).
 
---replay runs each miss elsewhere: in a fresh checkout of the parent of the last commit that
-changed the file, with that commit's change to the file applied by `patchgate apply` (a unified
-diff, to the working tree), so the edit that came before the miss is in patchgate's own undo
-history rather than in a commit (results kept apart).
+--replay runs each miss after the file's last change was applied by `patchgate apply` (a
+unified diff, to the working tree), so the edit that came before the miss is in patchgate's own
+undo history rather than in a commit (results kept apart): for Aider in a fresh checkout of the
+parent of the last commit that changed the file, for OpenHands the session's last applied edit
+of the file.
 
 Also printed: the median time of a miss, by the size of the file (whole process, and the
 planning step from PATCHGATE_TIMINGS=1: "edits matched" minus "edits digested").
 
---self-test builds a made-up Aider log and repository in a scratch folder and checks that
-discover finds its one miss and the scorer verifies and scores it.
+--self-test builds a made-up Aider log and repository, and a made-up OpenHands session, in a
+scratch folder and checks that discover finds their misses and the scorer verifies and scores
+them.
 
 Results are kept per case and binary in the cache (results-<sha>.jsonl), so an interrupted run
 resumes where it stopped; --fresh starts over. PATCHGATE=/path/to/patchgate selects the binary
 (default: target/release/patchgate of this checkout). Python 3 standard library and git only.
 
-`discover` proposes cases from the Aider chat logs (.aider.chat.history.md) of clones under
---mirrors: every "SearchReplaceNoExactMatch" failure followed by a retry for the same path that
-verifies against a commit of the repository, with its kind; it prints them as JSON (to --out).
+`discover` proposes cases from the Aider chat logs of clones under --mirrors
+(.aider.chat.history.md, a renamed copy such as aider.chat.history.md, or a log under another
+name given with --log, its file paths relative to the repository root): every
+"SearchReplaceNoExactMatch" failure followed by a retry for the same path (in the same turn, or
+one aimed at the same text within --turns user turns) that verifies against a commit of the
+repository, with its kind; it prints them as JSON (to --out). `discover-openhands` does the same
+for the OpenHands trajectories of clones (session folders and output.jsonl files).
 """
 
 import argparse
@@ -68,6 +83,8 @@ import time
 import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import real_misses_openhands as openhands  # noqa: E402  (a sibling module of this script)
 DEFAULT_CASES = os.path.join(ROOT, "bench", "real_misses", "cases.json")
 AIDER_REPO = "Aider-AI/aider"
 AIDER_COMMIT = "5dc9490bb35f9729ef2c95d00a19ccd30c26339c"
@@ -81,6 +98,7 @@ FAIL_RE = re.compile(r"^## SearchReplaceNoExactMatch: This SEARCH block failed t
 COMMIT_RE = re.compile(r"^> Commit ([0-9a-f]{7,40}) ")
 MODEL_RE = re.compile(r"^> (?:Main )?[Mm]odels?: (\S+)")
 USER_RE = re.compile(r"^#### ")
+LOG_NAME_RE = re.compile(r"(^|/)\.?aider\.chat\.history[^/]*\.md$")
 
 
 # --- git --------------------------------------------------------------------------------------
@@ -282,7 +300,7 @@ def classify(failed, retry, text, earlier):
         return "whitespace", "a line the file has inside a longer line"
     for commit, old in earlier:
         if failed in old or (squash(failed) in squash(old) and squash(failed) not in squash(text)):
-            return "stale", f"in the file at {commit[:10]}"
+            return "stale", f"in the file at {commit[:10] if re.fullmatch('[0-9a-f]{40}', commit) else commit}"
     flines = [l for l in failed.split("\n") if l.strip()]
     tlines = text.split("\n")
     first = flines[0] if flines else ""
@@ -375,8 +393,13 @@ def discover(args):
         if not repo:
             print(f"{repo_name}: no clone under {args.mirrors}", file=sys.stderr)
             continue
-        paths = set((git(repo, "log", "--all", "--format=", "--name-only", "--",
-                         "*.aider.chat.history.md", ".aider.chat.history.md", check=False) or "").split())
+        # Aider's default name, and the names people give it when they keep it: without the
+        # leading dot, with a suffix (".backup"), in a subfolder.
+        paths = {p for p in (git(repo, "log", "--all", "--format=", "--name-only", check=False) or "").split("\n")
+                 if LOG_NAME_RE.search(p)}
+        # Logs kept under other names (--log), whose paths are relative to the repository root.
+        rooted = set(args.log or ())
+        paths |= rooted
         n_found = 0
         for lp in sorted(paths):
             best, size = None, -1
@@ -390,13 +413,13 @@ def discover(args):
             if not text:
                 continue
             log = parse_log(text)
-            base = os.path.dirname(lp)
+            base = "" if lp in rooted else os.path.dirname(lp)
             seen = set()
             for fail in log["failures"]:
                 # The retry: the agent's next block for that path in the same turn, or one aimed at
-                # the same text in the two turns after it (the user asked it to try again).
-                later = [u for u in log["users"] if u > fail["echo_line"]] + [1 << 30] * 3
-                nxt_user = later[2]
+                # the same text in the --turns - 1 turns after it (the user asked it to try again).
+                later = [u for u in log["users"] if u > fail["echo_line"]] + [1 << 30] * (args.turns + 1)
+                nxt_user = later[args.turns - 1]
                 path = os.path.normpath(os.path.join(base, fail["path"])) if base else fail["path"]
                 cands = [b for b in log["blocks"] if fail["echo_line"] < b["line"] < nxt_user
                          and b["path"] and (b["path"] == fail["path"] or b["path"].endswith("/" + fail["path"])
@@ -438,6 +461,90 @@ def discover(args):
         print(data)
 
 
+def trajectory_sources(repo):
+    """Every OpenHands trajectory of a clone: (reference, events, instance), the reference being
+    what a case records ({"commit", "session"} or {"commit", "file", "line"})."""
+    for commit, folder in openhands.sessions(repo):
+        yield {"commit": commit, "session": folder}, openhands.load_session(repo, commit, folder), {}
+    for commit, path in openhands.jsonl_files(repo):
+        n = (git(repo, "show", f"{commit}:{path}", check=False) or "").count("\n") + 1
+        for line in range(1, n + 1):
+            events, instance = openhands.load_jsonl(repo, commit, path, line)
+            if events:
+                yield {"commit": commit, "file": path, "line": line}, events, instance
+
+
+def load_trajectory(repo, tr):
+    if "session" in tr:
+        return openhands.load_session(repo, tr["commit"], tr["session"]), {}
+    return openhands.load_jsonl(repo, tr["commit"], tr["file"], tr["line"])
+
+
+def discover_openhands(args):
+    """Cases from the OpenHands trajectories committed in clones under --mirrors (see
+    real_misses_openhands.py): every failed str_replace with a retry whose file the trajectory
+    rebuilds and verifies. A task's project (an evaluation line names it and its base commit)
+    is read from its clone under --mirrors when there is one."""
+    out = []
+
+    def close(f, r):
+        return max(ratio(f["args"].get("old_str") or "", r["args"].get("old_str") or ""),
+                   ratio(f["args"].get("new_str") or "", r["args"].get("new_str") or ""))
+    seen = set()  # a trajectory copied into several repositories (a fork) counts once
+    for repo_name in args.repos:
+        repo = local_clone(args.mirrors, repo_name)
+        if not repo:
+            print(f"{repo_name}: no clone under {args.mirrors}", file=sys.stderr)
+            continue
+        n_found = 0
+        for ref, events, instance in trajectory_sources(repo):
+            ws = openhands.workspace(events) or ""
+            steps = openhands.steps(events)
+            proj, base_commit = openhands.instance_base(instance)
+            proj_clone = local_clone(args.mirrors, proj) if proj else None
+            where = ref.get("session") or f"{ref['file']}:{ref['line']}"
+            for f, retries in openhands.failures(events, close):
+                path = f["args"]["path"]
+                rel = os.path.relpath(path, ws) if ws and path.startswith(ws + "/") else path.lstrip("/")
+                start = show(proj_clone, base_commit, rel) if proj_clone else None
+                got, why = openhands.rebuild(steps, path, f["id"], start)
+                if got is None:
+                    if os.environ.get("REAL_MISSES_DEBUG"):
+                        print(f"  {where} {f['id']}: {why}", file=sys.stderr)
+                    continue
+                text, earlier, base = got
+                old, new = f["args"].get("old_str") or "", f["args"].get("new_str") or ""
+                # The closest retry whose text is in the file at the failure, once.
+                r = next((r for r in retries if text.count(r["args"].get("old_str") or "\0") == 1), None)
+                if old in text or r is None:
+                    continue
+                r_old, r_new = r["args"].get("old_str") or "", r["args"].get("new_str") or ""
+                key = (rel, old, new, r_old, r_new, text)
+                if key in seen:
+                    continue
+                seen.add(key)
+                kind, why = classify(old, r_old, text, [(f"the session, {k + 1} edit(s) back", t)
+                                                        for k, t in enumerate(reversed(earlier))])
+                tr = dict(ref, commit=resolve(repo, ref["commit"]), failed_event=f["id"], retry_event=r["id"],
+                          base=base)
+                case = {"repo": repo_name, "agent": "openhands", "model": openhands.model(events),
+                        "project": proj or openhands.project(events), "trajectory": tr, "path": rel}
+                if base == "project":
+                    case["commit"] = base_commit
+                tag = os.path.basename(ref["session"])[:8] if "session" in ref else f"L{ref['line']}"
+                case.update(kind=kind, why=why, aimed=aimed(old, new, r_old, r_new),
+                            id=f"{repo_name}#{tag}/{f['id']}:{rel}")
+                out.append(case)
+                n_found += 1
+        print(f"{repo_name}: {n_found} cases", file=sys.stderr)
+    data = json.dumps(out, indent=1)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(data + "\n")
+    else:
+        print(data)
+
+
 # --- Aider's "did you mean" -----------------------------------------------------------------
 
 def load_aider(src):
@@ -460,7 +567,7 @@ def load_aider(src):
     return mod
 
 
-def aider_judge(aider, failed, text, rs, re_, retry):
+def aider_judge(aider, failed, text, rs, re_, want):
     shown = aider.find_similar_lines(failed, text)
     if not shown:
         return {"none": True, "top1": False, "shown": False, "equal": False}
@@ -481,7 +588,7 @@ def aider_judge(aider, failed, text, rs, re_, retry):
         core = (start, end)
     over = lambda a, b: a + 1 <= re_ and b >= rs
     return {"none": False, "top1": over(*core), "shown": over(start, end),
-            "equal": "\n".join(content[core[0]:core[1]]) == retry.rstrip("\n")}
+            "equal": "\n".join(content[core[0]:core[1]]).rstrip("\n") == want}
 
 
 def aider_applies(aider, failed, failed_new, text, rs, re_):
@@ -540,7 +647,14 @@ def replay_last_change(repo, case, text, ctx):
     ctx["replays"] = ctx.get("replays", 0) + 1
     wt = os.path.join(ctx["scratch"], f"replay{ctx['replays']}")
     git(repo, "worktree", "prune")
-    git(repo, "worktree", "add", "--quiet", "--detach", "--force", wt, parent)
+    if repo in ctx.get("sparse", ()) or git(repo, "worktree", "add", "--quiet", "--detach", "--force", wt,
+                                            parent, check=False) is None:
+        # See aider_worktree: a clone without some blobs gets the file alone.
+        git(repo, "worktree", "remove", "--force", wt, check=False)
+        ctx.setdefault("sparse", set()).add(repo)
+        git(repo, "worktree", "add", "--quiet", "--detach", "--force", "--no-checkout", wt, parent)
+        git(wt, "sparse-checkout", "set", "--no-cone", "/" + case["path"])
+        git(wt, "checkout", "--quiet", "--detach", parent)
     diff = git(repo, "diff", "--no-color", "--no-ext-diff", "--no-renames", parent, last, "--", case["path"])
     patch = os.path.join(ctx["scratch"], "replay.diff")
     with open(patch, "w", encoding="utf-8") as f:
@@ -559,60 +673,207 @@ def replay_last_change(repo, case, text, ctx):
     return wt, pid
 
 
-def score_case(case, ctx):
+def aider_case(case, ctx):
+    """(failed, failed_new, retry, retry_new, text, repo) of a case from an Aider log, or an error."""
     repo = ensure_repo(ctx["cache"], ctx["mirrors"], case["repo"], ctx["url"])
     log_text = show(repo, case["log"]["commit"], case["log"]["path"])
     if log_text is None:
-        return {"error": "log not readable at its commit"}
+        return "log not readable at its commit"
     texts = extract(log_text, case["log"]["failed_line"], case["log"]["retry_line"])
     if texts is None:
-        return {"error": "no SEARCH/REPLACE block at the recorded lines"}
-    failed, failed_new, retry, retry_new = texts
+        return "no SEARCH/REPLACE block at the recorded lines"
     text = show(repo, case["commit"], case["path"])
     if text is None:
-        return {"error": f"{case['path']} not readable at {case['commit'][:10]}"}
+        return f"{case['path']} not readable at {case['commit'][:10]}"
+    return (*texts, text, repo)
+
+
+def aider_worktree(case, repo, text, ctx):
+    """A checkout at the case's commit (the file's last change replayed through patchgate with
+    --replay): (worktree, patch id or None, whether to drop it after), or (None, why, _)."""
+    if ctx.get("replay"):
+        wt, replayed = replay_last_change(repo, case, text, ctx)
+        return wt, replayed, True
+    if repo in ctx.get("sparse", ()):
+        return sparse_worktree(repo, case, ctx), None, True
+    wt = ctx["worktrees"].get(repo)
+    try:
+        if wt is None:
+            git(repo, "worktree", "prune")  # left over from an interrupted run
+            wt = os.path.join(ctx["scratch"], f"wt{len(ctx['worktrees'])}")
+            ctx["worktrees"][repo] = wt
+            git(repo, "worktree", "add", "--quiet", "--detach", "--force", wt, case["commit"])
+        else:
+            git(wt, "checkout", "--quiet", "--force", "--detach", case["commit"])
+            git(wt, "clean", "-qfdx")
+    except RuntimeError:
+        # A clone that lacks some blobs (a mirror without its largest files) cannot check out
+        # the whole tree: check out only the file, in a worktree of its own.
+        del ctx["worktrees"][repo]
+        git(repo, "worktree", "remove", "--force", wt, check=False)
+        ctx.setdefault("sparse", set()).add(repo)
+        return sparse_worktree(repo, case, ctx), None, True
+    return wt, None, False
+
+
+def sparse_worktree(repo, case, ctx):
+    """A worktree at the case's commit with only the case's file checked out (sparse)."""
+    ctx["sparse_n"] = ctx.get("sparse_n", 0) + 1
+    wt = os.path.join(ctx["scratch"], f"sp{ctx['sparse_n']}")
+    git(repo, "worktree", "prune")
+    git(repo, "worktree", "add", "--quiet", "--detach", "--force", "--no-checkout", wt, case["commit"])
+    git(wt, "sparse-checkout", "set", "--no-cone", "/" + case["path"])
+    git(wt, "checkout", "--quiet", "--detach", case["commit"])
+    return wt
+
+
+def trajectory_case(case, ctx):
+    """(failed, failed_new, retry, retry_new, text, earlier, base) of a case from an OpenHands
+    session: the file rebuilt from the session (real_misses_openhands.py), or an error."""
+    repo = ensure_repo(ctx["cache"], ctx["mirrors"], case["repo"], ctx["url"])
+    tr = case["trajectory"]
+    events, _ = load_trajectory(repo, tr)
+    if not events:
+        return f"no trajectory at {tr.get('session') or tr.get('file')}@{tr['commit'][:10]}"
+    texts = openhands.texts(events, tr["failed_event"], tr["retry_event"])
+    if texts is None:
+        return "no str_replace pair at the recorded events"
+    path, failed, failed_new, retry, retry_new = texts
+    start = None
+    if case.get("commit"):
+        project = ensure_repo(ctx["cache"], ctx["mirrors"], case["project"], ctx["url"])
+        start = show(project, case["commit"], case["path"])
+        if start is None:
+            return f"{case['path']} not readable at {case['commit'][:10]} of {case['project']}"
+    got, why = openhands.rebuild(openhands.steps(events), path, tr["failed_event"], start)
+    if got is None:
+        return f"rebuild: {why}"
+    text, earlier, base = got
+    if base != tr.get("base", base):
+        return f"rebuild started at {base}, the case says {tr['base']}"
+    return failed, failed_new, retry, retry_new, text, earlier, base
+
+
+def trajectory_worktree(case, text, earlier, base, ctx):
+    """A scratch repository holding the rebuilt file, as the agent's workspace had it: a file of
+    the project (the rebuild started from a view) is committed as the session found it and
+    changed in the working tree; a file the session created is untracked. With --replay the
+    session's last change of the file is applied through patchgate. (worktree, patch id or None,
+    True), or (None, why, _)."""
+    ctx["tj"] = ctx.get("tj", 0) + 1
+    wt = os.path.join(ctx["scratch"], f"tj{ctx['tj']}")
+    ident = ["-c", "user.name=bench", "-c", "user.email=bench@invalid"]
+    if case.get("commit"):
+        # The task's project at its base commit, with its history, as the agent had it.
+        project = ensure_repo(ctx["cache"], ctx["mirrors"], case["project"], ctx["url"])
+        git(project, "worktree", "prune")
+        git(project, "worktree", "add", "--quiet", "--detach", "--force", wt, case["commit"])
+        ctx.setdefault("tj_projects", []).append((project, wt))
+    else:
+        os.makedirs(wt)
+        git(wt, "init", "-q")
+        git(wt, *ident, "commit", "-q", "--allow-empty", "-m", "workspace")
+    target = os.path.join(wt, case["path"])
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+
+    def put(t):
+        with open(target, "w", encoding="utf-8", newline="") as f:
+            f.write(t)
+    if base.startswith("view:"):
+        put((earlier or [text])[0])
+        git(wt, "add", case["path"])
+        git(wt, *ident, "commit", "-q", "-m", "the file as the session found it")
+    if not ctx.get("replay"):
+        put(text)
+        return wt, None, True
+    if not earlier:
+        return None, "the session did not change the file before the failure", True
+    put(earlier[-1])
+    # The last change as a unified diff between the two versions, through patchgate.
+    tmp = os.path.join(ctx["scratch"], f"tjdiff{ctx['tj']}")
+    for side, t in (("o", earlier[-1]), ("n", text)):
+        os.makedirs(os.path.dirname(os.path.join(tmp, side, case["path"])), exist_ok=True)
+        with open(os.path.join(tmp, side, case["path"]), "w", encoding="utf-8", newline="") as f:
+            f.write(t)
+    run = subprocess.run(["git", "diff", "--no-index", "--no-color", "--src-prefix=a/", "--dst-prefix=b/",
+                          f"o/{case['path']}", f"n/{case['path']}"], cwd=tmp, capture_output=True, text=True)
+    diff = run.stdout.replace(f"a/o/{case['path']}", f"a/{case['path']}")
+    diff = diff.replace(f"b/n/{case['path']}", f"b/{case['path']}")
+    patch = os.path.join(tmp, "last.diff")
+    with open(patch, "w", encoding="utf-8") as f:
+        f.write(diff)
+    run = subprocess.run([ctx["pg"], "apply", patch, "--input", "diff", "--checks", "none", "--format", "json"],
+                         cwd=wt, capture_output=True, text=True)
+    try:
+        with open(target, encoding="utf-8", newline="") as f:
+            now = f.read()
+        pid = json.loads(run.stdout).get("patch_id")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        now, pid = None, None
+    if now != text or not pid:
+        return None, f"patchgate did not reproduce the session's last change (exit {run.returncode})", True
+    return wt, pid, True
+
+
+def drop_trajectory_worktree(case, ctx):
+    wt = os.path.join(ctx["scratch"], f"tj{ctx['tj']}")
+    if case.get("commit") and ctx.get("tj_projects"):
+        drop_worktree(ctx["tj_projects"][-1][0], wt)
+    shutil.rmtree(wt, ignore_errors=True)
+
+
+def score_case(case, ctx):
+    if "trajectory" in case:
+        got = trajectory_case(case, ctx)
+        if isinstance(got, str):
+            return {"error": got}
+        failed, failed_new, retry, retry_new, text, earlier, base = got
+    else:
+        got = aider_case(case, ctx)
+        if isinstance(got, str):
+            return {"error": got}
+        failed, failed_new, retry, retry_new, text, repo = got
     if failed in text:
         return {"error": "unverified: the failed text is in the file"}
     if text.count(retry) != 1:
         return {"error": f"unverified: the retry's text occurs {text.count(retry)} times"}
     rs, re_ = region(text, retry)
-    replayed = None
-    if ctx.get("replay"):
-        wt, replayed = replay_last_change(repo, case, text, ctx)
+    if "trajectory" in case:
+        wt, replayed, drop = trajectory_worktree(case, text, earlier, base, ctx)
         if wt is None:
-            return {"error": f"replay: {replayed}"}
+            drop_trajectory_worktree(case, ctx)
     else:
-        wt = ctx["worktrees"].get(repo)
-        if wt is None:
-            git(repo, "worktree", "prune")  # left over from an interrupted run
-            wt = os.path.join(ctx["scratch"], f"wt{len(ctx['worktrees'])}")
-            git(repo, "worktree", "add", "--quiet", "--detach", "--force", wt, case["commit"])
-            ctx["worktrees"][repo] = wt
-        else:
-            git(wt, "checkout", "--quiet", "--force", "--detach", case["commit"])
-            git(wt, "clean", "-qfdx")
+        wt, replayed, drop = aider_worktree(case, repo, text, ctx)
+    if wt is None:
+        return {"error": f"replay: {replayed}"}
+    if not ctx.get("replay"):
+        replayed = None
     try:
         report, wall, plan, err = run_patchgate(ctx["pg"], wt, case["path"], failed, failed_new, ctx["scratch"])
     finally:
-        if ctx.get("replay"):
+        if "trajectory" in case:
+            drop_trajectory_worktree(case, ctx)
+        elif drop:
             drop_worktree(repo, wt)
     if report is None:
         return {"error": f"patchgate: {err}"}
     edit = report["edits"][0]
     sugg = edit.get("suggestions") or []
     over = [s["start_line"] <= re_ and s["end_line"] >= rs for s in sugg]
-    want = retry.rstrip("\n")
+    # The whole lines the retry's text stands on, trailing blank lines aside (an str_replace
+    # retry may start or end inside a line; an Aider retry is whole lines already).
+    want = "\n".join(text.split("\n")[rs - 1:re_]).rstrip("\n")
     res = {
         "status": edit["status"], "lines": text.count("\n") + 1, "old_lines": failed.count("\n"),
         "retry": [rs, re_], "wall_ms": wall, "plan_ms": plan, "replayed": replayed,
         "pg": {"none": not sugg, "top1": bool(over[:1] and over[0]), "top3": any(over[:3]),
-               "equal": bool(sugg) and sugg[0].get("text") == want,
-               "equal3": any(s.get("text") == want for s in sugg[:3]),
+               "equal": bool(sugg) and (sugg[0].get("text") or "").rstrip("\n") == want,
+               "equal3": any((s.get("text") or "").rstrip("\n") == want for s in sugg[:3]),
                "top": [[s["start_line"], s["end_line"], s["kind"], round(s.get("similarity", 0), 3),
                         s.get("note")] for s in sugg[:3]]},
     }
     if ctx["aider"] is not None:
-        res["aider"] = aider_judge(ctx["aider"], failed, text, rs, re_, retry)
+        res["aider"] = aider_judge(ctx["aider"], failed, text, rs, re_, want)
         res["aider"]["applies"] = aider_applies(ctx["aider"], failed, failed_new, text, rs, re_)
     return res
 
@@ -643,20 +904,25 @@ def report(cases, results):
     ok = [(c, r) for c, r in done if "error" not in r]
     errs = [(c, r) for c, r in done if "error" in r]
     for c, r in ok:
-        r["kind"], r["aimed"], r["repo"] = c["kind"], c.get("aimed", True), c["repo"]
+        # A trajectory's project is the one the agent worked on, not the repository holding it.
+        r["kind"], r["aimed"], r["repo"] = c["kind"], c.get("aimed", True), c.get("project") or c["repo"]
     rs = [r for _, r in ok]
     projects = sorted({r["repo"] for r in rs})
-    models = {}
-    for c, _ in ok:
-        models[c.get("model") or "?"] = models.get(c.get("model") or "?", 0) + 1
+
+    def count(key):
+        n = {}
+        for c, _ in ok:
+            n[c.get(key) or "?"] = n.get(c.get(key) or "?", 0) + 1
+        return ", ".join(f"{m} {k}" for m, k in sorted(n.items(), key=lambda kv: -kv[1]))
     print(f"\n{len(rs)} verified cases from {len(projects)} projects "
-          f"({len(errs)} of {len(done)} not scored); models: "
-          + ", ".join(f"{m} {n}" for m, n in sorted(models.items(), key=lambda kv: -kv[1])))
+          f"({len(errs)} of {len(done)} not scored); agents: {count('agent')}; models: {count('model')}")
     for c, r in errs:
         print(f"- not scored: {c['id']}: {r['error']}")
     print()
     rows = [(f"{k}", [r for r in rs if r["kind"] == k]) for k in KINDS]
     rows.append(("**all**", rs))
+    for agent in sorted({c.get("agent") or "?" for c, _ in ok}):
+        rows.append((f"from {agent}", [r for c, r in ok if (c.get("agent") or "?") == agent]))
     rows.append(("aimed at the retry's region", [r for r in rs if r["aimed"]]))
     rows.append(("retry elsewhere", [r for r in rs if not r["aimed"]]))
     table(rows)
@@ -742,17 +1008,130 @@ def self_test(pg):
         # A case whose retry is not in the file at its commit is reported, not scored.
         bad = dict(c, commit=git(repo, "rev-parse", "HEAD~3").strip())
         assert "error" in score_case(bad, ctx)
+        # A renamed copy of the log whose retry comes three user turns after the failure: found
+        # only with a wider --turns.
+        head = "shop.py\n```python\n<<<<<<< SEARCH\n" + retry
+        log2 = "# a renamed copy\n" + log.replace(head, "#### try again  \n\nI will.\n\n" * 3 + head)
+        commit({"aider.chat.history.md": log2}, "renamed log")
+
+        def found(*extra):
+            sys.argv = ["real_misses.py", "discover", "--mirrors", mirrors, "--out", out, *extra, "example/shop"]
+            try:
+                main()
+            finally:
+                sys.argv = saved
+            with open(out) as f:
+                return sorted(c["log"]["path"] for c in json.load(f))
+        assert found() == [".aider.chat.history.md"], found()
+        assert found("--turns", "5") == [".aider.chat.history.md", "aider.chat.history.md"], found("--turns", "5")
+        # A log kept under another name (a test fixture) is read when named with --log.
+        os.makedirs(os.path.join(repo, "fixtures"))
+        commit({"fixtures/chat.md": log}, "a log kept as a fixture")
+        assert found() == [".aider.chat.history.md"], found()
+        assert found("--log", "fixtures/chat.md") == [".aider.chat.history.md", "fixtures/chat.md"], \
+            found("--log", "fixtures/chat.md")
+        self_test_openhands(pg, tmp, mirrors, ident)
         print("self-test passed")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def self_test_openhands(pg, tmp, mirrors, ident):
+    """A made-up OpenHands session (create, an applied edit, a view, a failed str_replace of the
+    text the edit changed, the retry): discover-openhands finds it as a stale miss, the scorer
+    rebuilds the file and scores it, also replayed; a view that disagrees with the rebuild, or a
+    shell command that rewrote the file, makes the session unusable."""
+    repo = os.path.join(mirrors, "example+sessions", "repo")
+    os.makedirs(repo)
+    git(repo, "init", "-q")
+    ws = "/workspace/example__app__1.0"
+    v1 = "def total(items):\n    s = 0\n    for i in items:\n        s += i.price\n    return s\n"
+    v2 = v1.replace("i.price", "i.price * i.qty")
+
+    def session(folder, view_of=v2):
+        def obs(i, cause, kind, content):
+            return {"id": i, "source": "environment", "cause": cause, "observation": kind, "content": content}
+
+        def act(i, kind, **args):
+            return {"id": i, "source": "agent", "action": kind, "args": repr(args)}
+        shown = "".join(f"{k:6}\t{line}\n" for k, line in enumerate(view_of.split("\n")[:-1], 1))
+        evs = [
+            {"id": 0, "source": "agent", "action": "system", "message": "You are OpenHands agent"},
+            {"id": 1, "source": "user", "action": "message",
+             "message": f"<uploaded_files>\n{ws}\n</uploaded_files>\nFix the total."},
+            act(2, "edit", path=f"{ws}/shop.py", command="create", file_text=v1),
+            obs(3, 2, "edit", f"File created successfully at: {ws}/shop.py"),
+            act(4, "edit", path=f"{ws}/shop.py", command="str_replace", old_str="i.price", new_str="i.price * i.qty"),
+            obs(5, 4, "edit", f"The file {ws}/shop.py has been edited."),
+            act(6, "read", path=f"{ws}/shop.py", view_range=None),
+            obs(7, 6, "read", f"Here's the result of running `cat -n` on {ws}/shop.py:\n" + shown),
+            act(8, "edit", path=f"{ws}/shop.py", command="str_replace",
+                old_str="    for i in items:\n        s += i.price\n",
+                new_str="    for i in items:\n        s = s + i.price\n"),
+            obs(9, 8, "edit", "ERROR:\nNo replacement was performed, old_str `    for i in items:\n        "
+                              f"s += i.price\n` did not appear verbatim in {ws}/shop.py."),
+            act(10, "edit", path=f"{ws}/shop.py", command="str_replace",
+                old_str="    for i in items:\n        s += i.price * i.qty\n",
+                new_str="    for i in items:\n        s = s + i.price * i.qty\n"),
+            obs(11, 10, "edit", f"The file {ws}/shop.py has been edited."),
+        ]
+        for ev in evs:
+            path = os.path.join(repo, folder, "events", f"{ev['id']}.json")
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(ev, f)
+        git(repo, "add", "-A")
+        git(repo, *ident, "commit", "-qm", folder)
+
+    session("sessions/good")
+    session("sessions/bad-view", view_of=v1)  # the view shows the text before the edit: not rebuildable
+    out = os.path.join(tmp, "oh.json")
+    saved = sys.argv
+    sys.argv = ["real_misses.py", "discover-openhands", "--mirrors", mirrors, "--out", out, "example/sessions"]
+    try:
+        main()
+    finally:
+        sys.argv = saved
+    with open(out) as f:
+        cases = json.load(f)
+    assert [c["trajectory"]["session"] for c in cases] == ["sessions/good"], cases
+    c = cases[0]
+    assert c["kind"] == "stale" and c["path"] == "shop.py" and c["aimed"], c
+    assert c["trajectory"]["failed_event"] == 8 and c["trajectory"]["retry_event"] == 10, c
+    assert c["trajectory"]["base"] == "create:2", c
+    ctx = {"cache": os.path.join(tmp, "cache-oh"), "mirrors": mirrors, "url": "{repo}", "pg": pg,
+           "aider": None, "scratch": tmp, "worktrees": {}}
+    res = score_case(c, ctx)
+    assert "error" not in res, res
+    assert res["retry"] == [3, 4] and res["status"] == "not_found", res
+    rep = score_case(c, dict(ctx, replay=True))
+    assert "error" not in rep and rep["replayed"], rep
+    # A shell command that rewrites the file between the create and the failure.
+    create = {"path": "/w/a.py", "command": "create", "file_text": "x\n"}
+    ok, why = openhands.rebuild(
+        openhands.steps({0: {"id": 0, "action": "edit", "args": repr(create)},
+                         1: {"id": 1, "cause": 0, "observation": "edit", "content": "File created successfully"},
+                         2: {"id": 2, "action": "run", "args": repr({"command": "sed -i s/x/y/ a.py"})}}),
+        "/w/a.py", 3)
+    assert ok is None and "shell command" in why, why
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "discover-openhands":
+        ap = argparse.ArgumentParser(prog="real_misses.py discover-openhands")
+        ap.add_argument("repos", nargs="+", help="OWNER/NAME of clones under --mirrors")
+        ap.add_argument("--mirrors", required=True)
+        ap.add_argument("--out")
+        return discover_openhands(ap.parse_args(sys.argv[2:]))
     if len(sys.argv) > 1 and sys.argv[1] == "discover":
         ap = argparse.ArgumentParser(prog="real_misses.py discover")
         ap.add_argument("repos", nargs="+", help="OWNER/NAME of clones under --mirrors")
         ap.add_argument("--mirrors", required=True)
         ap.add_argument("--out")
+        ap.add_argument("--log", action="append",
+                        help="also read this path as an Aider log (file paths in it relative to the repository root)")
+        ap.add_argument("--turns", type=int, default=3,
+                        help="look for the retry up to this many user turns after the failure (default 3)")
         return discover(ap.parse_args(sys.argv[2:]))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", default=DEFAULT_CASES, help="the corpus (default bench/real_misses/cases.json)")
@@ -837,7 +1216,8 @@ def main():
     misses = [(c, results[c["id"]]) for c in cases if c["id"] in results
               and "error" not in results[c["id"]] and not results[c["id"]]["pg"]["top1"]]
     for c, r in misses[: args.show]:
-        print(f"\n--- {c['id']} {c['kind']} {c['path']}@{c['commit'][:10]}: retry at {r['retry']}, "
+        at = c["commit"][:10] if "commit" in c else f"event {c['trajectory']['failed_event']}"
+        print(f"\n--- {c['id']} {c['kind']} {c['path']}@{at}: retry at {r['retry']}, "
               f"top {r['pg']['top']}, aider {r.get('aider')}")
     if args.dump:
         with open(args.dump, "w", encoding="utf-8") as f:
