@@ -133,7 +133,7 @@ pub(super) fn convert(src: &PatchSource, lines: &[Line]) -> Result<Vec<Edit>, Er
         let origin = out.hunk(&format!("{SEARCH} at line {}", open.no));
         out.push(
             &path,
-            block_op(&search, &replace),
+            block_op(&search, &replace, &path),
             open.span(),
             Some(origin),
         );
@@ -193,7 +193,7 @@ fn divider_in_replace(
 
 /// One block's edit: a whole-line replacement with Aider's fallbacks, or, for a blank SEARCH,
 /// an append that creates a missing file.
-fn block_op(search: &[&str], replace: &[&str]) -> Result<Op, String> {
+fn block_op(search: &[&str], replace: &[&str], path: &str) -> Result<Op, String> {
     if search.iter().all(|l| l.trim().is_empty()) {
         return Ok(Op::Append {
             text: join(replace, true),
@@ -202,6 +202,18 @@ fn block_op(search: &[&str], replace: &[&str]) -> Result<Op, String> {
     }
     let mut op = replace_op(join(search, true), join(replace, true), None)?;
     if let Op::Replace(r) = &mut op {
+        // Aider strips this wrapping before anything else; patchgate tries it first of its
+        // fallbacks, after the text as written.
+        let (bare_search, bare_replace) = (unwrapped(search, path), unwrapped(replace, path));
+        if (bare_search.len(), bare_replace.len()) != (search.len(), replace.len())
+            && !bare_search.iter().all(|l| l.trim().is_empty())
+        {
+            r.fallbacks.push(Fallback::Without {
+                old: join(bare_search, true),
+                new: join(bare_replace, true),
+                what: "the file name line and ``` fence around SEARCH and REPLACE".into(),
+            });
+        }
         let blank = |l: &&str| l.trim().is_empty();
         if search.len() > 2 && search.first().is_some_and(blank) {
             let new = match replace.first() {
@@ -219,6 +231,24 @@ fn block_op(search: &[&str], replace: &[&str]) -> Result<Op, String> {
         }
     }
     Ok(op)
+}
+
+/// A SEARCH or REPLACE text without the wrapping aider strips from it: a first line that ends
+/// with the file's name, then a ``` fence around the rest.
+fn unwrapped<'a, 'b>(lines: &'b [&'a str], path: &str) -> &'b [&'a str] {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let mut l = lines;
+    if let Some((first, rest)) = l.split_first()
+        && !name.is_empty()
+        && first.trim().ends_with(name)
+    {
+        l = rest;
+    }
+    let fence = |s: &&str| s.starts_with("```");
+    if l.len() >= 2 && l.first().is_some_and(fence) && l.last().is_some_and(fence) {
+        l = &l[1..l.len() - 1];
+    }
+    l
 }
 
 /// SEARCH and REPLACE cut at their `...` lines, paired; `None` without any `...` line.

@@ -77,7 +77,7 @@ pub(super) fn convert(src: &PatchSource, lines: &[Line]) -> Result<Vec<Edit>, Er
             ),
         });
     };
-    let dir = invocation::workdir(src, &lines[..begin])?;
+    let heredoc = invocation::heredoc(src, &lines[..begin])?;
     // codex compares the end marker trimmed; one at the start of a line wins over an indented
     // one, which could be a context line of a chunk.
     let end = lines[begin + 1..]
@@ -98,10 +98,13 @@ pub(super) fn convert(src: &PatchSource, lines: &[Line]) -> Result<Vec<Edit>, Er
                 "end the patch with a line `*** End Patch`; nothing was written",
             )
         })?;
+    if let Some(h) = &heredoc {
+        invocation::check_end(src, &lines[end + 1..], h)?;
+    }
     let body = &lines[..end];
     let mut out = Sections {
         edits: Edits::default(),
-        dir,
+        dir: heredoc.and_then(|h| h.dir),
     };
     let mut i = begin + 1;
     while let Some(line) = body.get(i) {
@@ -163,6 +166,17 @@ pub(super) fn convert(src: &PatchSource, lines: &[Line]) -> Result<Vec<Edit>, Er
                 ));
             }
         }
+    }
+    if out.edits.edits.is_empty() {
+        // codex parses it, and then fails: "No files were modified."
+        return Err(error_at(
+            src,
+            &lines[begin],
+            1,
+            "this codex patch has no `*** Add File:`, `*** Delete File:` or `*** Update File:` \
+             section, so it changes nothing",
+            HELP_ENVELOPE,
+        ));
     }
     Ok(out.edits.edits)
 }

@@ -2,28 +2,36 @@
 //! <<'EOF'`, which applies the patch from DIR (codex's own reading of such a command: one `cd`
 //! with one plain argument, joined by `&&`).
 //!
-//! Invariants: only the heredoc line right before `*** Begin Patch` is read as a command; a `cd`
-//! anywhere else in the shell text before it, or a `cd` this module cannot resolve without a shell
-//! (variables, `~`, globs, escapes, several `cd`s), is an error: applying the patch from the
-//! repository root instead would write the wrong files.
+//! Invariants: only the heredoc line right before `*** Begin Patch` is read as a command. When
+//! it runs `apply_patch` in any other way than codex's two forms (another command before or
+//! after it, an argument, a `cd` this module cannot resolve without a shell: variables, `~`,
+//! globs, escapes, several `cd`s), or a `cd` stands anywhere else in the shell text before it, the
+//! patch is refused: codex would hand such a script to a shell, and applying it from the
+//! repository root instead could write the wrong files.
 
 use super::super::{Line, error_at};
 use crate::error::Error;
 use crate::patch::PatchSource;
 
-const HELP: &str = "codex reads `cd DIR && apply_patch <<'EOF'` (one `cd`, one plain directory, \
-then `&&`); write the command that way, or give the paths relative to the repository root and \
-drop the `cd`";
+const HELP: &str = "codex reads `apply_patch <<'EOF'` and `cd DIR && apply_patch <<'EOF'` (one \
+`cd`, one plain directory, then `&&`) and hands any other command to a shell; write the command \
+one of those ways, or give the paths relative to the repository root without the command";
 
-/// The directory `cd DIR && apply_patch <<'EOF'` names, from the lines before `*** Begin Patch`.
-pub(super) fn workdir(src: &PatchSource, before: &[Line]) -> Result<Option<String>, Error> {
+/// The heredoc line's meaning: the directory to apply from, and the delimiter that closes it.
+pub(super) struct Heredoc {
+    pub dir: Option<String>,
+    pub delimiter: String,
+}
+
+/// The heredoc line right before `*** Begin Patch`, if there is one (`None` for prose).
+pub(super) fn heredoc(src: &PatchSource, before: &[Line]) -> Result<Option<Heredoc>, Error> {
     let Some(at) = before.iter().rposition(|l| !l.head().trim().is_empty()) else {
         return Ok(None);
     };
     let line = &before[at];
-    let Some(prefix) = heredoc_prefix(line.head()) else {
+    if !mentions_command(line.head()) {
         return Ok(None);
-    };
+    }
     // The rest of the shell text: a `cd` there moves the patch too, and codex does not read it.
     if let Some(l) = before[..at].iter().find(|l| changes_dir(l.head())) {
         return Err(error_at(
@@ -38,46 +46,81 @@ pub(super) fn workdir(src: &PatchSource, before: &[Line]) -> Result<Option<Strin
             HELP,
         ));
     }
-    let prefix = prefix.trim();
-    if prefix.is_empty() {
-        return Ok(None);
-    }
-    let dir = prefix
-        .strip_suffix("&&")
-        .and_then(|p| p.trim_end().strip_prefix("cd"))
-        .filter(|p| p.starts_with([' ', '\t']))
-        .map(str::trim)
-        .and_then(plain_word);
-    match dir {
-        Some(d) if !d.is_empty() => Ok(Some(d)),
-        _ if changes_dir(prefix) => Err(error_at(
+    parse(line.head()).map(Some).ok_or_else(|| {
+        error_at(
             src,
             line,
             1,
-            format!("cannot tell which directory `{prefix}` leaves the patch in"),
+            format!(
+                "`{}` is not a command codex reads as `apply_patch` (it would run it in a shell)",
+                line.head().trim()
+            ),
             HELP,
-        )),
-        // Another command before it (`echo … &&`): it does not move the patch.
-        _ => Ok(None),
-    }
+        )
+    })
 }
 
-/// The text before `apply_patch`/`applypatch` on a heredoc line (`… apply_patch <<'EOF'`).
-fn heredoc_prefix(line: &str) -> Option<&str> {
-    let t = line.trim_end();
-    for cmd in ["apply_patch", "applypatch"] {
-        let mut from = 0;
-        while let Some(i) = t[from..].find(cmd) {
-            let at = from + i;
-            let rest = t[at + cmd.len()..].trim_start();
-            let word_before = at == 0 || t[..at].ends_with([' ', '\t', '&', ';', '(']);
-            if word_before && rest.starts_with("<<") {
-                return Some(&t[..at]);
-            }
-            from = at + cmd.len();
-        }
+/// After `*** End Patch`: the heredoc's closing line must be the delimiter alone (codex does not
+/// read `EOF && more`).
+pub(super) fn check_end(src: &PatchSource, after: &[Line], h: &Heredoc) -> Result<(), Error> {
+    let Some(l) = after.iter().find(|l| !l.head().trim().is_empty()) else {
+        return Ok(());
+    };
+    let t = l.head().trim();
+    if t != h.delimiter && t.starts_with(h.delimiter.as_str()) {
+        return Err(error_at(
+            src,
+            l,
+            1,
+            format!("`{t}` runs more than `apply_patch` after the heredoc"),
+            HELP,
+        ));
     }
-    None
+    Ok(())
+}
+
+/// `[cd DIR &&] (apply_patch|applypatch) <<[-]DELIM`, with DELIM bare or quoted.
+fn parse(line: &str) -> Option<Heredoc> {
+    let mut t = line.trim();
+    let mut dir = None;
+    if let Some(rest) = t.strip_prefix("cd")
+        && rest.starts_with([' ', '\t'])
+    {
+        let (arg, after) = rest.split_once("&&")?;
+        dir = Some(plain_word(arg.trim())?);
+        t = after.trim_start();
+    }
+    let rest = ["apply_patch", "applypatch"]
+        .iter()
+        .find_map(|c| t.strip_prefix(c))?
+        .trim_start()
+        .strip_prefix("<<")?;
+    let rest = rest.strip_prefix('-').unwrap_or(rest).trim();
+    let delimiter = match rest.chars().next()? {
+        q @ ('\'' | '"') => rest.strip_prefix(q)?.strip_suffix(q)?,
+        _ => rest,
+    };
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    (!delimiter.is_empty() && delimiter.chars().all(word)).then(|| Heredoc {
+        dir,
+        delimiter: delimiter.to_string(),
+    })
+}
+
+/// Whether a line runs `apply_patch`/`applypatch` with a heredoc (`<<` after the command word).
+fn mentions_command(line: &str) -> bool {
+    ["apply_patch", "applypatch"].iter().any(|cmd| {
+        line.match_indices(cmd).any(|(at, _)| {
+            let before_ok = at == 0 || line[..at].ends_with([' ', '\t', '&', ';', '|', '(']);
+            let after = &line[at + cmd.len()..];
+            before_ok
+                && after
+                    .chars()
+                    .next()
+                    .is_none_or(|c| c == ' ' || c == '\t' || c == '<')
+                && after.contains("<<")
+        })
+    })
 }
 
 /// Whether a line of shell text runs `cd`/`pushd` (as its first word or after `&&`, `;`, `|`).
@@ -136,14 +179,27 @@ mod tests {
 
     #[test]
     fn heredoc_lines() {
-        assert_eq!(heredoc_prefix("apply_patch <<'EOF'"), Some(""));
-        assert_eq!(heredoc_prefix("applypatch <<EOF"), Some(""));
+        let p = |l: &str| parse(l).map(|h| (h.dir, h.delimiter));
+        assert_eq!(p("apply_patch <<'EOF'"), Some((None, "EOF".into())));
+        assert_eq!(p("applypatch <<EOF"), Some((None, "EOF".into())));
         assert_eq!(
-            heredoc_prefix("cd src && apply_patch <<\"PATCH\""),
-            Some("cd src && ")
+            p("cd src && apply_patch <<\"PATCH\""),
+            Some((Some("src".into()), "PATCH".into()))
         );
-        assert_eq!(heredoc_prefix("run my_apply_patch <<EOF"), None);
-        assert_eq!(heredoc_prefix("apply_patch is a tool"), None);
+        for l in [
+            "echo foo && apply_patch <<'EOF'",
+            "apply_patch foo <<'EOF'",
+            "cd a; apply_patch <<'EOF'",
+            "cd a || apply_patch <<'EOF'",
+            "cd a && cd b && apply_patch <<'EOF'",
+            "cd a b && apply_patch <<'EOF'",
+            "apply_patch <<'EOF' && echo done",
+        ] {
+            assert!(p(l).is_none(), "{l}");
+            assert!(mentions_command(l), "{l}");
+        }
+        assert!(!mentions_command("run my_apply_patch <<EOF"));
+        assert!(!mentions_command("apply_patch is a tool"));
     }
 
     #[test]

@@ -263,6 +263,11 @@ fn codex_errors_have_their_line() {
             3,
         ),
         ("\n\n", "empty", 1),
+        (
+            "Here:\n*** Begin Patch\n\n*** End Patch\n",
+            "changes nothing",
+            2,
+        ),
     ];
     for (text, want, line) in cases {
         let (msg, help, l, col) = err(text, InputFormat::Codex);
@@ -397,7 +402,7 @@ fn codex_cd_in_the_heredoc_line_moves_every_path() {
     // No `cd`, or another command before it: the paths stay as written.
     for pre in [
         "apply_patch <<'EOF'\n",
-        "echo start && apply_patch <<EOF\n",
+        "Then run\n\napplypatch <<-PATCH\n",
         "cd into the folder, then:\n",
     ] {
         let got = paths(&format!("{pre}{body}"));
@@ -411,15 +416,27 @@ fn codex_cd_in_the_heredoc_line_moves_every_path() {
         ("cd ~/x && apply_patch <<'EOF'\n", 1),
         ("cd sub\napply_patch <<'EOF'\n", 1),
         ("set -e\npushd sub\napply_patch <<'EOF'\n", 2),
+        // Commands codex hands to a shell instead of reading them as `apply_patch`.
+        ("echo start && apply_patch <<'EOF'\n", 1),
+        ("apply_patch foo <<'EOF'\n", 1),
+        ("cd a b && apply_patch <<'EOF'\n", 1),
     ] {
         let (msg, help, l, _) = err(&format!("{pre}{body}"), InputFormat::Codex);
-        assert!(
-            msg.contains("cd") || msg.contains("directory"),
-            "{pre:?}: {msg}"
-        );
+        let shown = pre.lines().nth(line - 1).unwrap_or_default().trim();
+        assert!(msg.contains(shown), "{pre:?}: {msg}");
         assert!(help.contains("cd DIR && apply_patch"), "{pre:?}: {help}");
         assert_eq!(l, Some(line), "{pre:?}: {msg}");
     }
+    // The heredoc closed by more than its delimiter.
+    let (msg, _, l, _) = err(
+        &format!(
+            "cd pkg && apply_patch <<'EOF'\n{}",
+            body.replace("EOF\n", "EOF && echo done\n")
+        ),
+        InputFormat::Codex,
+    );
+    assert!(msg.contains("EOF && echo done"), "{msg}");
+    assert_eq!(l, Some(12));
 }
 
 // ---- aider ----
@@ -636,6 +653,19 @@ fn aider_blank_search_divider_in_replace_and_fallbacks() {
                 ("    return 1\n".into(), "    return 2\n".into()),
             ])),
         ]
+    );
+    // SEARCH and REPLACE wrapped in the file's name and a fence, as aider strips them.
+    let p = ok(
+        "notes.md\n<<<<<<< SEARCH\nnotes.md\n```\nold\n```\n=======\n```\nnew\n```\n>>>>>>> REPLACE\n",
+        InputFormat::Aider,
+    );
+    assert_eq!(
+        replace(&p.edits[0]).fallbacks,
+        vec![Fallback::Without {
+            old: "old\n".into(),
+            new: "new\n".into(),
+            what: "the file name line and ``` fence around SEARCH and REPLACE".into(),
+        }]
     );
     // `...` that cannot be elisions: told on a miss.
     for (search, replace_text) in [("a\n...\nb\n", "a\nb\n"), ("...\nb\n", "x\n...\nb\n")] {
