@@ -18,6 +18,9 @@
 //! the previous file), and a `=======` inside REPLACE followed later by `>>>>>>> REPLACE` (Aider
 //! ends REPLACE at the `=======` and drops the lines after it).
 //!
+//! A shell code block (```` ```bash ```` and the like) whose first two lines open no block holds
+//! commands, not edits: Aider skips it, and so does patchgate.
+//!
 //! Each block becomes one whole-line replacement: SEARCH's lines are the old text, REPLACE's the
 //! new text, each with its line break. A blank SEARCH appends REPLACE to the file, or creates the
 //! file when it is missing. Aider's fallbacks for a SEARCH not found as it is go into
@@ -63,6 +66,10 @@ pub(super) fn convert(src: &PatchSource, lines: &[Line]) -> Result<Vec<Edit>, Er
     let mut last: Option<(String, usize)> = None;
     let mut i = 0;
     while let Some(line) = lines.get(i) {
+        if let Some(end) = shell_block(lines, i) {
+            i = end;
+            continue;
+        }
         match marker(line) {
             SEARCH => {}
             "" => {
@@ -159,6 +166,38 @@ pub(super) fn convert(src: &PatchSource, lines: &[Line]) -> Result<Vec<Edit>, Er
         });
     }
     Ok(out.edits)
+}
+
+/// Aider reads a shell code block (```` ```bash ````, ```` ```sh ````, …) whose next two lines
+/// open no SEARCH/REPLACE block as commands to run, not edits: the index after its closing fence.
+fn shell_block(lines: &[Line], at: usize) -> Option<usize> {
+    const SHELLS: [&str; 12] = [
+        "bash",
+        "sh",
+        "shell",
+        "cmd",
+        "batch",
+        "powershell",
+        "ps1",
+        "zsh",
+        "fish",
+        "ksh",
+        "csh",
+        "tcsh",
+    ];
+    let t = lines[at].head().trim();
+    let info = t.strip_prefix("```")?;
+    // Aider compares by prefix: ```bash and ```shell-session alike.
+    if !SHELLS.iter().any(|s| info.starts_with(s)) {
+        return None;
+    }
+    if lines[at + 1..].iter().take(2).any(|l| marker(l) == SEARCH) {
+        return None;
+    }
+    let close = lines[at + 1..]
+        .iter()
+        .position(|l| l.head().trim().starts_with("```"));
+    Some(close.map_or(lines.len(), |c| at + 1 + c + 1))
 }
 
 /// A `=======` ended REPLACE at `divider`; `next` is the line after it. Aider stops the block there

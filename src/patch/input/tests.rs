@@ -466,6 +466,13 @@ fn aider_blocks() {
         (o.index, o.header.as_str()),
         (2, "<<<<<<< SEARCH at line 12")
     );
+    // A shell block is commands, not edits (as aider reads it), unless a block opens it.
+    let p = ok(
+        "Run:\n```bash\necho\necho\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n\na.sh\n```sh\n<<<<<<< SEARCH\nu\n=======\nv\n>>>>>>> REPLACE\n```\n",
+        InputFormat::Aider,
+    );
+    assert_eq!(p.edits.len(), 1);
+    assert_eq!(replace(&p.edits[0]).old, "u\n");
     // Every converted block matches whole lines.
     assert!(p.edits.iter().all(|e| match &e.op {
         Ok(Op::Replace(r)) => r.whole_lines,
