@@ -88,27 +88,37 @@ fn reference(lines: &[String], old: &[String]) -> Vec<usize> {
         .collect()
 }
 
-/// The file with `lines[at..at + k]` replaced by `new`, every line ending with `\n` except, when
+/// The file with `lines[at..at + k]` replaced by `new`, every line ending with `eol` except, when
 /// the file had no final line break and the replacement did not reach the end, its last line.
-fn replaced(lines: &[String], final_nl: bool, at: usize, k: usize, new: &[String]) -> String {
+fn replaced(
+    lines: &[String],
+    final_nl: bool,
+    eol: &str,
+    (at, k): (usize, usize),
+    new: &[String],
+) -> String {
     let mut out: Vec<String> = lines[..at].to_vec();
     out.extend(new.iter().cloned());
     out.extend(lines[at + k..].iter().cloned());
-    let mut s: String = out.iter().map(|l| format!("{l}\n")).collect();
+    let mut s: String = out.iter().map(|l| format!("{l}{eol}")).collect();
     if !final_nl && at + k < lines.len() {
-        s.pop();
+        s.truncate(s.len() - eol.len());
     }
     s
 }
 
-/// The file's text from generated lines, and the lines and final line break it really has (an
-/// empty last line without a line break is no line at all).
-fn file_of(lines: &[String], final_nl: bool) -> (String, Vec<String>, bool) {
-    let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+/// The file's text from generated lines (CRLF or LF), and the lines and final line break it really
+/// has (an empty last line without a line break is no line at all).
+fn file_of(lines: &[String], final_nl: bool, crlf: bool) -> (String, Vec<String>, bool) {
+    let eol = if crlf { "\r\n" } else { "\n" };
+    let mut text: String = lines.iter().map(|l| format!("{l}{eol}")).collect();
     if !final_nl && !text.is_empty() {
-        text.pop();
+        text.truncate(text.len() - eol.len());
     }
-    let mut real: Vec<String> = text.split('\n').map(String::from).collect();
+    let mut real: Vec<String> = text
+        .split('\n')
+        .map(|l| l.strip_suffix('\r').unwrap_or(l).to_string())
+        .collect();
     let ends = text.ends_with('\n') || text.is_empty();
     if ends {
         real.pop();
@@ -122,10 +132,21 @@ fn line_text() -> impl Strategy<Value = String> {
         .prop_map(String::from)
 }
 
-fn case() -> impl Strategy<Value = (Vec<String>, bool, Vec<String>, Vec<String>, usize, Fmt)> {
+type Case = (
+    (Vec<String>, bool, bool),
+    Vec<String>,
+    Vec<String>,
+    usize,
+    Fmt,
+);
+
+fn case() -> impl Strategy<Value = Case> {
     (
-        prop::collection::vec(line_text(), 0..12),
-        any::<bool>(),
+        (
+            prop::collection::vec(line_text(), 0..12),
+            any::<bool>(),
+            prop::bool::weighted(0.25),
+        ),
         prop::collection::vec(line_text(), 1..4),
         prop::collection::vec(line_text(), 0..3),
         1usize..14,
@@ -145,8 +166,10 @@ proptest! {
     /// its old lines once, it applies there (codex, aider) or at one of the reference's places
     /// (diff, whose line number breaks ties); where the reference finds none, nothing changes.
     #[test]
-    fn hunks_apply_only_at_whole_lines((lines, final_nl, old, new, line, fmt) in case()) {
-        let (text, lines, final_nl) = file_of(&lines, final_nl);
+    fn hunks_apply_only_at_whole_lines(((lines, final_nl, crlf), old, new, line, fmt) in case()) {
+        let (text, lines, final_nl) = file_of(&lines, final_nl, crlf);
+        // New line breaks take the ending of the text they replace: the file's, when it has any.
+        let eol = if crlf && text.contains('\n') { "\r\n" } else { "\n" };
         let patch = patch_text(fmt, &old, &new, line);
         let parsed = parse_input(patch.as_bytes(), "p", match fmt {
             Fmt::Codex => InputFormat::Codex,
@@ -174,7 +197,7 @@ proptest! {
         let after = String::from_utf8(doc.encode()).expect("utf-8");
         let expected: Vec<String> = places
             .iter()
-            .map(|&at| replaced(&lines, final_nl, at, old_l.len(), &new_l))
+            .map(|&at| replaced(&lines, final_nl, eol, (at, old_l.len()), &new_l))
             .collect();
         match step.status {
             EditStatus::Applied => {
@@ -200,8 +223,8 @@ proptest! {
     /// Under `--lenient` a hunk may match lines that differ in whitespace, but still only whole
     /// lines: every line before and after the reported range is unchanged.
     #[test]
-    fn lenient_matches_are_whole_lines_too((lines, final_nl, old, new, line, fmt) in case()) {
-        let (text, _, _) = file_of(&lines, final_nl);
+    fn lenient_matches_are_whole_lines_too(((lines, final_nl, crlf), old, new, line, fmt) in case()) {
+        let (text, _, _) = file_of(&lines, final_nl, crlf);
         let patch = patch_text(fmt, &old, &new, line);
         let fmt_in = match fmt {
             Fmt::Codex => InputFormat::Codex,
