@@ -1239,8 +1239,8 @@ fn miss(
 ) -> Step {
     let mut not_reindentable = false;
     if lenient {
-        // The reading without optional lines (aider's leading blank line of SEARCH) comes second.
-        let trimmed = r.fallbacks.iter().find_map(|f| match f {
+        // The readings without optional lines (aider's leading blank line of SEARCH, …) come next.
+        let trimmed = r.fallbacks.iter().filter_map(|f| match f {
             crate::patch::Fallback::Without { old, new, .. } => {
                 Some((fold_eol(old), fold_eol(new)))
             }
