@@ -18,6 +18,7 @@ pub mod paths;
 pub mod record;
 mod scope;
 pub mod suggest;
+mod whole;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -456,7 +457,9 @@ impl Planner<'_> {
         let recorded = self.record.contains(&digest);
         let step = match op {
             Op::Replace(r) => self.replace(&resolved.real, &resolved.rel, r, recorded),
-            Op::Create { content } => self.create(&resolved.real, content, recorded),
+            Op::Create { content } => {
+                self.create(&resolved.real, content, recorded, edit.replace_existing)
+            }
             Op::Delete => {
                 let key = if resolved.is_link {
                     &resolved.rel
@@ -465,7 +468,13 @@ impl Planner<'_> {
                 };
                 self.delete(key, recorded)
             }
-            Op::Append { text } => self.append(&resolved.real, text, recorded),
+            Op::Append { text, create } => {
+                if *create && matches!(self.slot(&resolved.real).content, Content::Missing) {
+                    self.create(&resolved.real, text, recorded, false)
+                } else {
+                    self.append(&resolved.real, text, recorded)
+                }
+            }
             Op::Move { to, replace } => match self.resolve(to) {
                 Err(why) => {
                     out.invalid = true;
@@ -489,7 +498,15 @@ impl Planner<'_> {
                     } else {
                         &resolved.real
                     };
-                    self.move_to(src, &resolved.rel, &dest.real, replace.as_ref(), recorded)
+                    let over = edit.replace_existing;
+                    self.move_to(
+                        src,
+                        &resolved.rel,
+                        &dest.real,
+                        replace.as_ref(),
+                        recorded,
+                        over,
+                    )
                 }
             },
         };
@@ -625,7 +642,8 @@ impl Planner<'_> {
         step
     }
 
-    fn create(&mut self, key: &str, content: &str, recorded: bool) -> Step {
+    /// `over`: an existing regular file is replaced (codex's `*** Add File:`), keeping its mode.
+    fn create(&mut self, key: &str, content: &str, recorded: bool, over: bool) -> Step {
         if let Some(conflict) = self.parent_conflict(key) {
             return Step::msg(
                 EditStatus::Error,
@@ -633,6 +651,8 @@ impl Planner<'_> {
             );
         }
         let slot = self.slot(key);
+        let mut mode = crate::txn::NEW_FILE_MODE;
+        let mut replaced = false;
         match &slot.content {
             Content::Missing => {}
             Content::File { bytes, .. } if recorded && bytes.as_slice() == content.as_bytes() => {
@@ -640,6 +660,10 @@ impl Planner<'_> {
                     EditStatus::AlreadyApplied,
                     format!("{key} already has this content"),
                 );
+            }
+            Content::File { mode: m, .. } if over => {
+                mode = *m;
+                replaced = true;
             }
             Content::Dir => {
                 return Step::msg(
@@ -658,12 +682,19 @@ impl Planner<'_> {
         }
         slot.content = Content::File {
             bytes: Arc::new(content.as_bytes().to_vec()),
-            mode: crate::txn::NEW_FILE_MODE,
+            mode,
             doc: None,
             changed: true,
         };
         slot.origin = None;
-        Step::applied(None, 0, Vec::new())
+        let mut step = Step::applied(None, 0, Vec::new());
+        if replaced {
+            step.message = Some(format!(
+                "replaced the existing file {key} with the new content (codex's `*** Add File:` \
+                 overwrites a file that is already there)"
+            ));
+        }
+        step
     }
 
     fn delete(&mut self, key: &str, recorded: bool) -> Step {
@@ -704,6 +735,10 @@ impl Planner<'_> {
             }
         };
         let add = fold_eol(text);
+        if add.is_empty() {
+            // Nothing to add (a blank aider block on an existing file): the file stays as it is.
+            return Step::applied(None, 0, Vec::new());
+        }
         if recorded && doc.text().ends_with(add.as_ref()) {
             return Step::msg(
                 EditStatus::AlreadyApplied,
@@ -725,6 +760,7 @@ impl Planner<'_> {
         dest: &str,
         replace: Option<&Replace>,
         recorded: bool,
+        over: bool,
     ) -> Step {
         if src == dest {
             return Step::msg(
@@ -752,8 +788,11 @@ impl Planner<'_> {
                 format!("cannot move {shown}: it does not exist"),
             );
         }
+        let mut replaced = false;
         match dest_state {
             Content::Missing => {}
+            // codex's `*** Move to:` onto a file writes over it.
+            Content::File { .. } if over => replaced = true,
             Content::Dir => {
                 return Step::msg(
                     EditStatus::Error,
@@ -788,6 +827,12 @@ impl Planner<'_> {
         let dest_slot = self.slot(dest);
         dest_slot.content = content;
         dest_slot.origin = Some(origin);
+        if replaced {
+            step.message = Some(format!(
+                "moved {shown} onto the existing file {dest}, replacing it (codex's `*** Move to:` \
+                 overwrites a file that is already there)"
+            ));
+        }
         step
     }
 
@@ -1034,17 +1079,9 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
     }
     let text = doc.text();
     // Ambiguity counts overlapping occurrences too (`}\n}\n` twice in `}\n}\n}\n`): replacing "the
-    // first" of two overlapping matches is exactly the silent wrong-place edit to refuse.
-    let mut matches: Vec<Range<usize>> = Vec::new();
-    for window in &scope.ranges {
-        let hay = &text[window.clone()];
-        let at = |i: usize| window.start + i..window.start + i + old.len();
-        if r.replace_all {
-            matches.extend(memchr::memmem::find_iter(hay.as_bytes(), old.as_bytes()).map(at));
-        } else {
-            matches.extend(overlapping_matches(hay, &old).map(at));
-        }
-    }
+    // first" of two overlapping matches is exactly the silent wrong-place edit to refuse. A
+    // converted hunk matches whole lines only (see [`whole`]).
+    let matches = whole::find(text, &scope, &old, r);
 
     // A retry: the edit is on record, and what is left of old_string is only inside new_string.
     if recorded && (new.is_empty() || text.contains(new.as_ref())) {
@@ -1088,7 +1125,18 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
         _ => matches,
     };
     match matches.len() {
-        0 => miss(doc, shown, r, &scope, &old, &new, lenient),
+        0 => {
+            let mut note = None;
+            if let Some(step) = whole::fallback(doc, shown, r, &scope, &mut note) {
+                return step;
+            }
+            let mut s = miss(doc, shown, r, &scope, &old, &new, lenient);
+            if let (Some(note), Some(m)) = (note, s.message.as_mut()) {
+                m.push_str(". ");
+                m.push_str(&note);
+            }
+            s
+        }
         1 => {
             let lines = vec![doc.line_range(&matches[0])];
             doc.replace(matches[0].clone(), &new);
@@ -1146,17 +1194,55 @@ fn fill_empty(doc: &mut TextDoc, shown: &str, new: &str, recorded: bool) -> Step
     )
 }
 
-/// Start offsets of every occurrence of `needle`, overlapping ones included. (memchr's SIMD
-/// searcher: a batch searches every file once per edit, and std's `find` was a tenth of the plan.)
-fn overlapping_matches<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
-    let finder = memchr::memmem::Finder::new(needle.as_bytes());
-    let mut from = 0;
-    std::iter::from_fn(move || {
-        let at = from + finder.find(hay.as_bytes().get(from..)?)?;
-        // Next search starts one character later (a char boundary).
-        from = at + hay[at..].chars().next().map_or(1, char::len_utf8);
-        Some(at)
-    })
+/// `--lenient`'s unique relaxed match: the step it leads to (applied, or ambiguous), or
+/// `Err(true)` when the one match found cannot take `new_string` re-indented, `Err(false)` when
+/// there is none.
+fn relaxed_step(
+    doc: &mut TextDoc,
+    shown: &str,
+    r: &Replace,
+    scope: &scope::Scope,
+    old: &str,
+    new: &str,
+) -> Result<Step, bool> {
+    match scope::relaxed(doc, old, new, r, scope) {
+        RelaxedOutcome::Unique(m) => {
+            let kind = match m.kind {
+                CandidateKind::Unicode => MatchKind::Unicode,
+                _ => MatchKind::Whitespace,
+            };
+            let lines = vec![(m.start_line, m.end_line)];
+            doc.replace(m.byte_range, &m.replacement);
+            let mut s = Step::applied(Some(kind), 1, lines);
+            s.message = Some(format!(
+                "applied a {} match (old_string differs from the file in {}); new_string was re-indented to match",
+                if kind == MatchKind::Unicode {
+                    "unicode"
+                } else {
+                    "whitespace"
+                },
+                if kind == MatchKind::Unicode {
+                    "typographic characters or whitespace"
+                } else {
+                    "whitespace only"
+                },
+            ));
+            Ok(s)
+        }
+        RelaxedOutcome::Ambiguous(ranges) => {
+            let mut s = Step::new(EditStatus::Ambiguous);
+            s.lines = ranges;
+            s.message = Some(format!(
+                "old_string is not in {shown}{} exactly, and matches {} places once whitespace is ignored; \
+                 add surrounding lines or use start_line/end_line",
+                scope.inside,
+                s.lines.len()
+            ));
+            Ok(s)
+        }
+        RelaxedOutcome::NotReindentable { .. } => Err(true),
+        RelaxedOutcome::None => Err(false),
+    }
 }
 
 /// No exact match: apply a unique relaxed match under `--lenient`, otherwise explain the miss.
@@ -1171,43 +1257,24 @@ fn miss(
 ) -> Step {
     let mut not_reindentable = false;
     if lenient {
-        match scope::relaxed(doc, old, new, r, scope) {
-            RelaxedOutcome::Unique(m) => {
-                let kind = match m.kind {
-                    CandidateKind::Unicode => MatchKind::Unicode,
-                    _ => MatchKind::Whitespace,
-                };
-                let lines = vec![(m.start_line, m.end_line)];
-                doc.replace(m.byte_range, &m.replacement);
-                let mut s = Step::applied(Some(kind), 1, lines);
-                s.message = Some(format!(
-                    "applied a {} match (old_string differs from the file in {}); new_string was re-indented to match",
-                    if kind == MatchKind::Unicode {
-                        "unicode"
-                    } else {
-                        "whitespace"
-                    },
-                    if kind == MatchKind::Unicode {
-                        "typographic characters or whitespace"
-                    } else {
-                        "whitespace only"
-                    },
-                ));
-                return s;
+        // The readings without optional lines (aider's leading blank line of SEARCH, …) come next.
+        let trimmed = r.fallbacks.iter().filter_map(|f| match f {
+            crate::patch::Fallback::Without { old, new, .. } => {
+                Some((fold_eol(old), fold_eol(new)))
             }
-            RelaxedOutcome::Ambiguous(ranges) => {
-                let mut s = Step::new(EditStatus::Ambiguous);
-                s.lines = ranges;
-                s.message = Some(format!(
-                    "old_string is not in {shown}{} exactly, and matches {} places once whitespace is ignored; \
-                     add surrounding lines or use start_line/end_line",
-                    scope.inside,
-                    s.lines.len()
-                ));
-                return s;
+            _ => None,
+        });
+        let readings = std::iter::once((
+            std::borrow::Cow::Borrowed(old),
+            std::borrow::Cow::Borrowed(new),
+        ))
+        .chain(trimmed);
+        for (old, new) in readings {
+            match relaxed_step(doc, shown, r, scope, &old, &new) {
+                Ok(step) => return step,
+                Err(true) => not_reindentable = true,
+                Err(false) => {}
             }
-            RelaxedOutcome::NotReindentable { .. } => not_reindentable = true,
-            RelaxedOutcome::None => {}
         }
     }
     let candidates = scope::diagnose(doc, old, scope);
@@ -1286,11 +1353,18 @@ fn miss(
         msg.push_str(&note);
     }
     if !new.is_empty() {
-        let spots: Vec<(usize, usize)> = text
-            .match_indices(new)
-            .take(3)
-            .map(|(i, _)| doc.line_range(&(i..i + new.len())))
-            .collect();
+        let spots: Vec<(usize, usize)> = if r.whole_lines {
+            whole::line_matches(text, 0..text.len(), new)
+        } else {
+            text.match_indices(new)
+                .take(3)
+                .map(|(i, _)| i..i + new.len())
+                .collect()
+        }
+        .iter()
+        .take(3)
+        .map(|m| doc.line_range(m))
+        .collect();
         if let Some((a, b)) = spots.first() {
             msg.push_str(&format!(
                 ". Note: new_string already stands at line{} {}: if another tool applied this edit, drop it from the patch",

@@ -169,8 +169,12 @@ pub fn digest(path: &str, op: &Op) -> String {
             field(content);
         }
         Op::Delete => field("delete"),
-        Op::Append { text } => {
-            field("append");
+        Op::Append { text, create } => {
+            field(if *create {
+                "append-or-create"
+            } else {
+                "append"
+            });
             field(text);
         }
         Op::Move { to, replace } => {
@@ -201,6 +205,8 @@ mod tests {
                 window: None,
                 within: None,
                 near: None,
+                whole_lines: false,
+                fallbacks: Vec::new(),
             })
         };
         assert_ne!(digest("a", &r("ab", "c")), digest("a", &r("a", "bc")));
