@@ -117,6 +117,26 @@ pub enum Error {
     )]
     ConcurrentModification { path: String },
 
+    #[error("{path} changed while patchgate was applying: {detail}")]
+    #[diagnostic(
+        code(patchgate::path_changed),
+        help(
+            "a folder on the way (or the file itself) was replaced by a symlink after patchgate \
+             checked the path, and patchgate never writes through one; nothing was written outside \
+             the repository. See what replaced it (`ls -l`), put it back or accept it, then re-run"
+        )
+    )]
+    PathChanged { path: String, detail: String },
+
+    #[error("patchgate's own state in {} is not valid: {field} {problem}", file.display())]
+    #[diagnostic(code(patchgate::invalid_state), help("{help}"))]
+    InvalidState {
+        file: PathBuf,
+        field: String,
+        problem: String,
+        help: String,
+    },
+
     #[error("no {role} identity: git does not know who is committing")]
     #[diagnostic(
         code(patchgate::identity),
@@ -254,6 +274,8 @@ impl Error {
             | Error::BareRepo { .. }
             | Error::Git { .. }
             | Error::ConcurrentModification { .. }
+            | Error::PathChanged { .. }
+            | Error::InvalidState { .. }
             | Error::Identity { .. }
             | Error::RefMoved { .. }
             | Error::RepoState { .. }
@@ -280,6 +302,8 @@ impl Error {
             Error::BareRepo { .. } => "bare_repository",
             Error::Git { .. } => "git",
             Error::ConcurrentModification { .. } => "concurrent_modification",
+            Error::PathChanged { .. } => "concurrent_modification",
+            Error::InvalidState { .. } => "invalid_state",
             Error::Identity { .. } => "no_identity",
             Error::RefMoved { .. } => "ref_moved",
             Error::RepoState { .. } => "operation_in_progress",
@@ -316,6 +340,19 @@ impl Error {
             path: path.into(),
             help,
             source,
+        }
+    }
+
+    /// A failed file operation on `rel` (relative to the working tree's `root`): a symlink met on
+    /// the way is the path having changed since it was checked, anything else an I/O error.
+    pub fn fs(action: &'static str, root: &std::path::Path, rel: &str, e: std::io::Error) -> Self {
+        if crate::fs::is_symlink_error(&e) {
+            Error::PathChanged {
+                path: rel.to_string(),
+                detail: "a symlink is now on its path".into(),
+            }
+        } else {
+            Error::io(action, root.join(rel), e)
         }
     }
 

@@ -1,6 +1,7 @@
 //! patchgate: apply a batch of multi-file edits to a git repository all or nothing.
 //!
-//! The modules follow the pipeline a patch goes through:
+//! The modules follow the pipeline a patch goes through (under them all, [`fs`]: every working-tree
+//! file operation, resolved from the repository root without following symlinks):
 //! - [`patch`]: the patch file format (YAML/JSON) and its typed edits;
 //! - [`plan`]: every edit matched and applied in memory; misses diagnosed;
 //! - [`project`]: what a project is and which tools it uses (shared by the checks and verify);
@@ -17,6 +18,7 @@ pub mod apply;
 pub mod checks;
 pub mod cli;
 pub mod error;
+pub mod fs;
 pub mod mcp;
 pub mod patch;
 pub mod plan;

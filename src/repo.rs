@@ -28,6 +28,7 @@ fn env_path(name: &str, base: &Path) -> Option<PathBuf> {
 
 impl Repo {
     pub fn discover(start: &Path) -> Result<Repo, Error> {
+        crate::txn::durable_git();
         let not_found = |e: git2::Error| match e.code() {
             git2::ErrorCode::NotFound => Error::NotARepo {
                 path: start.to_path_buf(),
@@ -63,11 +64,10 @@ impl Repo {
         {
             git_dirs.push(common);
         }
+        let root = workdir.clone().unwrap_or_else(|| git_dir.clone());
+        let roots = Roots::new(root.clone(), git_dirs).map_err(|e| Error::io("open", &root, e))?;
         Ok(Repo {
-            roots: Roots {
-                root: workdir.clone().unwrap_or_else(|| git_dir.clone()),
-                git_dirs,
-            },
+            roots,
             git,
             git_dir,
             workdir,

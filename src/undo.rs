@@ -61,7 +61,7 @@ pub struct HistoryItem {
 /// The history of this working tree, newest first.
 pub fn list(dir: &Path) -> Result<Vec<HistoryItem>, Error> {
     let repo = Repo::discover(dir)?;
-    let entries = history::load_all(&repo.git_dir);
+    let entries = checked_history(&repo)?;
     let undone = history::undone(&entries);
     Ok(entries
         .iter()
@@ -79,6 +79,16 @@ pub fn list(dir: &Path) -> Result<Vec<HistoryItem>, Error> {
             files: e.files.iter().map(|f| f.path.clone()).collect(),
         })
         .collect())
+}
+
+/// The history, every entry valid: a damaged or forged entry is refused (naming its file and
+/// field), never acted on, and never silently skipped either (it may be the patch to undo).
+fn checked_history(repo: &Repo) -> Result<Vec<Entry>, Error> {
+    let (entries, mut bad) = history::load_checked(&repo.git_dir);
+    match bad.is_empty() {
+        true => Ok(entries),
+        false => Err(bad.swap_remove(0)),
+    }
 }
 
 fn short_ref(r: &str) -> String {
@@ -101,7 +111,7 @@ pub fn undo(opts: &UndoOptions) -> Result<Report, Error> {
             ));
         }
     }
-    let entries = history::load_all(&repo.git_dir);
+    let entries = checked_history(&repo)?;
     let undone = history::undone(&entries);
     let target = pick(&entries, &undone, opts.patch_id.as_deref())?;
     let mut report = Report::empty(Status::Applied, Exit::Success);
@@ -354,7 +364,7 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<S
                 Some(t) => disk_in_tree(repo, t, &f.path)?,
                 None => Disk::Missing,
             },
-            _ => crate::plan::disk_at(&repo.roots.abs(&f.path)),
+            _ => crate::plan::disk_at(repo.roots.fs(), &f.path),
         };
         if !in_tree_ok || !disk_holds(&current, &f.new, mode_changed) {
             changed.push(f.path.clone());

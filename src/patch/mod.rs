@@ -153,6 +153,10 @@ pub struct Edit {
     pub expect_sha256: Option<String>,
     /// The hunk (or block, or chunk) of a converted input format this edit came from.
     pub origin: Option<Hunk>,
+    /// codex's `*** Add File:` and `*** Move to:` replace a regular file that is already there (as
+    /// codex does) instead of failing; the outcome says the file was replaced. Never set by the
+    /// YAML/JSON parser.
+    pub replace_existing: bool,
 }
 
 /// A hunk of a codex, aider or diff patch: its position among the patch's hunks (counted from 1,
@@ -172,6 +176,9 @@ pub enum Op {
     Delete,
     Append {
         text: String,
+        /// A missing file is created with `text` (an aider block with a blank SEARCH) instead of
+        /// being `not_found`.
+        create: bool,
     },
     Move {
         to: String,
@@ -246,6 +253,32 @@ pub struct Replace {
     /// Where a converted hunk expects `old` to be. Never moves a match: it only picks one of
     /// several exact occurrences, or refuses an occurrence that is not at the end of the file.
     pub near: Option<Near>,
+    /// `old` matches whole lines only: it starts at a line start and ends at a line end (or, when
+    /// it ends with a line break, at the end of a file whose last line has none). Set by the
+    /// converters of the line-based formats (codex, aider, diff); a YAML/JSON `old_string` is a
+    /// substring.
+    pub whole_lines: bool,
+    /// What a converted hunk tries, in order, when `old` is not found exactly (see
+    /// [`Fallback`]). Empty for a YAML/JSON edit.
+    pub fallbacks: Vec<Fallback>,
+}
+
+/// The format's own tool's readings of a hunk whose old text is not in the file as it is, kept
+/// where they cannot pick a wrong place: each still needs exact, whole-line, unique matches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fallback {
+    /// The same replacement without lines the format's own tool treats as optional when the
+    /// file lacks them: an aider SEARCH's leading blank line (REPLACE's too, if it has one), a
+    /// codex chunk's trailing blank context lines. `what` names them for the report.
+    Without {
+        old: String,
+        new: String,
+        what: String,
+    },
+    /// `...` elision: SEARCH and REPLACE cut at their `...` lines; each non-empty SEARCH piece
+    /// must be found once, after the previous piece, and is replaced by its REPLACE piece.
+    /// `Err` says why the block's `...` lines cannot be read that way (told on a miss).
+    Pieces(Result<Vec<(String, String)>, String>),
 }
 
 /// A converted hunk's placement hints (see [`crate::plan`]'s tie-break).

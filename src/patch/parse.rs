@@ -481,6 +481,7 @@ fn lower(raw: RawTop, source: PatchSource) -> Result<Patch, Error> {
                     span: sub_span,
                     origin: None,
                     expect_sha256: own_expect.or_else(|| file_expect.clone()),
+                    replace_existing: false,
                 });
             }
             continue;
@@ -497,6 +498,7 @@ fn lower(raw: RawTop, source: PatchSource) -> Result<Patch, Error> {
             span,
             origin: None,
             expect_sha256: file_expect,
+            replace_existing: false,
         });
     }
     Ok(Patch {
@@ -558,7 +560,10 @@ fn lower_single(e: RawEdit) -> Result<Op, String> {
         } else if text.is_empty() {
             Err("`append` with an empty `new_string` changes nothing; drop the edit".into())
         } else {
-            Ok(Op::Append { text })
+            Ok(Op::Append {
+                text,
+                create: false,
+            })
         };
     }
     if delete {
@@ -668,6 +673,8 @@ fn lower_replace(
         window,
         within,
         near: None,
+        whole_lines: false,
+        fallbacks: Vec::new(),
     }))
 }
 

@@ -19,6 +19,7 @@ pub mod paths;
 pub mod record;
 mod scope;
 pub mod suggest;
+mod whole;
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -499,7 +500,9 @@ impl Planner<'_> {
         }
         let step = match op {
             Op::Replace(r) => self.replace(&resolved.real, &resolved.rel, r, recorded),
-            Op::Create { content } => self.create(&resolved.real, content, recorded),
+            Op::Create { content } => {
+                self.create(&resolved.real, content, recorded, edit.replace_existing)
+            }
             Op::Delete => {
                 let key = if resolved.is_link {
                     &resolved.rel
@@ -508,7 +511,13 @@ impl Planner<'_> {
                 };
                 self.delete(key, recorded)
             }
-            Op::Append { text } => self.append(&resolved.real, text, recorded),
+            Op::Append { text, create } => {
+                if *create && matches!(self.slot(&resolved.real).content, Content::Missing) {
+                    self.create(&resolved.real, text, recorded, false)
+                } else {
+                    self.append(&resolved.real, text, recorded)
+                }
+            }
             Op::Move { to, replace } => match self.resolve(to) {
                 Err(why) => {
                     out.invalid = true;
@@ -536,7 +545,15 @@ impl Planner<'_> {
                         out.invalid = true;
                         Step::msg(EditStatus::Error, why)
                     } else {
-                        self.move_to(src, &resolved.rel, &dest.real, replace.as_ref(), recorded)
+                        let over = edit.replace_existing;
+                        self.move_to(
+                            src,
+                            &resolved.rel,
+                            &dest.real,
+                            replace.as_ref(),
+                            recorded,
+                            over,
+                        )
                     }
                 }
             },
@@ -630,7 +647,7 @@ impl Planner<'_> {
     fn slot(&mut self, key: &str) -> &mut Slot {
         if !self.slots.contains_key(key) {
             let (content, disk) = match self.source {
-                Source::WorkTree => read_disk(&self.roots.abs(key)),
+                Source::WorkTree => read_disk(self.roots.fs(), key),
                 Source::Tree { repo, tree } => read_tree(repo, tree, key),
             };
             self.originals.insert(key.to_string(), disk);
@@ -703,7 +720,8 @@ impl Planner<'_> {
         step
     }
 
-    fn create(&mut self, key: &str, content: &str, recorded: bool) -> Step {
+    /// `over`: an existing regular file is replaced (codex's `*** Add File:`), keeping its mode.
+    fn create(&mut self, key: &str, content: &str, recorded: bool, over: bool) -> Step {
         if let Some(conflict) = self.parent_conflict(key) {
             return Step::msg(
                 EditStatus::Error,
@@ -711,6 +729,8 @@ impl Planner<'_> {
             );
         }
         let slot = self.slot(key);
+        let mut mode = crate::txn::NEW_FILE_MODE;
+        let mut replaced = false;
         match &slot.content {
             Content::Missing => {}
             Content::File { bytes, .. } if recorded && bytes.as_slice() == content.as_bytes() => {
@@ -718,6 +738,10 @@ impl Planner<'_> {
                     EditStatus::AlreadyApplied,
                     format!("{key} already has this content"),
                 );
+            }
+            Content::File { mode: m, .. } if over => {
+                mode = *m;
+                replaced = true;
             }
             Content::Dir => {
                 return Step::msg(
@@ -736,12 +760,19 @@ impl Planner<'_> {
         }
         slot.content = Content::File {
             bytes: Arc::new(content.as_bytes().to_vec()),
-            mode: crate::txn::NEW_FILE_MODE,
+            mode,
             doc: None,
             changed: true,
         };
         slot.origin = None;
-        Step::applied(None, 0, Vec::new())
+        let mut step = Step::applied(None, 0, Vec::new());
+        if replaced {
+            step.message = Some(format!(
+                "replaced the existing file {key} with the new content (codex's `*** Add File:` \
+                 overwrites a file that is already there)"
+            ));
+        }
+        step
     }
 
     fn delete(&mut self, key: &str, recorded: bool) -> Step {
@@ -782,6 +813,10 @@ impl Planner<'_> {
             }
         };
         let add = fold_eol(text);
+        if add.is_empty() {
+            // Nothing to add (a blank aider block on an existing file): the file stays as it is.
+            return Step::applied(None, 0, Vec::new());
+        }
         if recorded && doc.text().ends_with(add.as_ref()) {
             return Step::msg(
                 EditStatus::AlreadyApplied,
@@ -803,6 +838,7 @@ impl Planner<'_> {
         dest: &str,
         replace: Option<&Replace>,
         recorded: bool,
+        over: bool,
     ) -> Step {
         if src == dest {
             return Step::msg(
@@ -830,8 +866,11 @@ impl Planner<'_> {
                 format!("cannot move {shown}: it does not exist"),
             );
         }
+        let mut replaced = false;
         match dest_state {
             Content::Missing => {}
+            // codex's `*** Move to:` onto a file writes over it.
+            Content::File { .. } if over => replaced = true,
             Content::Dir => {
                 return Step::msg(
                     EditStatus::Error,
@@ -866,6 +905,12 @@ impl Planner<'_> {
         let dest_slot = self.slot(dest);
         dest_slot.content = content;
         dest_slot.origin = Some(origin);
+        if replaced {
+            step.message = Some(format!(
+                "moved {shown} onto the existing file {dest}, replacing it (codex's `*** Move to:` \
+                 overwrites a file that is already there)"
+            ));
+        }
         step
     }
 
@@ -1041,40 +1086,58 @@ fn read_tree(repo: &git2::Repository, tree: &git2::Tree, rel: &str) -> (Content,
     }
 }
 
-/// A working-tree path's state as write-back compares it.
-pub fn disk_at(path: &std::path::Path) -> Disk {
-    read_disk(path).1
+/// A working-tree path's state as write-back compares it, read through the open root without
+/// following any symlink on the way (`rel` is a real path: see `paths::Resolved::real`).
+pub fn disk_at(fs: &crate::fs::Root, rel: &str) -> Disk {
+    read_disk(fs, rel).1
 }
 
-fn read_disk(path: &std::path::Path) -> (Content, Disk) {
-    use std::os::unix::fs::PermissionsExt;
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Content::Missing, Disk::Missing),
-        // A parent that is a file gives NotADirectory: nothing can be there.
-        Err(e) if e.raw_os_error() == Some(20) => (Content::Missing, Disk::Missing),
-        Err(e) => (Content::Other(format!("cannot be read: {e}")), Disk::Other),
-        Ok(md) if md.is_dir() => (Content::Dir, Disk::Dir),
-        Ok(md) if md.file_type().is_symlink() => match std::fs::read_link(path) {
+fn read_disk(fs: &crate::fs::Root, rel: &str) -> (Content, Disk) {
+    use crate::fs::Kind;
+    let unreadable = |e: std::io::Error| {
+        let why = if crate::fs::is_symlink_error(&e) {
+            "changed while patchgate was reading it: a symlink is now on its path".to_string()
+        } else {
+            format!("cannot be read: {e}")
+        };
+        (Content::Other(why), Disk::Other)
+    };
+    let (dir, name) = match fs.parent_of(rel) {
+        Ok(x) => x,
+        // A parent that is missing or is a file: nothing can be there.
+        Err(e) if crate::fs::gone(&e) => return (Content::Missing, Disk::Missing),
+        Err(e) => return unreadable(e),
+    };
+    let md = match dir.lstat(name) {
+        Ok(None) => return (Content::Missing, Disk::Missing),
+        Ok(Some(md)) => md,
+        Err(e) => return unreadable(e),
+    };
+    match md.kind {
+        Kind::Dir => (Content::Dir, Disk::Dir),
+        Kind::Symlink => match dir.read_link(name) {
             Ok(t) => (Content::Link(t.clone()), Disk::Symlink { target: t }),
-            Err(e) => (Content::Other(format!("cannot be read: {e}")), Disk::Other),
+            Err(e) => unreadable(e),
         },
-        Ok(md) if md.is_file() => match std::fs::read(path) {
+        Kind::File => match dir.read(name) {
             Ok(bytes) => {
                 let bytes = Arc::new(bytes);
-                let mode = md.permissions().mode() & 0o7777;
                 (
                     Content::File {
                         bytes: Arc::clone(&bytes),
-                        mode,
+                        mode: md.mode,
                         doc: None,
                         changed: false,
                     },
-                    Disk::File { bytes, mode },
+                    Disk::File {
+                        bytes,
+                        mode: md.mode,
+                    },
                 )
             }
-            Err(e) => (Content::Other(format!("cannot be read: {e}")), Disk::Other),
+            Err(e) => unreadable(e),
         },
-        Ok(_) => (
+        Kind::Other => (
             Content::Other("is not a regular file (a device, FIFO or socket)".into()),
             Disk::Other,
         ),
@@ -1094,17 +1157,9 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
     }
     let text = doc.text();
     // Ambiguity counts overlapping occurrences too (`}\n}\n` twice in `}\n}\n}\n`): replacing "the
-    // first" of two overlapping matches is exactly the silent wrong-place edit to refuse.
-    let mut matches: Vec<Range<usize>> = Vec::new();
-    for window in &scope.ranges {
-        let hay = &text[window.clone()];
-        let at = |i: usize| window.start + i..window.start + i + old.len();
-        if r.replace_all {
-            matches.extend(memchr::memmem::find_iter(hay.as_bytes(), old.as_bytes()).map(at));
-        } else {
-            matches.extend(overlapping_matches(hay, &old).map(at));
-        }
-    }
+    // first" of two overlapping matches is exactly the silent wrong-place edit to refuse. A
+    // converted hunk matches whole lines only (see [`whole`]).
+    let matches = whole::find(text, &scope, &old, r);
 
     // A retry: the edit is on record, and what is left of old_string is only inside new_string.
     if recorded && (new.is_empty() || text.contains(new.as_ref())) {
@@ -1150,7 +1205,18 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
         _ => matches,
     };
     match matches.len() {
-        0 => miss(doc, shown, r, &scope, &old, &new, lenient),
+        0 => {
+            let mut note = None;
+            if let Some(step) = whole::fallback(doc, shown, r, &scope, &mut note) {
+                return step;
+            }
+            let mut s = miss(doc, shown, r, &scope, &old, &new, lenient);
+            if let (Some(note), Some(m)) = (note, s.message.as_mut()) {
+                m.push_str(". ");
+                m.push_str(&note);
+            }
+            s
+        }
         1 => {
             let lines = vec![doc.line_range(&matches[0])];
             doc.replace(matches[0].clone(), &new);
@@ -1210,17 +1276,55 @@ fn fill_empty(doc: &mut TextDoc, shown: &str, new: &str, recorded: bool) -> Step
     )
 }
 
-/// Start offsets of every occurrence of `needle`, overlapping ones included. (memchr's SIMD
-/// searcher: a batch searches every file once per edit, and std's `find` was a tenth of the plan.)
-fn overlapping_matches<'a>(hay: &'a str, needle: &'a str) -> impl Iterator<Item = usize> + 'a {
-    let finder = memchr::memmem::Finder::new(needle.as_bytes());
-    let mut from = 0;
-    std::iter::from_fn(move || {
-        let at = from + finder.find(hay.as_bytes().get(from..)?)?;
-        // Next search starts one character later (a char boundary).
-        from = at + hay[at..].chars().next().map_or(1, char::len_utf8);
-        Some(at)
-    })
+/// `--lenient`'s unique relaxed match: the step it leads to (applied, or ambiguous), or
+/// `Err(true)` when the one match found cannot take `new_string` re-indented, `Err(false)` when
+/// there is none.
+fn relaxed_step(
+    doc: &mut TextDoc,
+    shown: &str,
+    r: &Replace,
+    scope: &scope::Scope,
+    old: &str,
+    new: &str,
+) -> Result<Step, bool> {
+    match scope::relaxed(doc, old, new, r, scope) {
+        RelaxedOutcome::Unique(m) => {
+            let kind = match m.kind {
+                CandidateKind::Unicode => MatchKind::Unicode,
+                _ => MatchKind::Whitespace,
+            };
+            let lines = vec![(m.start_line, m.end_line)];
+            doc.replace(m.byte_range, &m.replacement);
+            let mut s = Step::applied(Some(kind), 1, lines);
+            s.message = Some(format!(
+                "applied a {} match (old_string differs from the file in {}); new_string was re-indented to match",
+                if kind == MatchKind::Unicode {
+                    "unicode"
+                } else {
+                    "whitespace"
+                },
+                if kind == MatchKind::Unicode {
+                    "typographic characters or whitespace"
+                } else {
+                    "whitespace only"
+                },
+            ));
+            Ok(s)
+        }
+        RelaxedOutcome::Ambiguous(ranges) => {
+            let mut s = Step::new(EditStatus::Ambiguous);
+            s.lines = ranges;
+            s.message = Some(format!(
+                "old_string is not in {shown}{} exactly, and matches {} places once whitespace is ignored; \
+                 add surrounding lines or use start_line/end_line",
+                scope.inside,
+                s.lines.len()
+            ));
+            Ok(s)
+        }
+        RelaxedOutcome::NotReindentable { .. } => Err(true),
+        RelaxedOutcome::None => Err(false),
+    }
 }
 
 /// No exact match: apply a unique relaxed match under `--lenient`, otherwise explain the miss.
@@ -1235,43 +1339,24 @@ fn miss(
 ) -> Step {
     let mut not_reindentable = false;
     if lenient {
-        match scope::relaxed(doc, old, new, r, scope) {
-            RelaxedOutcome::Unique(m) => {
-                let kind = match m.kind {
-                    CandidateKind::Unicode => MatchKind::Unicode,
-                    _ => MatchKind::Whitespace,
-                };
-                let lines = vec![(m.start_line, m.end_line)];
-                doc.replace(m.byte_range, &m.replacement);
-                let mut s = Step::applied(Some(kind), 1, lines);
-                s.message = Some(format!(
-                    "applied a {} match (old_string differs from the file in {}); new_string was re-indented to match",
-                    if kind == MatchKind::Unicode {
-                        "unicode"
-                    } else {
-                        "whitespace"
-                    },
-                    if kind == MatchKind::Unicode {
-                        "typographic characters or whitespace"
-                    } else {
-                        "whitespace only"
-                    },
-                ));
-                return s;
+        // The readings without optional lines (aider's leading blank line of SEARCH, …) come next.
+        let trimmed = r.fallbacks.iter().filter_map(|f| match f {
+            crate::patch::Fallback::Without { old, new, .. } => {
+                Some((fold_eol(old), fold_eol(new)))
             }
-            RelaxedOutcome::Ambiguous(ranges) => {
-                let mut s = Step::new(EditStatus::Ambiguous);
-                s.lines = ranges;
-                s.message = Some(format!(
-                    "old_string is not in {shown}{} exactly, and matches {} places once whitespace is ignored; \
-                     add surrounding lines or use start_line/end_line",
-                    scope.inside,
-                    s.lines.len()
-                ));
-                return s;
+            _ => None,
+        });
+        let readings = std::iter::once((
+            std::borrow::Cow::Borrowed(old),
+            std::borrow::Cow::Borrowed(new),
+        ))
+        .chain(trimmed);
+        for (old, new) in readings {
+            match relaxed_step(doc, shown, r, scope, &old, &new) {
+                Ok(step) => return step,
+                Err(true) => not_reindentable = true,
+                Err(false) => {}
             }
-            RelaxedOutcome::NotReindentable { .. } => not_reindentable = true,
-            RelaxedOutcome::None => {}
         }
     }
     let candidates = scope::diagnose(doc, old, scope);
@@ -1350,11 +1435,18 @@ fn miss(
         msg.push_str(&note);
     }
     if !new.is_empty() {
-        let spots: Vec<(usize, usize)> = text
-            .match_indices(new)
-            .take(3)
-            .map(|(i, _)| doc.line_range(&(i..i + new.len())))
-            .collect();
+        let spots: Vec<(usize, usize)> = if r.whole_lines {
+            whole::line_matches(text, 0..text.len(), new)
+        } else {
+            text.match_indices(new)
+                .take(3)
+                .map(|(i, _)| i..i + new.len())
+                .collect()
+        }
+        .iter()
+        .take(3)
+        .map(|m| doc.line_range(m))
+        .collect();
         if let Some((a, b)) = spots.first() {
             msg.push_str(&format!(
                 ". Note: new_string already stands at line{} {}: if another tool applied this edit, drop it from the patch",

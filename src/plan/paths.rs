@@ -5,6 +5,11 @@
 //! repository's own data, where an edit could plant a hook), is invalid input. The check is lexical
 //! first and then follows every symlink that exists on the way, because a lexically clean
 //! `src/link/x` may still land in `/etc` through `src/link`.
+//!
+//! The result names the file by its real path (`Resolved::real`, every in-repository symlink on
+//! the way followed), and that is the path every later read and write uses, through [`crate::fs`]:
+//! it walks from the root without following any symlink, so a symlink that appears on the real
+//! path after this check (a folder swapped between planning and writing) is refused at the write.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -23,14 +28,33 @@ pub struct Resolved {
     pub through_link: bool,
 }
 
-/// The repository root and git directory, canonical, for containment checks.
+/// The repository root and git directory, canonical, for containment checks; and the root open,
+/// for every read and write of a resolved path ([`crate::fs`]).
 #[derive(Debug, Clone)]
 pub struct Roots {
     pub root: PathBuf,
     pub git_dirs: Vec<PathBuf>,
+    tree: std::sync::Arc<crate::fs::Root>,
 }
 
 impl Roots {
+    /// Opens `root` (canonical) once; `git_dirs` are the git directories paths must stay out of.
+    pub fn new(root: PathBuf, git_dirs: Vec<PathBuf>) -> std::io::Result<Roots> {
+        let tree = std::sync::Arc::new(crate::fs::Root::open(&root)?);
+        Ok(Roots {
+            root,
+            git_dirs,
+            tree,
+        })
+    }
+
+    /// The open root: a resolved path (`Resolved::real`, or a journal's or history's path once
+    /// validated) is read and written through it, never through [`Roots::abs`], so that a symlink
+    /// appearing on the path after it was checked is refused, not followed.
+    pub fn fs(&self) -> &crate::fs::Root {
+        &self.tree
+    }
+
     pub fn abs(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
     }
@@ -214,10 +238,7 @@ mod tests {
         let root = std::fs::canonicalize(dir.path()).expect("canon");
         std::fs::create_dir_all(root.join(".git")).expect("git dir");
         std::fs::create_dir_all(root.join("src")).expect("src");
-        let r = Roots {
-            git_dirs: vec![root.join(".git")],
-            root,
-        };
+        let r = Roots::new(root.clone(), vec![root.join(".git")]).expect("open root");
         (dir, r)
     }
 

@@ -46,7 +46,12 @@ impl Record {
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let mut seen = HashSet::new();
         let mut patches: HashMap<String, Vec<PatchState>> = HashMap::new();
-        for line in text.lines() {
+        // A line that is not one patchgate writes is ignored, never acted on (its paths would
+        // be read by the planner).
+        for line in text
+            .lines()
+            .filter(|l| crate::txn::validate::record_line(l).is_ok())
+        {
             if line.starts_with('{') {
                 if let Ok(p) = serde_json::from_str::<PatchLine>(line) {
                     patches.entry(p.patch).or_default().push(p.files);
@@ -164,8 +169,12 @@ pub fn digest(path: &str, op: &Op) -> String {
             field(content);
         }
         Op::Delete => field("delete"),
-        Op::Append { text } => {
-            field("append");
+        Op::Append { text, create } => {
+            field(if *create {
+                "append-or-create"
+            } else {
+                "append"
+            });
             field(text);
         }
         Op::Move { to, replace } => {
@@ -219,6 +228,8 @@ mod tests {
                 window: None,
                 within: None,
                 near: None,
+                whole_lines: false,
+                fallbacks: Vec::new(),
             })
         };
         assert_ne!(digest("a", &r("ab", "c")), digest("a", &r("a", "bc")));
@@ -229,10 +240,16 @@ mod tests {
     #[test]
     fn append_and_reload() {
         let dir = tempfile::tempdir().expect("tempdir");
+        let (abc, def) = ("abc".repeat(21) + "a", "def".repeat(21) + "d");
         let mut rec = Record::load(dir.path());
-        assert!(!rec.contains("abc"));
-        rec.append(&["abc".into(), "def".into()]).expect("append");
+        assert!(!rec.contains(&abc));
+        rec.append(&[abc.clone(), def.clone(), "../forged".into()])
+            .expect("append");
         let rec = Record::load(dir.path());
-        assert!(rec.contains("abc") && rec.contains("def"));
+        assert!(rec.contains(&abc) && rec.contains(&def));
+        assert!(
+            !rec.contains("../forged"),
+            "a line patchgate never writes is ignored"
+        );
     }
 }

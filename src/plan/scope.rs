@@ -246,7 +246,12 @@ pub(super) fn relaxed(
     let text = doc.text();
     if !scope.symbol {
         let line_window = r.window.map(|w| (w.start, w.end.unwrap_or(usize::MAX)));
-        return suggest::relaxed_match(text, old, new, line_window);
+        return keep_line_break(
+            text,
+            new,
+            r,
+            suggest::relaxed_match(text, old, new, line_window),
+        );
     }
     let mut found: Vec<RelaxedOutcome> = Vec::new();
     let mut spots: Vec<(usize, usize)> = Vec::new();
@@ -269,11 +274,30 @@ pub(super) fn relaxed(
     }
     match spots.len() {
         0 => RelaxedOutcome::None,
-        1 => found.pop().unwrap_or(RelaxedOutcome::None),
+        1 => keep_line_break(text, new, r, found.pop().unwrap_or(RelaxedOutcome::None)),
         _ => {
             spots.sort_unstable();
             RelaxedOutcome::Ambiguous(spots)
         }
+    }
+}
+
+/// A converted hunk's relaxed match on the file's unterminated last line writes the hunk's new
+/// text with its final line break, as its exact match does (see [`super::whole`]); a YAML edit's
+/// keeps the file without one.
+fn keep_line_break(text: &str, new: &str, r: &Replace, out: RelaxedOutcome) -> RelaxedOutcome {
+    match out {
+        RelaxedOutcome::Unique(mut m)
+            if r.whole_lines
+                && m.byte_range.end == text.len()
+                && !text.ends_with('\n')
+                && new.ends_with('\n')
+                && !m.replacement.ends_with('\n') =>
+        {
+            m.replacement.push('\n');
+            RelaxedOutcome::Unique(m)
+        }
+        other => other,
     }
 }
 

@@ -15,6 +15,8 @@ fn edit(old: &str, new: &str, within: &str) -> Replace {
         window: None,
         within: Some(within.into()),
         near: None,
+        whole_lines: false,
+        fallbacks: Vec::new(),
     }
 }
 

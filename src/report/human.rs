@@ -220,6 +220,19 @@ pub fn render_human(r: &Report, color: bool) -> String {
                 super::ModeReport::note(f.mode.as_ref(), "->")
             );
         }
+        // How an edit applied, where it is worth saying: a relaxed match, a reading of the hunk
+        // other than as written, a file replaced by codex's Add File or Move.
+        for e in r.edits.iter().filter(|e| e.status == EditStatus::Applied) {
+            if let Some(m) = &e.message {
+                let _ = writeln!(
+                    out,
+                    "  note: edit {} ({}{}): {m}",
+                    e.index,
+                    e.file_path,
+                    hunk_note(e)
+                );
+            }
+        }
         if r.status == Status::DryRun {
             for f in &r.files {
                 out.push('\n');

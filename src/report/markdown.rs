@@ -150,6 +150,22 @@ pub fn render_markdown(r: &Report) -> String {
             e.message.as_deref().unwrap_or("")
         );
     }
+    // An exact match worth a word: a hunk read as its format's own tool reads it, or a file that
+    // codex's Add File or Move replaced.
+    let written = matches!(
+        r.status,
+        Status::Applied | Status::Committed | Status::DryRun
+    );
+    for e in r.edits.iter().filter(|e| {
+        written
+            && e.status == EditStatus::Applied
+            && e.match_kind
+                .is_none_or(|m| m == crate::plan::MatchKind::Exact)
+    }) {
+        if let Some(m) = &e.message {
+            let _ = writeln!(out, "- edit {} `{}`: {m}", e.index, e.file_path);
+        }
+    }
     if matches!(
         r.status,
         Status::Applied | Status::Committed | Status::DryRun

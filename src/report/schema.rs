@@ -213,6 +213,7 @@ pub const ERROR_KINDS: &[&str] = &[
     "bare_repository",
     "git",
     "concurrent_modification",
+    "invalid_state",
     "no_identity",
     "ref_moved",
     "operation_in_progress",

@@ -241,6 +241,7 @@ fn run_update_index(
     // Another git process may hold index.lock for a moment; wait a little before giving up.
     for attempt in 0..20 {
         let out = Cmd::new("git", workdir)
+            .args(super::git_fsync_args())
             .arg(format!("--git-dir={}", git_dir.display()))
             .arg(format!("--work-tree={}", workdir.display()))
             .arg("update-index")
@@ -255,6 +256,10 @@ fn run_update_index(
                 help: "install git (the command-line tool) and make sure it is on PATH".into(),
             })?;
         if out.success() {
+            // git syncs the new index before renaming it into place, not the folder after.
+            if super::fsync_enabled() {
+                let _ = crate::fs::sync_dir_path(git_dir);
+            }
             return Ok(());
         }
         last = out.stderr_str();

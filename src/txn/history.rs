@@ -14,6 +14,8 @@
 //! - The history is bounded: beyond [`KEEP`] entries the oldest are dropped with their pins.
 //! - Entries are never edited: whether a patch has been undone is derived from the later entries
 //!   that undo it ([`undone`]).
+//! - An entry is checked field by field before it is used ([`super::validate::entry`]); one that
+//!   fails is reported by `undo` and never acted on (not even pruned).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -173,21 +175,46 @@ fn pin_commit(repo: &Repository, files: &[FileEntry], id: &str) -> Result<Oid, E
     .map_err(Error::git)
 }
 
-/// Every readable entry, oldest first. Unreadable files are skipped: the history only ever
-/// enables an undo, and a damaged entry must not block the others.
+/// Every valid entry, oldest first (what pruning may act on: a damaged or forged entry is never
+/// acted on, and stays for [`load_checked`] to report).
 pub fn load_all(git_dir: &Path) -> Vec<Entry> {
+    load_checked(git_dir).0
+}
+
+/// Every entry, oldest first, and an error for each file that is not a valid entry (unreadable,
+/// not an entry, or a field that fails [`super::validate::entry`]).
+pub fn load_checked(git_dir: &Path) -> (Vec<Entry>, Vec<Error>) {
     let Ok(rd) = std::fs::read_dir(dir(git_dir)) else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
-    let mut out: Vec<Entry> = rd
+    let mut paths: Vec<PathBuf> = rd
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .filter_map(|p| std::fs::read(&p).ok())
-        .filter_map(|b| serde_json::from_slice::<Entry>(&b).ok())
         .collect();
+    paths.sort();
+    let mut out = Vec::new();
+    let mut bad = Vec::new();
+    for p in paths {
+        let parsed = std::fs::read(&p)
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice::<Entry>(&b).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(e) => match super::validate::entry(&e, &p, git_dir) {
+                Ok(()) => out.push(e),
+                Err(err) => bad.push(err),
+            },
+            Err(why) => bad.push(super::validate::error(
+                &p,
+                super::validate::Bad {
+                    field: "(the file)".into(),
+                    problem: format!("is not a history entry: {why}"),
+                },
+            )),
+        }
+    }
     out.sort_by_key(|e| id_order(&e.patch_id));
-    out
+    (out, bad)
 }
 
 /// Ids are `<secs>-<micros>-<pid>`: ordered by time, numerically.
@@ -221,9 +248,7 @@ pub fn prune(repo: &Repository, git_dir: &Path, keep: usize) {
     let drop = entries.len().saturating_sub(keep);
     for e in &entries[..drop] {
         let _ = std::fs::remove_file(entry_path(git_dir, &e.patch_id));
-        if let Ok(mut r) = repo.find_reference(&e.pin) {
-            let _ = r.delete();
-        }
+        let _ = super::stage::unpin(repo, &e.pin);
     }
     let prefix = ref_prefix(git_dir);
     let Ok(refs) = repo.references_glob(&format!("{prefix}/*")) else {
@@ -235,10 +260,8 @@ pub fn prune(repo: &Repository, git_dir: &Path, keep: usize) {
         .collect();
     for name in names {
         let id = name.rsplit('/').next().unwrap_or("");
-        if !entry_path(git_dir, id).exists()
-            && let Ok(mut r) = repo.find_reference(&name)
-        {
-            let _ = r.delete();
+        if !entry_path(git_dir, id).exists() {
+            let _ = super::stage::unpin(repo, &name);
         }
     }
 }

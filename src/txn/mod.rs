@@ -10,7 +10,8 @@
 //!    rolled back on any failure);
 //! 5. [`commit`]: the ref moved by compare-and-swap (the point of no return), then the index;
 //! 6. [`recover`]: what a crash left, finished or undone, by the facts (the ref, the journal);
-//! 7. [`history`]: what each completed transaction wrote, kept (bounded) for `patchgate undo`.
+//! 7. [`history`]: what each completed transaction wrote, kept (bounded) for `patchgate undo`;
+//! 8. [`validate`]: the journal and history, checked like user input before they are acted on.
 //!
 //! [`run`] drives steps 2–5 and 7 for a set of path changes, whoever computed them (`apply` from a
 //! patch, `undo` from a history entry).
@@ -19,6 +20,7 @@
 //! tests use the CLI as an independent witness of everything else.
 
 pub mod commit;
+mod durable;
 pub mod fault;
 pub mod history;
 pub mod journal;
@@ -27,9 +29,11 @@ pub mod objects;
 pub mod recover;
 pub mod run;
 pub mod stage;
+pub mod validate;
 mod writeback;
 
+pub use durable::{durable_git, git_fsync_args};
 pub use writeback::{
-    Hooks, NEW_FILE_MODE, atomic_symlink, atomic_write, default_file_mode, fsync_enabled,
+    Hooks, NEW_FILE_MODE, atomic_write, default_file_mode, fsync_enabled,
     missing_parents, remove_emptied_dirs, temp_path_for, write_back,
 };

@@ -10,14 +10,21 @@
 //! A file is only ever moved between the transaction's two states: if it holds the state we are
 //! going to, it is left; if it holds the other one, it is rewritten; if it holds neither (the
 //! user edited it after the crash), it is left alone and reported. Then the transaction's temp
-//! files, the directories it created (if empty) and its pin ref are removed, and the journal last.
+//! files (any process's: a `recover` killed while restoring leaves its own), the directories it
+//! created (if empty) and its pin ref are removed, and the journal last.
+//!
+//! A journal is checked field by field before anything acts on it ([`super::validate`]): a forged
+//! or corrupt one is refused and left where it is. Every file is reached from the working tree's
+//! root without following symlinks ([`crate::fs`]).
 
 use std::path::Path;
 
 use git2::{Oid, Repository};
 
+use super::fault;
 use super::journal::{Journal, Mode, Phase, State};
 use crate::error::Error;
+use crate::fs::{Kind, Root};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -93,6 +100,7 @@ pub fn lock_for_switch(
 pub fn recover_all(repo: &Repository, git_dir: &Path) -> Result<Vec<Recovered>, Error> {
     // First, so that rolling forward can write the history pin a killed run was writing.
     remove_pin_locks(repo, git_dir);
+    let workdir = canonical_workdir(repo);
     let mut done = Vec::new();
     for (path, journal) in Journal::load_all(git_dir) {
         let journal = journal.map_err(|e| Error::Recover {
@@ -103,18 +111,26 @@ pub fn recover_all(repo: &Repository, git_dir: &Path) -> Result<Vec<Recovered>, 
                 path.display()
             ),
         })?;
+        super::validate::journal(&journal, &path, git_dir, workdir.as_deref())?;
         done.push(recover_one(repo, git_dir, &journal)?);
     }
     cleanup_orphans(repo, git_dir);
     Ok(done)
 }
 
+/// This repository's working tree, canonical (as journals record it); `None` when bare.
+fn canonical_workdir(repo: &Repository) -> Option<std::path::PathBuf> {
+    repo.workdir().and_then(|w| std::fs::canonicalize(w).ok())
+}
+
 fn direction(repo: &Repository, j: &Journal) -> Direction {
     match (j.mode, j.phase) {
-        (_, Phase::Committed) => Direction::RolledForward,
         (_, Phase::Staged) | (_, Phase::RollingBack) => Direction::RolledBack,
-        (Mode::Worktree, Phase::Switching) => Direction::RolledForward,
-        (Mode::Commit | Mode::Branch, Phase::Switching) => {
+        (Mode::Worktree, Phase::Switching | Phase::Committed) => Direction::RolledForward,
+        // `committed` is the journal's word; the ref is the fact. A power loss can lose a ref
+        // update the journal already recorded (it was not durable yet): then nothing was
+        // published, and the files go back.
+        (Mode::Commit | Mode::Branch, Phase::Switching | Phase::Committed) => {
             // Published if the ref reaches our commit: it may have moved on since (someone
             // committed on top after the crash), and that must not undo ours.
             let current = j
@@ -170,9 +186,15 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
     remove_our_ref_lock(repo, j);
     remove_pin_locks(repo, git_dir);
     let dir = direction(repo, j);
-    let (restored, left_alone) = match &j.workdir {
-        Some(workdir) if j.mode != Mode::Branch => move_files(repo, workdir, j, dir)?,
-        _ => (Vec::new(), Vec::new()),
+    let tree = match &j.workdir {
+        Some(workdir) if j.mode != Mode::Branch => {
+            Some(Root::open(workdir).map_err(|e| Error::io("open", workdir, e))?)
+        }
+        _ => None,
+    };
+    let (restored, left_alone) = match &tree {
+        Some(fs) => move_files(repo, fs, j, dir)?,
+        None => (Vec::new(), Vec::new()),
     };
     if dir == Direction::RolledForward
         && j.mode == Mode::Commit
@@ -187,10 +209,10 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
         let exec = super::commit::exec_changes(&j.files);
         super::commit::update_index(git_dir, workdir, &paths, &exec)?;
     }
-    if let Some(workdir) = &j.workdir {
-        remove_temps(workdir, j);
+    if let Some(fs) = &tree {
+        remove_temps(fs, j);
         if dir == Direction::RolledBack {
-            remove_new_dirs(workdir, j);
+            remove_new_dirs(fs, j);
         }
     }
     if dir == Direction::RolledForward {
@@ -200,6 +222,7 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
         let _ = crate::plan::record::Record::load(git_dir).append(&j.record);
     }
     super::stage::unpin(repo, &j.pin_ref)?;
+    fault::point("recover-unpinned");
     j.remove(git_dir)
         .map_err(|e| Error::io("remove", j.path(git_dir), e))?;
     Ok(Recovered {
@@ -211,7 +234,6 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
     })
 }
 
-/// Brings each journaled file to the state `dir` asks for.
 /// Puts the working tree back after a failed switch: the old contents, then the temp files and
 /// the directories the switch created. (What `recover` does for a transaction rolled back.)
 pub fn undo(
@@ -219,15 +241,17 @@ pub fn undo(
     workdir: &Path,
     j: &Journal,
 ) -> Result<(Vec<String>, Vec<String>), Error> {
-    let moved = move_files(repo, workdir, j, Direction::RolledBack)?;
-    remove_temps(workdir, j);
-    remove_new_dirs(workdir, j);
+    let fs = Root::open(workdir).map_err(|e| Error::io("open", workdir, e))?;
+    let moved = move_files(repo, &fs, j, Direction::RolledBack)?;
+    remove_temps(&fs, j);
+    remove_new_dirs(&fs, j);
     Ok(moved)
 }
 
+/// Brings each journaled file to the state `dir` asks for.
 pub fn move_files(
     repo: &Repository,
-    workdir: &Path,
+    fs: &Root,
     j: &Journal,
     dir: Direction,
 ) -> Result<(Vec<String>, Vec<String>), Error> {
@@ -238,111 +262,132 @@ pub fn move_files(
             Direction::RolledForward => (&f.new, &f.old),
             Direction::RolledBack => (&f.old, &f.new),
         };
-        let path = workdir.join(&f.path);
-        if holds(repo, &path, want) {
+        let fail = |e| Error::fs("read", fs.path(), &f.path, e);
+        if holds(fs, &f.path, want).map_err(fail)? {
             continue;
         }
-        if !holds(repo, &path, other) {
+        if !holds(fs, &f.path, other).map_err(fail)? {
             left.push(f.path.clone());
             continue;
         }
-        put(repo, &path, want)?;
+        put(repo, fs, &f.path, want)?;
         restored.push(f.path.clone());
+        fault::point("recover-restored");
     }
     Ok((restored, left))
 }
 
-/// Whether `path` holds `state`: by content, and for a file by its executable bit too (a
-/// transaction may change only that), never by its other permission bits.
-fn holds(repo: &Repository, path: &Path, state: &State) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let md = std::fs::symlink_metadata(path);
-    match state {
-        State::Missing => md.is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound),
+/// Whether `rel` holds `state`: by content, and for a file by its executable bit too (a
+/// transaction may change only that), never by its other permission bits. A symlink on the way
+/// is an error: the path changed, and nothing may be written along it.
+fn holds(fs: &Root, rel: &str, state: &State) -> std::io::Result<bool> {
+    let md = match fs.lstat(rel) {
+        Ok(m) => m,
+        Err(e) if crate::fs::is_symlink_error(&e) => return Err(e),
+        Err(_) => return Ok(false),
+    };
+    let blob_of = |b: &[u8]| Oid::hash_object(git2::ObjectType::Blob, b).ok();
+    Ok(match state {
+        State::Missing => md.is_none(),
         State::File { oid, mode } => {
             let executable = *mode != super::NEW_FILE_MODE && mode & 0o111 != 0;
-            md.is_ok_and(|m| m.is_file() && (m.permissions().mode() & 0o111 != 0) == executable)
-                && std::fs::read(path)
+            md.is_some_and(|m| m.kind == Kind::File && (m.mode & 0o111 != 0) == executable)
+                && fs
+                    .read(rel)
                     .ok()
-                    .and_then(|b| Oid::hash_object(git2::ObjectType::Blob, &b).ok())
+                    .and_then(|b| blob_of(&b))
                     .is_some_and(|o| o.to_string() == *oid)
         }
         State::Symlink { oid } => {
-            md.is_ok_and(|m| m.file_type().is_symlink())
-                && std::fs::read_link(path)
+            md.is_some_and(|m| m.kind == Kind::Symlink)
+                && fs
+                    .read_link(rel)
                     .ok()
-                    .and_then(|t| {
-                        Oid::hash_object(git2::ObjectType::Blob, t.as_os_str().as_encoded_bytes())
-                            .ok()
-                    })
+                    .and_then(|t| blob_of(t.as_os_str().as_encoded_bytes()))
                     .is_some_and(|o| o.to_string() == *oid)
         }
-        State::Other => {
-            let _ = repo;
-            true
-        }
-    }
+        State::Other => true,
+    })
 }
 
-fn put(repo: &Repository, path: &Path, state: &State) -> Result<(), Error> {
+fn put(repo: &Repository, fs: &Root, rel: &str, state: &State) -> Result<(), Error> {
     let blob = |oid: &str| -> Result<Vec<u8>, Error> {
         let o = Oid::from_str(oid).map_err(Error::git)?;
         Ok(repo.find_blob(o).map_err(Error::git)?.content().to_vec())
     };
+    let fail = |action, e| Error::fs(action, fs.path(), rel, e);
+    let parents = |fs: &Root| -> Result<(), Error> {
+        if let Some((parent, _)) = rel.rsplit_once('/') {
+            fs.create_dirs(parent)
+                .map_err(|e| fail("create the folder of", e))?;
+        }
+        Ok(())
+    };
     match state {
-        State::Missing => match std::fs::remove_file(path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io("delete", path, e)),
+        State::Missing => match fs.remove_file(rel) {
+            Err(e) if !crate::fs::gone(&e) => Err(fail("delete", e)),
             _ => Ok(()),
         },
         State::File { oid, mode } => {
             let bytes = blob(oid)?;
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
-            }
-            let mode = (*mode != super::NEW_FILE_MODE).then_some(*mode);
-            super::atomic_write(path, &bytes, mode).map_err(|e| Error::io("write", path, e))
+            parents(fs)?;
+            let mode = if *mode == super::NEW_FILE_MODE {
+                super::default_file_mode()
+            } else {
+                *mode
+            };
+            fs.atomic_write_with(rel, &bytes, mode, || fault::point("recover-before-rename"))
+                .map_err(|e| fail("write", e))
         }
         State::Symlink { oid } => {
             use std::os::unix::ffi::OsStrExt;
             let target = blob(oid)?;
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| Error::io("create", parent, e))?;
-            }
-            super::atomic_symlink(path, std::ffi::OsStr::from_bytes(&target))
-                .map_err(|e| Error::io("create a symlink at", path, e))
+            parents(fs)?;
+            let (d, name) = fs
+                .parent_of(rel)
+                .map_err(|e| fail("open the folder of", e))?;
+            let tmp = crate::fs::temp_name(name);
+            d.symlink(Path::new(std::ffi::OsStr::from_bytes(&target)), &tmp)
+                .and_then(|()| d.rename(&tmp, name))
+                .map_err(|e| {
+                    let _ = d.unlink(&tmp);
+                    fail("create a symlink at", e)
+                })
         }
         State::Other => Ok(()),
     }
 }
 
-/// Temp files of this transaction's process next to the files it touched.
-fn remove_temps(workdir: &Path, j: &Journal) {
-    let marker = format!(".patchgate-{}-", j.pid);
-    let mut dirs = std::collections::BTreeSet::new();
+/// Temp files next to the files the transaction touched: the transaction's own, and those of a
+/// `recover` that was itself killed while restoring (any pid: the caller holds the mutex, so no
+/// live patchgate is writing in this working tree).
+fn remove_temps(fs: &Root, j: &Journal) {
+    let mut by_dir: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
     for f in &j.files {
-        if let Some(parent) = workdir.join(&f.path).parent() {
-            dirs.insert(parent.to_path_buf());
-        }
+        let (parent, name) = f.path.rsplit_once('/').unwrap_or(("", f.path.as_str()));
+        by_dir.entry(parent).or_default().push(name);
     }
-    for d in dirs {
-        let Ok(entries) = std::fs::read_dir(&d) else {
+    for (parent, names) in by_dir {
+        let Ok(d) = fs.dir(parent) else {
             continue;
         };
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') && name.contains(&marker) && name.ends_with(".tmp") {
-                let _ = std::fs::remove_file(e.path());
+        let Ok(entries) = d.names() else {
+            continue;
+        };
+        for e in entries {
+            if names.iter().any(|n| crate::fs::is_temp_for(&e, n)) {
+                let _ = d.unlink(&e);
             }
         }
     }
 }
 
-fn remove_new_dirs(workdir: &Path, j: &Journal) {
+fn remove_new_dirs(fs: &Root, j: &Journal) {
     let mut dirs: Vec<&String> = j.new_dirs.iter().collect();
     // Deepest first, so a parent is empty by the time it is tried.
     dirs.sort_by_key(|d| std::cmp::Reverse(d.matches('/').count()));
     for d in dirs {
-        let _ = std::fs::remove_dir(workdir.join(d));
+        let _ = fs.remove_dir(d);
     }
 }
 

@@ -3,8 +3,9 @@
 //! Cost is O(edited files), never O(repository): one blob per changed path (and one for its old
 //! content, so a crash can always be undone; written in parallel by [`super::objects`], only
 //! where missing), then `TreeUpdateBuilder` rewrites only the trees on the paths that changed,
-//! starting from the base commit's tree. Nothing is checked out. The blobs are synced; the few
-//! trees and commits libgit2 writes are not (a power loss may lose them, never a crash).
+//! starting from the base commit's tree. Nothing is checked out. The blobs are synced by
+//! [`super::objects`]; the trees, commits and the pin ref by libgit2 (see `durable`), each with
+//! its folder, before the journal is written.
 //!
 //! No checkout happens here: the checkers that need files on disk get them from patchgate's
 //! worktree of the project (`project::mirror`), materialised only
@@ -248,10 +249,28 @@ pub fn stage(
     })
 }
 
-/// Deletes a transaction's pin ref (missing is fine: it is what we want).
+/// Deletes a pin ref under `refs/patchgate/` (missing is fine: it is what we want), and the
+/// folders of loose refs that this leaves empty, as git does: a run leaves nothing under
+/// `refs/patchgate/` that it did not mean to keep. Any other ref is refused.
 pub fn unpin(repo: &Repository, pin_ref: &str) -> Result<(), Error> {
-    match repo.find_reference(pin_ref) {
-        Ok(mut r) => r.delete().map_err(Error::git),
-        Err(_) => Ok(()),
+    if !pin_ref.starts_with("refs/patchgate/")
+        || super::validate::check_ref_format(pin_ref).is_err()
+    {
+        return Err(Error::Git {
+            message: format!("internal error: `{pin_ref}` is not a patchgate pin"),
+            help: "please report this; no ref was deleted".into(),
+        });
     }
+    if let Ok(mut r) = repo.find_reference(pin_ref) {
+        r.delete().map_err(Error::git)?;
+    }
+    // Deepest first; a folder that still holds a ref (or is being written) is not empty.
+    let mut folder = Path::new(pin_ref).parent();
+    while let Some(f) = folder.filter(|f| f.starts_with("refs/patchgate")) {
+        if std::fs::remove_dir(repo.commondir().join(f)).is_err() {
+            break;
+        }
+        folder = f.parent();
+    }
+    Ok(())
 }

@@ -11,31 +11,31 @@
 //!    writer shrinks to one syscall), then renamed into place or removed;
 //! 5. the directories that changed are fsynced, so the renames themselves are durable.
 //!
+//! Every path goes through [`crate::fs`]: its parent directory is opened from the repository root
+//! without following symlinks, the temp file is made in that open directory, and just before the
+//! rename the path is walked again and must still lead to the same directory. A folder swapped
+//! for a symlink (or for another folder) at any moment is a [`Error::PathChanged`] (exit 4) and the
+//! batch is undone; nothing is ever written through the symlink.
+//!
 //! A failure in step 4 undoes the paths already replaced, from the original bytes held in memory,
 //! and removes every temp file, so the tree is as before and the error says so.
 //!
 //! `PATCHGATE_FSYNC=0` skips steps 3 and 5 (for measuring what durability costs; never the default).
 
-use std::collections::BTreeSet;
-use std::fs::OpenOptions;
-use std::io::Write;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use super::fault;
 
 use crate::error::Error;
+use crate::fs::{Dir, Kind, Root};
 use crate::plan::paths::Roots;
 use crate::plan::{Disk, PathChange};
 
-/// Whether writes are fsynced (the default; `PATCHGATE_FSYNC=0` turns it off).
-pub fn fsync_enabled() -> bool {
-    std::env::var_os("PATCHGATE_FSYNC").is_none_or(|v| v != "0")
-}
+pub use crate::fs::fsync_enabled;
 
 /// The mode a new file gets: 0666 less the process umask, as any editor would create it.
 pub fn default_file_mode() -> u32 {
@@ -51,111 +51,56 @@ pub fn default_file_mode() -> u32 {
     0o666 & !umask
 }
 
-static TEMP_SEQ: AtomicUsize = AtomicUsize::new(0);
-
 /// A temp path next to `path`, hidden, with a name `patchgate recover` can recognise.
 pub fn temp_path_for(path: &Path) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let seq = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
-    path.with_file_name(format!(
-        ".{name}.patchgate-{}-{seq}.tmp",
-        std::process::id()
-    ))
+    path.with_file_name(crate::fs::temp_name(&name))
 }
 
-fn write_temp(
-    path: &Path,
-    bytes: &[u8],
-    mode: u32,
-    owner: Option<(u32, u32)>,
-) -> std::io::Result<PathBuf> {
-    let tmp = temp_path_for(path);
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&tmp)?;
-    let result = (|| {
-        f.write_all(bytes)?;
-        if let Some((uid, gid)) = owner {
-            // Only root can give a file away; for anyone else this is a no-op on their own files.
-            let _ = std::os::unix::fs::fchown(&f, Some(uid), Some(gid));
-        }
-        f.set_permissions(std::fs::Permissions::from_mode(mode))
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    Ok(tmp)
-}
-
-/// Writes a whole file atomically: temp file, (fsync), rename, (fsync of the directory).
+/// Writes a whole file of patchgate's own state (under the git dir) atomically: temp file,
+/// (fsync), rename, (fsync of the directory).
 pub fn atomic_write(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Result<()> {
     let mode = mode.unwrap_or_else(default_file_mode);
-    let tmp = write_temp(path, bytes, mode, None)?;
-    let sync = fsync_enabled();
-    let result = (|| {
-        if sync {
-            std::fs::File::open(&tmp)?.sync_all()?;
+    crate::fs::atomic_write_path(path, bytes, mode)
+}
+
+/// The current state of `name` in `dir`, compared with what the plan expects. A symlink that
+/// appeared on the way is an error, not a mismatch: the caller must stop, not compare.
+fn matches_in(dir: &Dir, name: &str, expected: &Disk) -> std::io::Result<bool> {
+    let Some(md) = dir.lstat(name)? else {
+        return Ok(*expected == Disk::Missing);
+    };
+    Ok(match expected {
+        Disk::Missing | Disk::Dir | Disk::Other => false,
+        Disk::Symlink { target } => {
+            md.kind == Kind::Symlink && dir.read_link(name).is_ok_and(|t| t == *target)
         }
-        std::fs::rename(&tmp, path)?;
-        if sync && let Some(dir) = path.parent() {
-            sync_dir(dir)?;
+        Disk::File { bytes, .. } => {
+            md.kind == Kind::File
+                && md.len == bytes.len() as u64
+                && dir.read(name).is_ok_and(|b| b == **bytes)
         }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    })
 }
 
-/// Makes `path` a symlink to `target` atomically: a temp link in the same directory, renamed
-/// over whatever is there (then the directory synced). The link's own text is never followed.
-pub fn atomic_symlink(path: &Path, target: &std::ffi::OsStr) -> std::io::Result<()> {
-    let tmp = temp_path_for(path);
-    std::os::unix::fs::symlink(target, &tmp)?;
-    let result = std::fs::rename(&tmp, path).and_then(|()| match path.parent() {
-        Some(dir) if fsync_enabled() => sync_dir(dir),
-        _ => Ok(()),
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::File::open(dir)?.sync_all()
-}
-
-/// The current state of a path, compared with what the plan expects.
-fn matches_disk(path: &Path, expected: &Disk) -> bool {
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => *expected == Disk::Missing,
-        Err(_) => false,
-        Ok(md) => match expected {
-            Disk::Missing | Disk::Dir | Disk::Other => false,
-            Disk::Symlink { target } => {
-                md.file_type().is_symlink() && std::fs::read_link(path).is_ok_and(|t| t == *target)
-            }
-            Disk::File { bytes, .. } => {
-                md.is_file()
-                    && md.len() == bytes.len() as u64
-                    && std::fs::read(path).is_ok_and(|b| b == **bytes)
-            }
-        },
+/// The same, by path from the root (a missing parent is a missing path).
+fn matches_disk(fs: &Root, rel: &str, expected: &Disk) -> std::io::Result<bool> {
+    match fs.parent_of(rel) {
+        Ok((d, name)) => matches_in(&d, name, expected),
+        Err(e) if crate::fs::gone(&e) => Ok(*expected == Disk::Missing),
+        Err(e) => Err(e),
     }
 }
 
-/// One prepared replacement.
+/// One prepared replacement: the open parent directory, the name in it, and the temp file.
 struct Staged {
     change_index: usize,
-    temp: Option<PathBuf>,
+    dir: Arc<Dir>,
+    name: String,
+    temp: Option<String>,
 }
 
 /// Callbacks at the two moments a journal must record: just before the first path is replaced
@@ -174,41 +119,73 @@ pub fn missing_parents(roots: &Roots, changes: &[PathChange]) -> Vec<String> {
         }
         let mut p = Path::new(&c.rel).parent();
         while let Some(dir) = p.filter(|d| !d.as_os_str().is_empty()) {
-            if roots.abs(&dir.to_string_lossy()).exists() {
+            let rel = dir.to_string_lossy();
+            if !matches!(roots.fs().lstat(&rel), Ok(None)) {
                 break;
             }
-            out.insert(dir.to_string_lossy().into_owned());
+            out.insert(rel.into_owned());
             p = dir.parent();
         }
     }
     out.into_iter().collect()
 }
 
+/// The parent directories of the batch, each opened once (many files share a folder).
+#[derive(Default)]
+struct Dirs(HashMap<String, Arc<Dir>>);
+
+impl Dirs {
+    fn parent_of<'a>(&mut self, fs: &Root, rel: &'a str) -> std::io::Result<(Arc<Dir>, &'a str)> {
+        let (parent, name) = match rel.rsplit_once('/') {
+            Some((p, n)) => (p, n),
+            None => ("", rel),
+        };
+        if let Some(d) = self.0.get(parent) {
+            return Ok((Arc::clone(d), name));
+        }
+        let d = Arc::new(fs.dir(parent)?);
+        self.0.insert(parent.to_string(), Arc::clone(&d));
+        Ok((d, name))
+    }
+}
+
 /// Applies `changes` to the working tree under `roots`, all or nothing.
 pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result<(), Error> {
+    let fs = roots.fs();
+    let fail =
+        |action: &'static str, rel: &str, e: std::io::Error| Error::fs(action, &roots.root, rel, e);
     fault::point("before-verify");
     // 1. Nothing changed since planning.
     for c in changes {
-        if !matches_disk(&roots.abs(&c.rel), &c.before) {
+        if !matches_disk(fs, &c.rel, &c.before).map_err(|e| fail("read", &c.rel, e))? {
             return Err(Error::ConcurrentModification {
                 path: c.rel.clone(),
             });
         }
     }
+    raise_fd_limit();
 
     // 2. Temp files, with any missing parent directories.
-    let mut created_dirs: Vec<PathBuf> = Vec::new();
+    let mut dirs = Dirs::default();
+    let mut created_dirs: Vec<String> = Vec::new();
     let mut staged: Vec<Staged> = Vec::with_capacity(changes.len());
     let prepared = (|| -> Result<(), Error> {
         for (i, c) in changes.iter().enumerate() {
-            let path = roots.abs(&c.rel);
+            if matches!(c.after, Disk::File { .. } | Disk::Symlink { .. })
+                && let Some((parent, _)) = c.rel.rsplit_once('/')
+            {
+                let made = fs
+                    .create_dirs(parent)
+                    .map_err(|e| fail("create directory", parent, e))?;
+                created_dirs.extend(made);
+            }
+            let (dir, name) = dirs
+                .parent_of(fs, &c.rel)
+                .map_err(|e| fail("open the folder of", &c.rel, e))?;
             let temp = match &c.after {
                 Disk::File { bytes, mode } => {
-                    create_parents(&path, &roots.root, &mut created_dirs)?;
                     let owner = match &c.before {
-                        Disk::File { .. } => {
-                            std::fs::metadata(&path).ok().map(|m| (m.uid(), m.gid()))
-                        }
+                        Disk::File { .. } => dir.lstat(name).ok().flatten().map(|m| (m.uid, m.gid)),
                         _ => None,
                     };
                     let mode = if *mode == NEW_FILE_MODE {
@@ -216,30 +193,30 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
                     } else {
                         *mode
                     };
-                    Some(
-                        write_temp(&path, bytes, mode, owner)
-                            .map_err(|e| Error::io("write a temp file for", &path, e))?,
-                    )
-                }
-                Disk::Symlink { target } => {
-                    create_parents(&path, &roots.root, &mut created_dirs)?;
-                    let tmp = temp_path_for(&path);
-                    std::os::unix::fs::symlink(target, &tmp)
-                        .map_err(|e| Error::io("create a symlink at", &path, e))?;
+                    let tmp = crate::fs::temp_name(name);
+                    dir.write_new(&tmp, bytes, mode, owner)
+                        .map_err(|e| fail("write a temp file for", &c.rel, e))?;
                     Some(tmp)
                 }
-                Disk::Missing => None,
-                Disk::Dir | Disk::Other => None,
+                Disk::Symlink { target } => {
+                    let tmp = crate::fs::temp_name(name);
+                    dir.symlink(target, &tmp)
+                        .map_err(|e| fail("create a symlink at", &c.rel, e))?;
+                    Some(tmp)
+                }
+                Disk::Missing | Disk::Dir | Disk::Other => None,
             };
             staged.push(Staged {
                 change_index: i,
+                dir,
+                name: name.to_string(),
                 temp,
             });
         }
         Ok(())
     })();
     if let Err(e) = prepared {
-        cleanup(&staged, &created_dirs);
+        cleanup(fs, &staged, &created_dirs);
         return Err(e);
     }
 
@@ -248,45 +225,44 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
     if sync {
         let synced: Result<(), Error> = staged
             .par_iter()
-            .filter_map(|s| s.temp.as_ref())
-            .filter(|t| !std::fs::symlink_metadata(t).is_ok_and(|m| m.file_type().is_symlink()))
-            .try_for_each(|t| {
-                std::fs::File::open(t)
-                    .and_then(|f| f.sync_all())
-                    .map_err(|e| Error::io("fsync", t, e))
+            .filter(|s| matches!(changes[s.change_index].after, Disk::File { .. }))
+            .filter_map(|s| s.temp.as_ref().map(|t| (s, t)))
+            .try_for_each(|(s, t)| {
+                s.dir
+                    .sync_file(t)
+                    .map_err(|e| fail("fsync", &s.dir.rel_of(t), e))
             });
         if let Err(e) = synced {
-            cleanup(&staged, &created_dirs);
+            cleanup(fs, &staged, &created_dirs);
             return Err(e);
         }
     }
 
     fault::point("before-switch");
     if let Err(e) = (hooks.before_switch)() {
-        cleanup(&staged, &created_dirs);
+        cleanup(fs, &staged, &created_dirs);
         return Err(e);
     }
-    // 4. The switch, each path verified just before it is replaced.
+    // 4. The switch, each path verified just before it is replaced: its folder is still the one
+    // the temp file is in, reached without a symlink, and the file still holds what was planned.
     let mut done: Vec<usize> = Vec::new();
-    for s in &staged {
+    for (k, s) in staged.iter().enumerate() {
         let c = &changes[s.change_index];
-        let path = roots.abs(&c.rel);
-        let result = if !matches_disk(&path, &c.before) {
-            Err(Error::ConcurrentModification {
+        let result = match switch_one(fs, s, c) {
+            Ok(Step::Done) => Ok(()),
+            Ok(Step::Moved) => Err(Error::PathChanged {
                 path: c.rel.clone(),
-            })
-        } else {
-            match &s.temp {
-                Some(tmp) => {
-                    std::fs::rename(tmp, &path).map_err(|e| Error::io("replace", &path, e))
-                }
-                None => std::fs::remove_file(&path).map_err(|e| Error::io("delete", &path, e)),
-            }
+                detail: "its folder was moved or replaced".into(),
+            }),
+            Ok(Step::Changed) => Err(Error::ConcurrentModification {
+                path: c.rel.clone(),
+            }),
+            Err(e) => Err(fail("replace", &c.rel, e)),
         };
         if let Err(e) = result {
             (hooks.before_rollback)();
-            let undo = rollback(roots, changes, &done);
-            cleanup(&staged, &created_dirs);
+            let undo = rollback(&staged, changes, &done);
+            cleanup(fs, &staged[k..], &created_dirs);
             return Err(match undo {
                 Ok(left) if left.is_empty() => e,
                 Ok(left) => Error::UndoneExcept {
@@ -296,83 +272,115 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
                 Err(u) => u,
             });
         }
-        done.push(s.change_index);
+        done.push(k);
         fault::point("after-switch");
     }
 
-    // 5. Durable renames.
+    // 5. Durable renames: each folder that changed, and the parents of the folders created.
     if sync {
-        let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
-        for c in changes {
-            if let Some(d) = roots.abs(&c.rel).parent() {
-                dirs.insert(d.to_path_buf());
-            }
+        for d in dirs.0.values() {
+            // The content is in place; a failed directory sync only weakens durability.
+            let _ = d.sync();
         }
         for d in &created_dirs {
-            if let Some(p) = d.parent() {
-                dirs.insert(p.to_path_buf());
-            }
-        }
-        for d in dirs {
-            // The content is in place; a failed directory sync only weakens durability.
-            let _ = sync_dir(&d);
+            let parent = d.rsplit_once('/').map_or("", |(p, _)| p);
+            let _ = fs.sync_dir(parent);
         }
     }
     Ok(())
+}
+
+/// How one path of the switch went.
+enum Step {
+    Done,
+    /// Its folder is no longer reached by its path (moved, or replaced by another or a symlink).
+    Moved,
+    /// It no longer holds what was planned.
+    Changed,
+}
+
+fn switch_one(fs: &Root, s: &Staged, c: &PathChange) -> std::io::Result<Step> {
+    if !fs.still_at(&s.dir)? {
+        return Ok(Step::Moved);
+    }
+    if !matches_in(&s.dir, &s.name, &c.before)? {
+        return Ok(Step::Changed);
+    }
+    match &s.temp {
+        Some(tmp) => s.dir.rename(tmp, &s.name)?,
+        None => s.dir.unlink(&s.name)?,
+    }
+    Ok(Step::Done)
+}
+
+/// A many-folder batch holds one descriptor per folder: allow what the hard limit allows.
+fn raise_fd_limit() {
+    // SAFETY: getrlimit/setrlimit on our own process with a properly initialised struct.
+    unsafe {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
 }
 
 /// The mode the planner gives a file it creates: not a real mode (it is outside the permission
 /// bits), so write-back knows to use the umask's default rather than copy it.
 pub const NEW_FILE_MODE: u32 = u32::MAX;
 
-fn create_parents(path: &Path, root: &Path, created: &mut Vec<PathBuf>) -> Result<(), Error> {
-    let Some(parent) = path.parent() else {
-        return Ok(());
-    };
-    let mut missing = Vec::new();
-    let mut p = parent;
-    while p.starts_with(root) && p != root && !p.exists() {
-        missing.push(p.to_path_buf());
-        match p.parent() {
-            Some(q) => p = q,
-            None => break,
-        }
-    }
-    for d in missing.into_iter().rev() {
-        std::fs::create_dir(&d).map_err(|e| Error::io("create directory", &d, e))?;
-        created.push(d);
-    }
-    Ok(())
-}
-
-fn cleanup(staged: &[Staged], created_dirs: &[PathBuf]) {
+/// Removes the temp files not renamed into place (through the folders they were made in, wherever
+/// those are now) and the folders created for them.
+fn cleanup(fs: &Root, staged: &[Staged], created_dirs: &[String]) {
     for s in staged {
         if let Some(t) = &s.temp {
-            let _ = std::fs::remove_file(t);
+            let _ = s.dir.unlink(t);
         }
     }
     for d in created_dirs.iter().rev() {
-        let _ = std::fs::remove_dir(d);
+        let _ = fs.remove_dir(d);
     }
 }
 
-/// Puts back the paths already switched, from the original state held in memory.
-fn rollback(roots: &Roots, changes: &[PathChange], done: &[usize]) -> Result<Vec<String>, Error> {
+/// Puts back the paths already switched (indices into `staged`), from the original state held in
+/// memory, in the folders they were written in.
+fn rollback(
+    staged: &[Staged],
+    changes: &[PathChange],
+    done: &[usize],
+) -> Result<Vec<String>, Error> {
     let mut failed = Vec::new();
     let mut left = Vec::new();
-    for &i in done.iter().rev() {
-        let c = &changes[i];
-        let path = roots.abs(&c.rel);
+    for &k in done.iter().rev() {
+        let s = &staged[k];
+        let c = &changes[s.change_index];
         // Only what still holds our content is ours to undo: an editor may have saved over a
         // file we already switched, and that save is the user's newest work.
-        if !matches_disk(&path, &c.after) {
-            left.push(c.rel.clone());
-            continue;
+        match matches_in(&s.dir, &s.name, &c.after) {
+            Ok(true) => {}
+            Ok(false) => {
+                left.push(c.rel.clone());
+                continue;
+            }
+            Err(_) => {
+                failed.push(c.rel.clone());
+                continue;
+            }
         }
         let r = match &c.before {
-            Disk::File { bytes, mode } => atomic_write(&path, bytes, Some(*mode)),
-            Disk::Missing => std::fs::remove_file(&path),
-            Disk::Symlink { target } => atomic_symlink(&path, target.as_os_str()),
+            Disk::File { bytes, mode } => {
+                crate::fs::write_in(&s.dir, &s.name, bytes, *mode, None, || {})
+            }
+            Disk::Missing => s.dir.unlink(&s.name),
+            Disk::Symlink { target } => {
+                let tmp = crate::fs::temp_name(&s.name);
+                s.dir
+                    .symlink(target, &tmp)
+                    .and_then(|()| s.dir.rename(&tmp, &s.name))
+            }
             Disk::Dir | Disk::Other => Ok(()),
         };
         if r.is_err() {
@@ -399,7 +407,8 @@ pub fn remove_emptied_dirs(roots: &Roots, changes: &[PathChange]) {
     dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
     dirs.dedup();
     for d in dirs {
-        // Fails (and is meant to) on a directory that still holds anything.
-        let _ = std::fs::remove_dir(roots.abs(&d.to_string_lossy()));
+        // Fails (and is meant to) on a directory that still holds anything, or on a path that a
+        // symlink now interrupts.
+        let _ = roots.fs().remove_dir(&d.to_string_lossy());
     }
 }

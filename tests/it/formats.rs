@@ -170,3 +170,44 @@ fn input_flag_overrides_detection() {
         .assert_code(0);
     assert_eq!(repo.read_str("a.txt"), "b\n");
 }
+
+/// How a hunk applied, when it is not simply as written, is told in every report: a file that
+/// codex's Add File replaced, a chunk applied without its trailing blank line.
+#[test]
+fn every_report_says_how_a_hunk_applied() {
+    let repo = TestRepo::new()
+        .file("dup.txt", "old\n")
+        .file("m.txt", "a\nb\n")
+        .commit();
+    let patch = "*** Begin Patch\n*** Add File: dup.txt\n+new\n*** Update File: m.txt\n@@\n-a\n+A\n\n*** End Patch\n";
+    let file = tempfile::NamedTempFile::new().expect("patch file");
+    std::fs::write(file.path(), patch).expect("write patch");
+    let path = file.path().to_str().expect("utf-8");
+    for format in ["human", "markdown"] {
+        let run = repo.run(&[
+            "apply",
+            path,
+            "--checks",
+            "none",
+            "--dry-run",
+            "--format",
+            format,
+        ]);
+        run.assert_code(0);
+        assert!(
+            run.stdout.contains("replaced the existing file dup.txt"),
+            "{format}: {}",
+            run.stdout
+        );
+        assert!(
+            run.stdout
+                .contains("applied without the chunk's trailing blank line"),
+            "{format}: {}",
+            run.stdout
+        );
+    }
+    let r = repo.apply(patch, &["--checks", "none"]);
+    r.assert_code(0);
+    assert_eq!(repo.read_str("dup.txt"), "new\n");
+    assert_eq!(repo.read_str("m.txt"), "A\nb\n");
+}

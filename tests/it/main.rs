@@ -12,6 +12,7 @@ mod gate_real;
 mod gitapply;
 mod golangci;
 mod guards;
+mod harden;
 mod harness;
 mod hostile;
 mod mcp;

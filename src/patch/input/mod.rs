@@ -2,7 +2,8 @@
 //! dispatch, and what the converters share.
 //!
 //! Detection (`--input auto`) looks at lines that start in column 0 and takes the first marker it
-//! meets: `*** Begin Patch` → codex, `<<<<<<< SEARCH` → aider, `diff --git `, `@@ -` or a `--- `
+//! meets: `*** Begin Patch` → codex (also indented, as the document's first non-blank line),
+//! `<<<<<<< SEARCH` (5 to 9 `<`, as aider reads it) → aider, `diff --git `, `@@ -` or a `--- `
 //! line followed by a `+++ ` line → diff; a document with none of them is YAML/JSON. Markers must
 //! start a line because a YAML patch's block strings are indented, and a diff's or codex patch's
 //! content lines carry a ` `/`-`/`+` prefix, so text quoted inside one format cannot pass for
@@ -35,12 +36,17 @@ use crate::error::{Error, PatchError};
 /// both come back as [`InputFormat::Yaml`], the YAML parser tells them apart itself).
 pub fn detect(text: &str) -> InputFormat {
     let mut lines = text.lines().peekable();
+    let mut first = true;
     while let Some(line) = lines.next() {
         let line = line.trim_end_matches('\r');
-        if line == "*** Begin Patch" {
+        // codex trims its marker lines; an indented one counts only as the document's first line,
+        // where no YAML block string can be.
+        let begin = if first { line.trim() } else { line.trim_end() };
+        first = first && line.trim().is_empty();
+        if begin == "*** Begin Patch" {
             return InputFormat::Codex;
         }
-        if line == "<<<<<<< SEARCH" {
+        if !line.starts_with(char::is_whitespace) && aider::marker_of(line) == "<<<<<<< SEARCH" {
             return InputFormat::Aider;
         }
         if line.starts_with("diff --git ") || line.starts_with("@@ -") {
@@ -236,12 +242,15 @@ impl Edits {
             span: Some(span),
             origin,
             expect_sha256: None,
+            replace_existing: false,
         });
     }
 }
 
 /// A hunk's replacement, with the checks the YAML parser makes on `old_string`/`new_string`.
-/// `old` may be empty only for a hunk that adds to an empty file (see [`Replace::old`]).
+/// `old` may be empty only for a hunk that adds to an empty file (see [`Replace::old`]). Every
+/// format converted here is line-based, so the replacement matches whole lines only
+/// ([`Replace::whole_lines`]).
 pub(super) fn replace_op(old: String, new: String, near: Option<Near>) -> Result<Op, String> {
     if old.replace("\r\n", "\n") == new.replace("\r\n", "\n") {
         return Err("this hunk changes nothing (its old and new text are identical)".into());
@@ -255,6 +264,8 @@ pub(super) fn replace_op(old: String, new: String, near: Option<Near>) -> Result
         window: None,
         within: None,
         near,
+        whole_lines: true,
+        fallbacks: Vec::new(),
     }))
 }
 

@@ -2,7 +2,7 @@
 //! truncated or garbled input.
 
 use super::*;
-use crate::patch::LineWindow;
+use crate::patch::{Fallback, LineWindow};
 
 /// The converters with default options (a diff's `--strip` and `--unidiff-zero` unset).
 fn parse(bytes: &[u8], name: &str, input: InputFormat) -> Result<Patch, Error> {
@@ -188,7 +188,8 @@ fn codex_details() {
     assert_eq!(
         p.edits[1].op,
         Ok(Op::Append {
-            text: "appended\r\n".into()
+            text: "appended\r\n".into(),
+            create: false,
         })
     );
     // A move alone is a move; a chunk with only `+` lines under an anchor cannot be placed.
@@ -267,6 +268,11 @@ fn codex_errors_have_their_line() {
             3,
         ),
         ("\n\n", "empty", 1),
+        (
+            "Here:\n*** Begin Patch\n\n*** End Patch\n",
+            "changes nothing",
+            2,
+        ),
     ];
     for (text, want, line) in cases {
         let (msg, help, l, col) = err(text, InputFormat::Codex);
@@ -274,6 +280,168 @@ fn codex_errors_have_their_line() {
         assert_eq!(l, Some(*line), "{text:?}: {msg}");
         assert!(col.is_some() && !help.is_empty(), "{text:?}");
     }
+}
+
+#[test]
+fn codex_marker_lines_are_trimmed() {
+    // An indented section line, an indented `*** Begin Patch`, trailing spaces after the markers.
+    for text in [
+        "*** Begin Patch\n  *** Update File: foo.txt\n@@\n-old\n+new\n*** End Patch\n",
+        " *** Begin Patch\n*** Update File: foo.txt\n@@\n-old\n+new\n*** End Patch \n",
+        "*** Begin Patch \n*** Update File: foo.txt\n@@\n-old\n+new\n *** End Patch\n",
+        "*** Begin Patch\n*** Update File: foo.txt\n@@ \n-old\n+new\n*** End of File \n*** End Patch\n",
+    ] {
+        let p = ok(text, InputFormat::Auto);
+        assert_eq!(p.source.format, Format::Codex, "{text:?}");
+        assert_eq!(p.edits.len(), 1, "{text:?}");
+        assert_eq!(p.edits[0].file_path, "foo.txt");
+        let r = replace(&p.edits[0]);
+        assert_eq!((r.old.as_str(), r.new.as_str()), ("old\n", "new\n"));
+        assert!(r.whole_lines);
+    }
+    // An `*** End Patch` at the start of a line ends the patch before an indented one, which is
+    // then a context line.
+    let p = ok(
+        "*** Begin Patch\n*** Update File: f\n@@\n *** End Patch\n-x\n+y\n*** End Patch\n",
+        InputFormat::Codex,
+    );
+    assert_eq!(replace(&p.edits[0]).old, "*** End Patch\nx\n");
+}
+
+#[test]
+fn codex_blank_lines_between_chunks_and_pure_additions() {
+    let p = ok(
+        "*** Begin Patch\n*** Update File: f\n\n@@\n-a\n+b\n\n@@\n-c\n+d\n*** End of File\n\n*** Update File: g\n@@\n+tail\n*** End of File\n*** Update File: h\n@@ def f():\n+x\n*** End of File\n*** End Patch\n",
+        InputFormat::Codex,
+    );
+    assert_eq!(p.edits.len(), 4);
+    // The blank line before the next `@@` is the first chunk's trailing context, which codex
+    // drops when the file does not have it.
+    let r = replace(&p.edits[0]);
+    assert_eq!((r.old.as_str(), r.new.as_str()), ("a\n\n", "b\n\n"));
+    assert_eq!(
+        r.fallbacks,
+        vec![Fallback::Without {
+            old: "a\n".into(),
+            new: "b\n".into(),
+            what: "the chunk's trailing blank line".into(),
+        }]
+    );
+    let r = replace(&p.edits[1]);
+    assert!(r.fallbacks.is_empty());
+    assert!(r.near.as_ref().is_some_and(|n| n.at_eof));
+    // `+` lines with `*** End of File` append, with or without an anchor.
+    for e in &p.edits[2..] {
+        assert_eq!(
+            e.op,
+            Ok(Op::Append {
+                text: if e.file_path == "g" { "tail\n" } else { "x\n" }.into(),
+                create: false,
+            })
+        );
+    }
+}
+
+#[test]
+fn codex_add_and_move_replace_existing_files() {
+    let p = ok(
+        "*** Begin Patch\n*** Add File: a\n+x\n*** Delete File: b\n*** Update File: c\n*** Move to: d\n@@\n-1\n+2\n*** End Patch\n",
+        InputFormat::Codex,
+    );
+    let flags: Vec<(&str, &str, bool)> = p
+        .edits
+        .iter()
+        .map(|e| {
+            (
+                e.file_path.as_str(),
+                e.op.as_ref().map_or("invalid", Op::name),
+                e.replace_existing,
+            )
+        })
+        .collect();
+    assert_eq!(
+        flags,
+        vec![
+            ("a", "create", true),
+            ("b", "delete", false),
+            ("c", "replace", false),
+            ("c", "move", true),
+        ]
+    );
+}
+
+#[test]
+fn codex_cd_in_the_heredoc_line_moves_every_path() {
+    let body = "*** Begin Patch\n*** Add File: new.txt\n+x\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-1\n+2\n*** Delete File: /abs/c.txt\n*** End Patch\nEOF\n";
+    let paths = |text: &str| -> Vec<(String, Option<String>)> {
+        ok(text, InputFormat::Codex)
+            .edits
+            .iter()
+            .map(|e| {
+                let to = match &e.op {
+                    Ok(Op::Move { to, .. }) => Some(to.clone()),
+                    _ => None,
+                };
+                (e.file_path.clone(), to)
+            })
+            .collect()
+    };
+    let sub = |d: &str| {
+        vec![
+            (format!("{d}/new.txt"), None),
+            (format!("{d}/a.txt"), None),
+            (format!("{d}/a.txt"), Some(format!("{d}/b.txt"))),
+            ("/abs/c.txt".to_string(), None),
+        ]
+    };
+    assert_eq!(
+        paths(&format!("cd pkg/sub && apply_patch <<'EOF'\n{body}")),
+        sub("pkg/sub")
+    );
+    assert_eq!(
+        paths(&format!(
+            "Some prose.\n\ncd 'my dir/' && applypatch <<\"EOF\"\n{body}"
+        )),
+        sub("my dir")
+    );
+    // No `cd`, or another command before it: the paths stay as written.
+    for pre in [
+        "apply_patch <<'EOF'\n",
+        "Then run\n\napplypatch <<-PATCH\n",
+        "cd into the folder, then:\n",
+    ] {
+        let got = paths(&format!("{pre}{body}"));
+        assert_eq!(got[0].0, "new.txt", "{pre:?}");
+    }
+    // A `cd` codex does not read that way is refused, not ignored.
+    for (pre, line) in [
+        ("cd $HOME/x && apply_patch <<'EOF'\n", 1),
+        ("cd a; apply_patch <<'EOF'\n", 1),
+        ("cd a && cd b && apply_patch <<'EOF'\n", 1),
+        ("cd ~/x && apply_patch <<'EOF'\n", 1),
+        ("cd sub\napply_patch <<'EOF'\n", 1),
+        ("set -e\npushd sub\napply_patch <<'EOF'\n", 2),
+        // Commands codex hands to a shell instead of reading them as `apply_patch`.
+        ("echo start && apply_patch <<'EOF'\n", 1),
+        ("apply_patch foo <<'EOF'\n", 1),
+        ("cd a b && apply_patch <<'EOF'\n", 1),
+    ] {
+        let (msg, help, l, _) = err(&format!("{pre}{body}"), InputFormat::Codex);
+        let shown = pre.lines().nth(line - 1).unwrap_or_default().trim();
+        assert!(msg.contains(shown), "{pre:?}: {msg}");
+        assert!(help.contains("cd DIR && apply_patch"), "{pre:?}: {help}");
+        assert_eq!(l, Some(line), "{pre:?}: {msg}");
+    }
+    // The heredoc closed by more than its delimiter.
+    let (msg, _, l, _) = err(
+        &format!(
+            "cd pkg && apply_patch <<'EOF'\n{}",
+            body.replace("EOF\n", "EOF && echo done\n")
+        ),
+        InputFormat::Codex,
+    );
+    assert!(msg.contains("EOF && echo done"), "{msg}");
+    assert_eq!(l, Some(12));
 }
 
 // ---- aider ----
@@ -291,22 +459,30 @@ fn aider_blocks() {
     assert!(r.near.is_none());
     assert_eq!(
         p.edits[2].op,
-        Ok(Op::Create {
-            content: "hello\n".into()
+        Ok(Op::Append {
+            text: "hello\n".into(),
+            create: true,
         })
     );
     assert_eq!(replace(&p.edits[3]).new, "");
+    assert!(p.edits.iter().all(|e| !e.replace_existing));
     let o = p.edits[1].origin.as_ref().expect("origin");
     assert_eq!(
         (o.index, o.header.as_str()),
         (2, "<<<<<<< SEARCH at line 12")
     );
-    // A divider inside REPLACE is text.
+    // A shell block is commands, not edits (as aider reads it), unless a block opens it.
     let p = ok(
-        "a.rst\n<<<<<<< SEARCH\nTitle\n=======\nTitle\n=======\n>>>>>>> REPLACE\n",
+        "Run:\n```bash\necho\necho\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```\n\na.sh\n```sh\n<<<<<<< SEARCH\nu\n=======\nv\n>>>>>>> REPLACE\n```\n",
         InputFormat::Aider,
     );
-    assert_eq!(replace(&p.edits[0]).new, "Title\n=======\n");
+    assert_eq!(p.edits.len(), 1);
+    assert_eq!(replace(&p.edits[0]).old, "u\n");
+    // Every converted block matches whole lines.
+    assert!(p.edits.iter().all(|e| match &e.op {
+        Ok(Op::Replace(r)) => r.whole_lines,
+        _ => true,
+    }));
 }
 
 #[test]
@@ -342,6 +518,179 @@ fn aider_errors_have_their_line() {
         assert!(msg.contains(want), "{text:?}: {msg}");
         assert_eq!(l, Some(*line), "{text:?}: {msg}");
         assert!(!help.is_empty());
+    }
+}
+
+#[test]
+fn aider_markers_of_five_to_nine_characters() {
+    let p = ok(
+        "a.txt\n<<<<< SEARCH\nx\n=====\ny\n>>>>> REPLACE\n\nb.txt\n  <<<<<<<<< SEARCH>\nu\n=========\nv\n>>>>>>>>> REPLACE\n",
+        InputFormat::Auto,
+    );
+    assert_eq!(p.source.format, Format::Aider);
+    let got: Vec<(&str, &str, &str)> = p
+        .edits
+        .iter()
+        .map(|e| {
+            let r = replace(e);
+            (e.file_path.as_str(), r.old.as_str(), r.new.as_str())
+        })
+        .collect();
+    assert_eq!(got, vec![("a.txt", "x\n", "y\n"), ("b.txt", "u\n", "v\n")]);
+    // Four or ten characters are not markers.
+    let (msg, ..) = err(
+        "a.txt\n<<<< SEARCH\nx\n====\ny\n>>>> REPLACE\n",
+        InputFormat::Aider,
+    );
+    assert!(msg.contains("no SEARCH/REPLACE block"), "{msg}");
+    let (msg, ..) = err(
+        "a.txt\n<<<<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n",
+        InputFormat::Aider,
+    );
+    assert!(msg.contains("outside"), "{msg}");
+}
+
+#[test]
+fn aider_path_lines_as_aider_reads_them() {
+    let paths = |text: &str| -> Vec<String> {
+        ok(text, InputFormat::Aider)
+            .edits
+            .iter()
+            .map(|e| e.file_path.clone())
+            .collect()
+    };
+    let block = "<<<<<<< SEARCH\none\n=======\ntwo\n>>>>>>> REPLACE\n";
+    // A filename fenced on its own line above the block's fence.
+    assert_eq!(
+        paths(&format!(
+            "Here's the change:\n\n ```python\nfoo.txt\n```\n```python\n{block}```\n"
+        )),
+        vec!["foo.txt"]
+    );
+    // The fence's info string, when it names a file; a path inside the fence.
+    assert_eq!(
+        paths(&format!("```src/x.py\n{block}```\n")),
+        vec!["src/x.py"]
+    );
+    assert_eq!(
+        paths(&format!("```text\nfoo.txt\n{block}```\n")),
+        vec!["foo.txt"]
+    );
+    // Decorations stripped.
+    for line in ["# src/a.py:", "**src/a.py**", "`src/a.py`", "src/a.py:"] {
+        assert_eq!(
+            paths(&format!("{line}\n{block}")),
+            vec!["src/a.py"],
+            "{line}"
+        );
+    }
+    // `...` between two blocks is not a path: the second block reuses the first one's.
+    assert_eq!(
+        paths(&format!("```text\nfoo.txt\n{block}\n...\n\n{block}```\n")),
+        vec!["foo.txt", "foo.txt"]
+    );
+    // A block right after another, in one fence, reuses its path.
+    assert_eq!(
+        paths(&format!("a.py\n```\n{block}{block}```\n")),
+        vec!["a.py", "a.py"]
+    );
+}
+
+#[test]
+fn aider_path_lines_patchgate_refuses() {
+    let block = "<<<<<<< SEARCH\none\n=======\ntwo\n>>>>>>> REPLACE\n";
+    // Prose on the path line.
+    let (msg, _, line, _) = err(
+        &format!("a.py\n{block}Then update it:\n{block}"),
+        InputFormat::Aider,
+    );
+    assert!(msg.contains("prose"), "{msg}");
+    assert_eq!(line, Some(7));
+    // A path that is not right before the block: aider would edit the previous file.
+    let (msg, _, line, _) = err(
+        &format!("a.py\n{block}\nb.py\n\n```python\n{block}```\n"),
+        InputFormat::Aider,
+    );
+    assert!(msg.contains("would edit a.py"), "{msg}");
+    assert_eq!(line, Some(8));
+    // No path at all before the first block.
+    let (msg, ..) = err(&format!("Here:\n\n{block}"), InputFormat::Aider);
+    assert!(msg.contains("no file path"), "{msg}");
+}
+
+#[test]
+fn aider_blank_search_divider_in_replace_and_fallbacks() {
+    // A blank SEARCH appends, creating a missing file.
+    let p = ok(
+        "log.txt\n<<<<<<< SEARCH\n\n=======\nmore\n>>>>>>> REPLACE\n",
+        InputFormat::Aider,
+    );
+    assert_eq!(
+        p.edits[0].op,
+        Ok(Op::Append {
+            text: "more\n".into(),
+            create: true
+        })
+    );
+    // A second divider ends REPLACE, as aider reads it, when nothing else follows.
+    let p = ok(
+        "a.txt\n<<<<<<< SEARCH\nx\n=======\ny\n=======\n\nDone.\n",
+        InputFormat::Aider,
+    );
+    assert_eq!(replace(&p.edits[0]).new, "y\n");
+    // Followed by `>>>>>>> REPLACE`: what REPLACE holds is a guess.
+    let (msg, _, line, _) = err(
+        "a.rst\n<<<<<<< SEARCH\nTitle\n=======\nTitle\n=======\nText\n>>>>>>> REPLACE\n",
+        InputFormat::Aider,
+    );
+    assert!(msg.contains("inside REPLACE"), "{msg}");
+    assert_eq!(line, Some(6));
+    // Aider's readings of a SEARCH not found as it is: without a leading blank line, `...`.
+    let p = ok(
+        "a.py\n<<<<<<< SEARCH\n\ndef f():\n    ...\n    return 1\n=======\n\ndef f():\n    ...\n    return 2\n>>>>>>> REPLACE\n",
+        InputFormat::Aider,
+    );
+    let r = replace(&p.edits[0]);
+    assert_eq!(r.old, "\ndef f():\n    ...\n    return 1\n");
+    assert_eq!(
+        r.fallbacks,
+        vec![
+            Fallback::Without {
+                old: "def f():\n    ...\n    return 1\n".into(),
+                new: "def f():\n    ...\n    return 2\n".into(),
+                what: "SEARCH's leading blank line".into(),
+            },
+            Fallback::Pieces(Ok(vec![
+                ("\ndef f():\n".into(), "\ndef f():\n".into()),
+                ("    return 1\n".into(), "    return 2\n".into()),
+            ])),
+        ]
+    );
+    // SEARCH and REPLACE wrapped in the file's name and a fence, as aider strips them.
+    let p = ok(
+        "notes.md\n<<<<<<< SEARCH\nnotes.md\n```\nold\n```\n=======\n```\nnew\n```\n>>>>>>> REPLACE\n",
+        InputFormat::Aider,
+    );
+    assert_eq!(
+        replace(&p.edits[0]).fallbacks,
+        vec![Fallback::Without {
+            old: "old\n".into(),
+            new: "new\n".into(),
+            what: "the file name line and ``` fence around SEARCH and REPLACE".into(),
+        }]
+    );
+    // `...` that cannot be elisions: told on a miss.
+    for (search, replace_text) in [("a\n...\nb\n", "a\nb\n"), ("...\nb\n", "x\n...\nb\n")] {
+        let p = ok(
+            &format!("a.py\n<<<<<<< SEARCH\n{search}=======\n{replace_text}>>>>>>> REPLACE\n"),
+            InputFormat::Aider,
+        );
+        let r = replace(&p.edits[0]);
+        assert!(
+            matches!(r.fallbacks.as_slice(), [Fallback::Pieces(Err(_))]),
+            "{search:?}: {:?}",
+            r.fallbacks
+        );
     }
 }
 

@@ -1,0 +1,301 @@
+//! Every file operation on the working tree, relative to the repository root and race-free.
+//!
+//! The root is opened once ([`Root::open`]); every path after that is a `/`-separated relative
+//! path resolved from the root's descriptor without following any symlink (see [`resolve`]):
+//! the parent directory is opened that way, and the operation acts on one name in it through
+//! the `*at` system calls. So a folder that is swapped for a symlink to elsewhere at any moment
+//! makes the operation fail (`ELOOP`, [`is_symlink_error`]) instead of writing through it, and a
+//! path with `..`, an empty component or a leading `/` is refused before any system call.
+//!
+//! What a symlink the patch legitimately goes through means is decided once, at planning
+//! (`plan::paths::Resolved::real`: the path with every in-repository symlink followed). The
+//! operations here then act on that real path, and the walk checks again, at the moment of the
+//! write, that no symlink has appeared on it since.
+//!
+//! Writes are atomic and durable: a temp file in the target's own directory (created through the
+//! directory's descriptor, `O_EXCL | O_NOFOLLOW`), fsync, `renameat`, fsync of the directory
+//! (`PATCHGATE_FSYNC=0` skips the syncs, to measure what durability costs).
+//!
+//! Invariants: no function here takes an absolute path into the working tree; no function follows
+//! a symlink in any position; a failed write leaves no temp file behind when the process lives
+//! (a killed one leaves `.<name>.patchgate-<pid>-<n>.tmp`, which `patchgate recover` removes).
+
+mod dir;
+pub mod resolve;
+#[cfg(test)]
+mod tests;
+
+use std::os::fd::{AsFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub use dir::{Dir, Kind, Meta};
+pub use resolve::is_symlink_error;
+
+/// Whether writes are fsynced (the default; `PATCHGATE_FSYNC=0` turns it off).
+pub fn fsync_enabled() -> bool {
+    std::env::var_os("PATCHGATE_FSYNC").is_none_or(|v| v != "0")
+}
+
+static TEMP_SEQ: AtomicUsize = AtomicUsize::new(0);
+
+/// A temp name next to `name`: hidden, unique in this process, and recognisable by `recover`.
+pub fn temp_name(name: &str) -> String {
+    let seq = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
+    format!(".{name}.patchgate-{}-{seq}.tmp", std::process::id())
+}
+
+/// Whether `entry` is a temp file that patchgate made for `name` (any process's).
+pub fn is_temp_for(entry: &str, name: &str) -> bool {
+    let Some(rest) = entry
+        .strip_prefix('.')
+        .and_then(|e| e.strip_prefix(name))
+        .and_then(|e| e.strip_prefix(".patchgate-"))
+        .and_then(|e| e.strip_suffix(".tmp"))
+    else {
+        return false;
+    };
+    let mut parts = rest.split('-');
+    let digits =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    digits(parts.next()) && digits(parts.next()) && parts.next().is_none()
+}
+
+/// The repository root, open.
+pub struct Root {
+    fd: OwnedFd,
+    path: PathBuf,
+}
+
+impl std::fmt::Debug for Root {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Root").field("path", &self.path).finish()
+    }
+}
+
+/// Splits `rel` into its parent directory and last name (components checked).
+fn split(rel: &str) -> std::io::Result<(Vec<&str>, &str)> {
+    let mut parts = resolve::components(rel)?;
+    let name = parts.pop().unwrap_or_default();
+    Ok((parts, name))
+}
+
+impl Root {
+    /// Opens the root (the path itself may go through symlinks: it is the repository, found by
+    /// git's discovery and made canonical).
+    pub fn open(path: &Path) -> std::io::Result<Root> {
+        let fd = rustix::fs::open(
+            path,
+            rustix::fs::OFlags::RDONLY
+                | rustix::fs::OFlags::DIRECTORY
+                | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )?;
+        Ok(Root {
+            fd,
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The directory `rel_dir` (`""`: the root), opened without following symlinks.
+    pub fn dir(&self, rel_dir: &str) -> std::io::Result<Dir> {
+        let parts = if rel_dir.is_empty() {
+            Vec::new()
+        } else {
+            resolve::components(rel_dir)?
+        };
+        let fd = resolve::open_dir(self.fd.as_fd(), &parts)?;
+        Ok(Dir {
+            fd,
+            rel: parts.join("/"),
+        })
+    }
+
+    /// The parent directory of `rel`, open, and the last name of `rel`.
+    pub fn parent_of<'a>(&self, rel: &'a str) -> std::io::Result<(Dir, &'a str)> {
+        let (parts, name) = split(rel)?;
+        let fd = resolve::open_dir(self.fd.as_fd(), &parts)?;
+        Ok((
+            Dir {
+                fd,
+                rel: parts.join("/"),
+            },
+            name,
+        ))
+    }
+
+    /// Whether `dir`'s path still leads (without symlinks) to the very directory `dir` is: a
+    /// folder renamed away and replaced since it was opened does not.
+    pub fn still_at(&self, dir: &Dir) -> std::io::Result<bool> {
+        let now = self.dir(&dir.rel)?;
+        Ok(now.identity()? == dir.identity()?)
+    }
+
+    /// What is at `rel`, not following it; `None` when nothing is (or a parent is missing or is
+    /// a file). A symlink on the way is an error ([`is_symlink_error`]).
+    pub fn lstat(&self, rel: &str) -> std::io::Result<Option<Meta>> {
+        match self.parent_of(rel) {
+            Ok((d, name)) => d.lstat(name),
+            Err(e) if gone(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub fn read(&self, rel: &str) -> std::io::Result<Vec<u8>> {
+        let (d, name) = self.parent_of(rel)?;
+        d.read(name)
+    }
+
+    pub fn read_link(&self, rel: &str) -> std::io::Result<PathBuf> {
+        let (d, name) = self.parent_of(rel)?;
+        d.read_link(name)
+    }
+
+    /// Replaces (or creates) the file `rel` atomically: temp file, fsync, rename, fsync of the
+    /// directory. The parent directory must exist.
+    pub fn atomic_write(&self, rel: &str, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+        let (d, name) = self.parent_of(rel)?;
+        write_in(&d, name, bytes, mode, None, || {})
+    }
+
+    /// Like [`Root::atomic_write`], calling `between` after the temp file is complete and before
+    /// it is renamed into place (a fault point for the tests).
+    pub fn atomic_write_with(
+        &self,
+        rel: &str,
+        bytes: &[u8],
+        mode: u32,
+        between: impl FnOnce(),
+    ) -> std::io::Result<()> {
+        let (d, name) = self.parent_of(rel)?;
+        write_in(&d, name, bytes, mode, None, between)
+    }
+
+    /// Removes the file or symlink `rel` (the link itself).
+    pub fn remove_file(&self, rel: &str) -> std::io::Result<()> {
+        let (d, name) = self.parent_of(rel)?;
+        d.unlink(name)
+    }
+
+    /// Removes the directory `rel` if it is empty.
+    pub fn remove_dir(&self, rel: &str) -> std::io::Result<()> {
+        let (d, name) = self.parent_of(rel)?;
+        d.rmdir(name)
+    }
+
+    /// Creates `rel_dir` and its missing parents; returns the ones created, outermost first.
+    /// A file or a symlink on the way is an error.
+    pub fn create_dirs(&self, rel_dir: &str) -> std::io::Result<Vec<String>> {
+        let parts = resolve::components(rel_dir)?;
+        let mut created = Vec::new();
+        let mut cur = self.dir("")?;
+        for part in parts {
+            match cur.mkdir(part) {
+                Ok(()) => created.push(cur.rel_of(part)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(e),
+            }
+            let fd = resolve::open_dir(cur.fd.as_fd(), &[part])?;
+            cur = Dir {
+                fd,
+                rel: cur.rel_of(part),
+            };
+        }
+        Ok(created)
+    }
+
+    /// Renames `from` to `to` (both relative to the root), replacing `to`.
+    pub fn rename(&self, from: &str, to: &str) -> std::io::Result<()> {
+        let (fd, fname) = self.parent_of(from)?;
+        let (td, tname) = self.parent_of(to)?;
+        fd.rename_to(fname, &td, tname)
+    }
+
+    /// Sets the permission bits of the file `rel` (a symlink there is refused).
+    pub fn chmod(&self, rel: &str, mode: u32) -> std::io::Result<()> {
+        let (d, name) = self.parent_of(rel)?;
+        d.chmod(name, mode)
+    }
+
+    /// Creates the symlink `rel` pointing at `target` (nothing may be at `rel`).
+    pub fn symlink(&self, target: &Path, rel: &str) -> std::io::Result<()> {
+        let (d, name) = self.parent_of(rel)?;
+        d.symlink(target, name)
+    }
+
+    /// Flushes the entries of the directory `rel_dir` (`""`: the root).
+    pub fn sync_dir(&self, rel_dir: &str) -> std::io::Result<()> {
+        self.dir(rel_dir)?.sync()
+    }
+}
+
+/// Whether a resolution error means "nothing there": a missing parent, or a parent that is a file.
+pub fn gone(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::NotFound || e.raw_os_error() == Some(libc::ENOTDIR)
+}
+
+/// The atomic write in an open directory: temp, (fsync), rename, (fsync of the directory).
+pub fn write_in(
+    d: &Dir,
+    name: &str,
+    bytes: &[u8],
+    mode: u32,
+    owner: Option<(u32, u32)>,
+    between: impl FnOnce(),
+) -> std::io::Result<()> {
+    let tmp = temp_name(name);
+    d.write_new(&tmp, bytes, mode, owner)?;
+    let sync = fsync_enabled();
+    let result = (|| {
+        if sync {
+            d.sync_file(&tmp)?;
+        }
+        between();
+        d.rename(&tmp, name)?;
+        if sync {
+            d.sync()?;
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = d.unlink(&tmp);
+    }
+    result
+}
+
+/// Opens a directory by its path, following symlinks as any path does: for patchgate's own
+/// folders under the git dir, which are not part of the working tree.
+pub fn open_dir_path(path: &Path) -> std::io::Result<Dir> {
+    let fd = rustix::fs::open(
+        path,
+        rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )?;
+    Ok(Dir {
+        fd,
+        rel: String::new(),
+    })
+}
+
+/// Writes `path` (patchgate's own state, under the git dir) atomically and durably.
+pub fn atomic_write_path(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
+    let d = open_dir_path(parent)?;
+    write_in(&d, name, bytes, mode, None, || {})
+}
+
+/// Flushes a directory's entries, by path.
+pub fn sync_dir_path(path: &Path) -> std::io::Result<()> {
+    open_dir_path(path)?.sync()
+}

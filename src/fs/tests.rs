@@ -1,0 +1,134 @@
+use super::*;
+
+fn setup() -> (tempfile::TempDir, tempfile::TempDir, Root) {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(repo.path().join("src/deep")).expect("mkdir");
+    std::fs::write(repo.path().join("src/a.txt"), "a\n").expect("write");
+    std::fs::write(outside.path().join("a.txt"), "outside\n").expect("write");
+    std::os::unix::fs::symlink(outside.path(), repo.path().join("out")).expect("link");
+    std::os::unix::fs::symlink("a.txt", repo.path().join("src/alias")).expect("link");
+    let root = Root::open(repo.path()).expect("open");
+    (repo, outside, root)
+}
+
+/// Runs `f` once with openat2 (where the kernel has it) and once with the component walk.
+fn both_ways(f: impl Fn()) {
+    f();
+    // SAFETY: tests of this module are the only readers of this variable, and it is set and
+    // removed around a call on this thread; other threads see either value, both valid.
+    unsafe { std::env::set_var("PATCHGATE_NO_OPENAT2", "1") };
+    f();
+    unsafe { std::env::remove_var("PATCHGATE_NO_OPENAT2") };
+}
+
+#[test]
+fn paths_that_are_not_beneath_the_root_are_refused_before_any_call() {
+    let (_r, _o, root) = setup();
+    for bad in [
+        "",
+        "/etc/passwd",
+        "../x",
+        "src/../../x",
+        "a//b",
+        "./a",
+        "src/.",
+        "a\0b",
+    ] {
+        let e = root.read(bad).expect_err(bad);
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{bad}");
+    }
+}
+
+#[test]
+fn a_symlink_anywhere_on_the_way_is_refused() {
+    both_ways(|| {
+        let (repo, outside, root) = setup();
+        let e = root
+            .read("out/a.txt")
+            .expect_err("through a symlinked folder");
+        assert!(is_symlink_error(&e), "{e}");
+        let e = root
+            .atomic_write("out/planted.txt", b"x", 0o644)
+            .expect_err("write through a symlinked folder");
+        assert!(is_symlink_error(&e), "{e}");
+        assert!(!outside.path().join("planted.txt").exists());
+        // In last place: reading follows nothing, lstat sees the link.
+        assert!(is_symlink_error(&root.read("src/alias").expect_err("link")));
+        assert_eq!(
+            root.lstat("src/alias").expect("lstat").map(|m| m.kind),
+            Some(Kind::Symlink)
+        );
+        assert_eq!(
+            root.read_link("src/alias").expect("readlink"),
+            Path::new("a.txt")
+        );
+        assert!(is_symlink_error(
+            &root.chmod("src/alias", 0o600).expect_err("chmod a link")
+        ));
+        assert!(is_symlink_error(
+            &root.create_dirs("out/x").expect_err("mkdir through")
+        ));
+        assert!(!outside.path().join("x").exists());
+        // Removing a link removes the link, not its target.
+        root.remove_file("out").expect("unlink the link");
+        assert!(outside.path().join("a.txt").exists());
+        drop(repo);
+    });
+}
+
+#[test]
+fn writes_are_atomic_and_leave_no_temp_file() {
+    both_ways(|| {
+        let (repo, _o, root) = setup();
+        root.atomic_write("src/a.txt", b"new\n", 0o640)
+            .expect("write");
+        assert_eq!(
+            std::fs::read(repo.path().join("src/a.txt")).expect("read"),
+            b"new\n"
+        );
+        let md = root.lstat("src/a.txt").expect("lstat").expect("there");
+        assert_eq!((md.kind, md.mode, md.len), (Kind::File, 0o640, 4));
+        let created = root.create_dirs("n/e/w").expect("mkdir");
+        assert_eq!(created, ["n", "n/e", "n/e/w"]);
+        assert!(root.create_dirs("n/e/w").expect("again").is_empty());
+        root.atomic_write("n/e/w/f", b"f", 0o600).expect("write");
+        root.rename("n/e/w/f", "src/g").expect("rename");
+        root.symlink(Path::new("g"), "src/h").expect("symlink");
+        root.chmod("src/g", 0o755).expect("chmod");
+        assert_eq!(
+            root.lstat("src/g").expect("lstat").map(|m| m.mode),
+            Some(0o755)
+        );
+        root.remove_dir("n/e/w").expect("rmdir");
+        assert!(root.lstat("n/e/w").expect("lstat").is_none());
+        assert!(root.lstat("missing/parent/x").expect("lstat").is_none());
+        assert!(root.lstat("src/a.txt/below").expect("lstat").is_none());
+        let names = root.dir("src").expect("dir").names().expect("names");
+        assert!(
+            names.iter().all(|n| !n.contains(".patchgate-")),
+            "{names:?}"
+        );
+        drop(repo);
+    });
+}
+
+#[test]
+fn a_folder_replaced_since_it_was_opened_is_noticed() {
+    let (repo, _o, root) = setup();
+    let d = root.dir("src").expect("dir");
+    assert!(root.still_at(&d).expect("same"));
+    std::fs::rename(repo.path().join("src"), repo.path().join("src.old")).expect("mv");
+    std::fs::create_dir(repo.path().join("src")).expect("mkdir");
+    assert!(!root.still_at(&d).expect("replaced"));
+}
+
+#[test]
+fn temp_names_are_recognised_by_pattern() {
+    let t = temp_name("a.txt");
+    assert!(is_temp_for(&t, "a.txt"), "{t}");
+    assert!(is_temp_for(".a.txt.patchgate-12-0.tmp", "a.txt"));
+    assert!(!is_temp_for(".a.txt.patchgate-12-0.tmp", "a"));
+    assert!(!is_temp_for(".a.txt.patchgate-x-0.tmp", "a.txt"));
+    assert!(!is_temp_for("a.txt", "a.txt"));
+}
