@@ -34,6 +34,6 @@ mod writeback;
 
 pub use durable::{durable_git, git_fsync_args};
 pub use writeback::{
-    Hooks, NEW_FILE_MODE, atomic_write, default_file_mode, fsync_enabled,
-    missing_parents, remove_emptied_dirs, temp_path_for, write_back,
+    Hooks, NEW_FILE_MODE, atomic_write, default_file_mode, fsync_enabled, missing_parents,
+    remove_emptied_dirs, temp_path_for, write_back,
 };
