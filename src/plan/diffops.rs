@@ -520,24 +520,16 @@ impl Planner<'_> {
         }
         let count = doc.line_count();
         let text_len = doc.text().len();
-        let at = if ins.line > count {
-            (ins.line == count + 1).then_some(text_len)
+        // Past the end: at the end, as `git apply --unidiff-zero` puts it (the message says so).
+        let line = ins.line.min(count + 1);
+        let at = if line > count {
+            text_len
         } else {
             doc.window_range(crate::patch::LineWindow {
-                start: ins.line,
+                start: line,
                 end: None,
             })
-            .map(|r| r.start)
-        };
-        let Some(at) = at else {
-            return Step::msg(
-                EditStatus::NotFound,
-                format!(
-                    "the hunk adds lines before line {}, but {shown} has {count} lines: the diff \
-                     was made against a longer file; re-read it",
-                    ins.line
-                ),
-            );
+            .map_or(text_len, |r| r.start)
         };
         if at == text_len && !doc.text().is_empty() && !doc.text().ends_with('\n') {
             return Step::msg(
@@ -570,13 +562,21 @@ impl Planner<'_> {
         let mut s = Step::applied(
             Some(MatchKind::Exact),
             1,
-            vec![(ins.line, ins.line + added.max(1) - 1)],
+            vec![(line, line + added.max(1) - 1)],
         );
-        s.message = Some(format!(
-            "placed by its line numbers (--unidiff-zero: the hunk has no context): inserted \
-             before line {} of {count}; check the place if the diff is older than the file",
-            ins.line
-        ));
+        s.message = Some(if line < ins.line {
+            format!(
+                "placed by its line numbers (--unidiff-zero: the hunk has no context): the hunk \
+                 adds before line {}, but {shown} has {count} lines, so it went at the end, as \
+                 `git apply` puts it; the diff was made against a longer file: check the result",
+                ins.line
+            )
+        } else {
+            format!(
+                "placed by its line numbers (--unidiff-zero: the hunk has no context): inserted \
+                 before line {line} of {count}; check the place if the diff is older than the file"
+            )
+        });
         s
     }
 }
