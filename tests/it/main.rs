@@ -7,6 +7,7 @@ mod cibot;
 mod cli;
 mod concurrency;
 mod crash;
+mod filters;
 mod formats;
 mod gate_real;
 mod golangci;
