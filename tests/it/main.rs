@@ -14,6 +14,7 @@ mod golangci;
 mod guards;
 mod harness;
 mod hostile;
+mod limits;
 mod mcp;
 mod precommit;
 mod prepare;
