@@ -230,6 +230,11 @@ pub enum Error {
     )]
     ChangedSince { id: String, paths: Vec<String> },
 
+    /// A bug in patchgate (a panic), caught so that the run ends with a report and exit 4.
+    #[error("internal error, please report: {message}")]
+    #[diagnostic(code(patchgate::internal), help("{help}"))]
+    Internal { message: String, help: String },
+
     #[error("cannot {action} {}: {source}", path.display())]
     #[diagnostic(code(patchgate::io), help("{help}"))]
     Io {
@@ -266,6 +271,7 @@ impl Error {
             | Error::RollbackFailed { .. }
             | Error::AlreadyUndone { .. }
             | Error::ChangedSince { .. }
+            | Error::Internal { .. }
             | Error::Io { .. } => Exit::Environment,
         }
     }
@@ -294,6 +300,7 @@ impl Error {
             Error::NothingToUndo { .. } => "nothing_to_undo",
             Error::AlreadyUndone { .. } => "already_undone",
             Error::ChangedSince { .. } => "changed_since",
+            Error::Internal { .. } => "internal",
             Error::Io { .. } => "io",
         }
     }

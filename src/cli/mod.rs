@@ -291,7 +291,35 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
             return Exit::InvalidInput.code();
         }
     };
-    match cli.command {
+    // A command that may run a transaction: where, so a panic can be followed by recovery.
+    let repo_dir = match &cli.command {
+        Command::Apply(a) => Some(a.dir.clone()),
+        Command::Undo(u) => Some(u.dir()),
+        Command::Recover(r) => Some(r.dir.clone()),
+        _ => None,
+    }
+    .map(|d| d.unwrap_or_else(|| PathBuf::from(".")));
+    match crate::panics::catch(|| dispatch(cli.command)) {
+        Ok(code) => code,
+        Err(message) => internal_error(message, repo_dir.as_deref(), requested),
+    }
+}
+
+/// A panic that escaped a command: the repository is brought to the old or the new state (what
+/// `patchgate recover` does after a crash), then the bug is reported, exit 4.
+fn internal_error(
+    message: String,
+    repo_dir: Option<&std::path::Path>,
+    format: Option<OutputFormat>,
+) -> i32 {
+    print_error(
+        &crate::panics::internal_error(message, repo_dir),
+        format.unwrap_or(OutputFormat::Human),
+    )
+}
+
+fn dispatch(command: Command) -> i32 {
+    match command {
         Command::Apply(a) => run_apply(a),
         Command::Check(c) => {
             let opts = match c.check.choice().check_options() {

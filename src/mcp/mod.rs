@@ -119,7 +119,7 @@ impl ServerHandler for Server {
                 None,
             )),
             Err(e) => Err(ErrorData::internal_error(
-                format!("the `{name}` call panicked: {e}"),
+                format!("internal error, please report: the `{name}` call failed: {e}"),
                 None,
             )),
         }

@@ -16,6 +16,7 @@ mod harness;
 mod hostile;
 mod limits;
 mod mcp;
+mod panics;
 mod precommit;
 mod prepare;
 mod sarif;
