@@ -218,7 +218,17 @@ where
                     );
                 }
                 Ok(Read::Eof) | Err(_) => {
-                    self.flush_answers();
+                    // The session ends here: write what is left before saying so, rather than
+                    // leave it to a task the runtime may not run again.
+                    let mut guard = self.write.lock().await;
+                    if let Some(w) = guard.as_mut() {
+                        for a in self.answers.drain(..) {
+                            if w.write_all(&a).await.is_err() {
+                                break;
+                            }
+                        }
+                        let _ = w.flush().await;
+                    }
                     return None;
                 }
             }
@@ -358,6 +368,38 @@ impl<'a> Scan<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn every_bad_line_is_answered_and_a_good_one_delivered() {
+        use rmcp::transport::Transport;
+        use tokio::io::AsyncReadExt;
+        let input: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/list\",\"params\":{\"pad\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}}\n\
+            \n\
+            {\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\"}\n\
+            not json\n\
+            {\"jsonrpc\":\"2.0\",\"method\":\"notifications/whatever\",\"params\":3}\n";
+        let (w, mut r) = tokio::io::duplex(1 << 16);
+        let mut t = Stdio::new(input, w, 100);
+        let mut got = Vec::new();
+        while let Some(m) = t.receive().await {
+            got.push(serde_json::to_value(&m).expect("serialisable"));
+        }
+        assert!(got.iter().any(|m| m["id"] == 10), "the ping: {got:?}");
+        drop(t);
+        let mut out = String::new();
+        r.read_to_string(&mut out).await.expect("read");
+        let mut answers: Vec<Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("one JSON message a line"))
+            .collect();
+        answers.sort_by_key(|a| a["error"]["code"].as_i64());
+        assert_eq!(answers.len(), 2, "{out}");
+        assert_eq!(answers[0]["id"], Value::Null);
+        assert_eq!(answers[0]["error"]["code"], -32700);
+        assert_eq!(answers[1]["id"], json!(9));
+        assert_eq!(answers[1]["error"]["code"], -32600);
+        assert_eq!(answers[1]["error"]["data"]["limit_bytes"], 100);
+    }
 
     #[test]
     fn the_id_is_found_before_a_cut_or_an_error() {
