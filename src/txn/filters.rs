@@ -9,8 +9,9 @@
 //! --stdin`, which applies exactly the filters `git add <path>` applies (and, for LFS, stores the
 //! object under `.git/lfs/objects` as `git add` does).
 //!
-//! Invariants: the decision is made in-process (libgit2's attribute lookup and the config), so a
-//! repository without such attributes never starts a process here; a path that needs filtering
+//! Invariants: the decision is made in-process (which attributes files exist, then libgit2's
+//! attribute lookup and the config), so a repository without such attributes never starts a
+//! process here and, without any attributes file, makes no lookup either; a path that needs filtering
 //! costs one `git hash-object` (run in parallel for several), through the runner, with an
 //! explicit working directory and the inherited `GIT_*` location variables scrubbed. Only the
 //! committed tree uses these blobs: the journal and the undo history keep the working-tree
@@ -56,6 +57,58 @@ fn may_convert(repo: &Repository, autocrlf: bool, path: &str, bytes: &[u8]) -> b
     autocrlf || set(attr("text")) || set(attr("eol")) || set(attr("crlf"))
 }
 
+/// Whether any attributes file could speak about these paths: a `.gitattributes` in the working
+/// tree, the index or HEAD's tree in one of their folders, `info/attributes`, the user's
+/// (`core.attributesFile`, else `$XDG_CONFIG_HOME/git/attributes`) or the system's. Without one,
+/// only `core.autocrlf` converts anything, and libgit2's lookups (some 50 µs each) are skipped.
+fn any_attributes(repo: &Repository, git_dir: &Path, paths: &[&str]) -> bool {
+    let mut dirs: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    for p in paths {
+        dirs.insert("");
+        for (i, c) in p.char_indices() {
+            if c == '/' {
+                dirs.insert(&p[..i]);
+            }
+        }
+    }
+    let index = repo.index().ok();
+    let head = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
+    let workdir = repo.workdir();
+    let in_repo = dirs.iter().any(|d| {
+        let rel = if d.is_empty() {
+            ".gitattributes".to_string()
+        } else {
+            format!("{d}/.gitattributes")
+        };
+        workdir.is_some_and(|w| w.join(&rel).symlink_metadata().is_ok())
+            || index
+                .as_ref()
+                .is_some_and(|i| i.get_path(Path::new(&rel), 0).is_some())
+            || head
+                .as_ref()
+                .is_some_and(|t| t.get_path(Path::new(&rel)).is_ok())
+    });
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let user = repo
+        .config()
+        .and_then(|c| c.get_path("core.attributesFile"))
+        .ok()
+        .or_else(|| {
+            std::env::var_os("XDG_CONFIG_HOME")
+                .filter(|x| !x.is_empty())
+                .map(std::path::PathBuf::from)
+                .or_else(|| home.map(|h| h.join(".config")))
+                .map(|c| c.join("git").join("attributes"))
+        });
+    let elsewhere = [
+        Some(repo.commondir().join("info").join("attributes")),
+        Some(git_dir.join("info").join("attributes")),
+        user,
+        Some(std::path::PathBuf::from("/etc/gitattributes")),
+    ];
+    in_repo || elsewhere.iter().flatten().any(|p| p.exists())
+}
+
 /// For each `(path, working-tree bytes)`: the blob `git add` would store, where that may differ
 /// from the bytes' own blob (`None`: the bytes are stored as they are).
 pub fn committed_blobs(
@@ -73,10 +126,18 @@ pub fn committed_blobs(
             )
         });
     let workdir = repo.workdir().map(Path::to_path_buf);
-    let wanted: Vec<bool> = files
-        .iter()
-        .map(|(path, bytes)| may_convert(repo, autocrlf, path, bytes))
-        .collect();
+    let paths: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
+    let wanted: Vec<bool> = if any_attributes(repo, git_dir, &paths) {
+        files
+            .iter()
+            .map(|(path, bytes)| may_convert(repo, autocrlf, path, bytes))
+            .collect()
+    } else {
+        files
+            .iter()
+            .map(|(_, bytes)| autocrlf && bytes.contains(&b'\r'))
+            .collect()
+    };
     if !wanted.contains(&true) {
         return Ok(vec![None; files.len()]);
     }

@@ -40,6 +40,22 @@ fn a_file_under_eol_crlf_is_committed_with_lf_and_the_status_is_clean() {
     );
 }
 
+#[test]
+fn core_autocrlf_without_attributes_is_honoured_too() {
+    let repo = TestRepo::new();
+    repo.git(&["config", "core.autocrlf", "true"]);
+    let repo = repo.file("a.txt", "alpha\r\nsecond\r\n").commit();
+    assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "alpha\nsecond\n");
+    repo.apply(
+        "- {file_path: a.txt, old_string: alpha, new_string: ALPHA}\n",
+        &["--commit"],
+    )
+    .assert_code(0);
+    assert_eq!(repo.read("a.txt"), b"ALPHA\r\nsecond\r\n");
+    assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "ALPHA\nsecond\n");
+    assert_clean(&repo);
+}
+
 /// A repository whose `*.cfg` files go through a clean filter that scrubs `token=` values (what
 /// secret scrubbers do), with the secret in the working tree only.
 fn scrubbed_repo() -> TestRepo {
