@@ -543,10 +543,20 @@ fn read_patch(
                 limit::read_bounded(file, &shown, max, hint)?,
             )
         }
-        _ => (
-            "<stdin>".to_string(),
-            limit::read_bounded(std::io::stdin().lock(), "<stdin>", max, None)?,
-        ),
+        _ => {
+            // A file redirected to stdin (`< big.yaml`) has a size to judge by, like a named one.
+            let redirected = std::fs::metadata("/proc/self/fd/0")
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| m.len());
+            if redirected.is_some_and(|len| len > max) {
+                return Err(limit::too_big("<stdin>", max));
+            }
+            (
+                "<stdin>".to_string(),
+                limit::read_bounded(std::io::stdin().lock(), "<stdin>", max, redirected)?,
+            )
+        }
     };
     crate::patch::parse_input(&bytes, &name, input)
 }

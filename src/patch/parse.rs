@@ -339,6 +339,7 @@ pub(super) fn patch_error(
     offset: Option<usize>,
     label: &str,
 ) -> Error {
+    let message = shorten(message);
     let (line, column) = match offset {
         Some(o) => {
             let (l, c) = line_col(&source.text, o);
@@ -388,6 +389,23 @@ fn strip_location_suffix(msg: &str) -> String {
         Some(i) => msg[..i].trim_end_matches(',').to_string(),
         None => msg.to_string(),
     }
+}
+
+/// A message cut to a readable length: the YAML and JSON readers quote the offending value in
+/// full, and a value can be megabytes long (the report would carry it whole).
+fn shorten(message: String) -> String {
+    const HEAD: usize = 240;
+    const TAIL: usize = 120;
+    let n = message.chars().count();
+    if n <= HEAD + TAIL + 40 {
+        return message;
+    }
+    let head: String = message.chars().take(HEAD).collect();
+    let tail: String = message.chars().skip(n - TAIL).collect();
+    format!(
+        "{head} … ({} characters left out) … {tail}",
+        n - HEAD - TAIL
+    )
 }
 
 /// 1-based line and column (in characters) of a byte offset.
@@ -766,6 +784,20 @@ mod tests {
             Err(Error::Patch(p)) => (p.message, p.line, p.column),
             Err(e) => panic!("unexpected error kind {e:?}"),
         }
+    }
+
+    #[test]
+    fn a_message_quoting_a_huge_value_is_cut_to_a_readable_length() {
+        let huge = format!(
+            "invalid type: string \"{}\", expected a list",
+            "z".repeat(1 << 20)
+        );
+        let short = shorten(huge);
+        assert!(short.len() < 500, "{}", short.len());
+        assert!(short.starts_with("invalid type: string \"zzz"));
+        assert!(short.ends_with("\", expected a list"));
+        assert!(short.contains("characters left out"));
+        assert_eq!(shorten("short".into()), "short");
     }
 
     #[test]

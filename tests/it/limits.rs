@@ -38,14 +38,18 @@ fn time_program() -> Option<&'static str> {
     None
 }
 
-/// Runs patchgate in `repo` with `args` (and `stdin`, written by a thread that gives up when the
-/// child stops reading), and measures it. Without `/usr/bin/time` (locally) the peak is 0.
-fn measured(
-    repo: &TestRepo,
-    args: &[&str],
-    env: &[(&str, &str)],
-    stdin: Option<Vec<u8>>,
-) -> Measured {
+/// What the child reads on stdin.
+enum Input {
+    Nothing,
+    /// Through a pipe, written by a thread that gives up when the child stops reading.
+    Piped(Vec<u8>),
+    /// A file redirected to stdin (`< file`).
+    File(std::path::PathBuf),
+}
+
+/// Runs patchgate in `repo` with `args` and `stdin`, and measures it. Without `/usr/bin/time`
+/// (locally) the peak is 0.
+fn measured(repo: &TestRepo, args: &[&str], env: &[(&str, &str)], stdin: Input) -> Measured {
     let start = Instant::now();
     let report = tempfile::NamedTempFile::new().expect("time's report");
     let time = time_program();
@@ -60,10 +64,10 @@ fn measured(
     cmd.args(args)
         .current_dir(repo.path())
         .env("NO_COLOR", "1")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
+        .stdin(match &stdin {
+            Input::Nothing => Stdio::null(),
+            Input::Piped(_) => Stdio::piped(),
+            Input::File(p) => Stdio::from(std::fs::File::open(p).expect("open stdin file")),
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -71,7 +75,7 @@ fn measured(
         cmd.env(k, v);
     }
     let mut child = cmd.spawn().expect("spawn patchgate");
-    if let (Some(mut pipe), Some(bytes)) = (child.stdin.take(), stdin) {
+    if let (Some(mut pipe), Input::Piped(bytes)) = (child.stdin.take(), stdin) {
         std::thread::spawn(move || {
             for chunk in bytes.chunks(1 << 20) {
                 if pipe.write_all(chunk).is_err() {
@@ -124,7 +128,7 @@ fn dev_zero_is_refused_quickly_in_bounded_memory() {
         &repo,
         &["apply", "/dev/zero", "--format", "json"],
         &[],
-        None,
+        Input::Nothing,
     );
     assert_refused_for_size(&m, 64);
     // It read the limit and a byte, then stopped: a little over 64 MiB, far from "all of it".
@@ -154,15 +158,34 @@ fn a_200_mb_patch_is_refused_before_it_is_read() {
     }
     let path = big.to_str().expect("utf8");
     // A file: judged by its size, nothing read.
-    let m = measured(&repo, &["apply", path, "--format", "json"], &[], None);
+    let m = measured(
+        &repo,
+        &["apply", path, "--format", "json"],
+        &[],
+        Input::Nothing,
+    );
     assert_refused_for_size(&m, 64);
     assert!(m.peak_mib < 40, "peak RSS {} MiB", m.peak_mib);
     // The same text on stdin: read up to the limit, then refused.
     let text = std::fs::read(&big).expect("read");
-    let m = measured(&repo, &["apply", "-", "--format", "json"], &[], Some(text));
+    let m = measured(
+        &repo,
+        &["apply", "-", "--format", "json"],
+        &[],
+        Input::Piped(text),
+    );
     assert_refused_for_size(&m, 64);
     assert!(m.peak_mib < 200, "peak RSS {} MiB", m.peak_mib);
     assert!(m.took < Duration::from_secs(20), "took {:?}", m.took);
+    // Redirected from the file (`< big.yaml`): judged by the file's size, nothing read.
+    let m = measured(
+        &repo,
+        &["apply", "-", "--format", "json"],
+        &[],
+        Input::File(big.clone()),
+    );
+    assert_refused_for_size(&m, 64);
+    assert!(m.peak_mib < 40, "peak RSS {} MiB", m.peak_mib);
     assert_eq!(repo.snapshot(), before);
 }
 
@@ -180,21 +203,21 @@ fn the_limit_is_set_by_patchgate_max_patch_mb() {
         &repo,
         &["apply", path, "--format", "json", "--dry-run"],
         &[("PATCHGATE_MAX_PATCH_MB", "1")],
-        None,
+        Input::Nothing,
     );
     assert_refused_for_size(&m, 1);
     let m = measured(
         &repo,
         &["apply", path, "--format", "json", "--dry-run"],
         &[("PATCHGATE_MAX_PATCH_MB", "2")],
-        None,
+        Input::Nothing,
     );
     m.run.assert_code(0);
     let m = measured(
         &repo,
         &["apply", path, "--format", "json", "--dry-run"],
         &[("PATCHGATE_MAX_PATCH_MB", "lots")],
-        None,
+        Input::Nothing,
     );
     m.run.assert_code(3);
     let json = m.run.json();
@@ -235,7 +258,7 @@ fn yaml_alias_bombs_and_deep_nesting_are_refused_in_bounded_time_and_memory() {
             &repo,
             &["apply", "-", "--format", "json"],
             &[],
-            Some(text.into_bytes()),
+            Input::Piped(text.into_bytes()),
         );
         m.run.assert_code(3);
         let json = m.run.json();
