@@ -72,6 +72,19 @@ fn similarity(a: &[&str], b: &[&str]) -> f64 {
     2.0 * common as f64 / (a.len() + b.len()) as f64
 }
 
+/// How strongly a patched line stands for an original one: their similarity, when it reaches
+/// [`MIN_SIMILARITY`] or the lines differ in exactly one token at the same place (a rename on a
+/// line of one or two tokens, `parse_cfg,` → `parse_config,`, is no less that line for being
+/// short); else nothing.
+fn affinity(a: &[&str], b: &[&str]) -> Option<f64> {
+    let s = similarity(a, b);
+    if s >= MIN_SIMILARITY {
+        return Some(s);
+    }
+    let one_swap = a.len() == b.len() && a.iter().zip(b).filter(|(x, y)| x != y).count() == 1;
+    one_swap.then_some(MIN_SIMILARITY)
+}
+
 /// For each patched line of a block, the index of the original line it is paired with, if any;
 /// `None` when the block is too large to pair.
 pub fn pair_block(old: &[&str], new: &[&str]) -> Option<Vec<Option<usize>>> {
@@ -84,15 +97,14 @@ pub fn pair_block(old: &[&str], new: &[&str]) -> Option<Vec<Option<usize>>> {
     // score[i][j]: the best alignment of old[..i] with new[..j].
     let w = n + 1;
     let mut score = vec![0.0f64; (m + 1) * w];
-    let mut sim = vec![0.0f64; m * n];
+    let mut sim: Vec<Option<f64>> = vec![None; m * n];
     for i in 1..=m {
         for j in 1..=n {
-            let s = similarity(&old_t[i - 1], &new_t[j - 1]);
+            let s = affinity(&old_t[i - 1], &new_t[j - 1]);
             sim[(i - 1) * n + (j - 1)] = s;
-            let diag = if s >= MIN_SIMILARITY {
-                score[(i - 1) * w + (j - 1)] + s
-            } else {
-                f64::MIN
+            let diag = match s {
+                Some(s) => score[(i - 1) * w + (j - 1)] + s,
+                None => f64::MIN,
             };
             score[i * w + j] = score[(i - 1) * w + j].max(score[i * w + (j - 1)]).max(diag);
         }
@@ -100,9 +112,10 @@ pub fn pair_block(old: &[&str], new: &[&str]) -> Option<Vec<Option<usize>>> {
     let mut out = vec![None; n];
     let (mut i, mut j) = (m, n);
     while i > 0 && j > 0 {
-        let s = sim[(i - 1) * n + (j - 1)];
         let here = score[i * w + j];
-        if s >= MIN_SIMILARITY && here == score[(i - 1) * w + (j - 1)] + s {
+        if let Some(s) = sim[(i - 1) * n + (j - 1)]
+            && here == score[(i - 1) * w + (j - 1)] + s
+        {
             out[j - 1] = Some(i - 1);
             i -= 1;
             j -= 1;
@@ -238,6 +251,16 @@ mod tests {
         assert_eq!(pair_block(&old, &new), Some(vec![None, Some(0), Some(1)]));
         // Nothing in common: no pairs.
         assert_eq!(pair_block(&["a b c"], &["x y z"]), Some(vec![None]));
+        assert_eq!(pair_block(&["x = foo"], &["y = bar"]), Some(vec![None]));
+        // A short line with one token renamed is still that line.
+        assert_eq!(
+            pair_block(&["parse_cfg"], &["parse_config"]),
+            Some(vec![Some(0)])
+        );
+        assert_eq!(
+            pair_block(&["a", "parse_cfg,"], &["a", "parse_config,"]),
+            Some(vec![Some(0), Some(1)])
+        );
         let big: Vec<&str> = vec!["x"; 300];
         assert_eq!(pair_block(&big, &big), None);
     }
