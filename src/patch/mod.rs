@@ -39,6 +39,7 @@
 //! [`Replace::near`] carrying the hunk's line number or anchors (used only to break ties).
 
 pub mod input;
+pub mod limit;
 mod parse;
 mod schema;
 
@@ -79,6 +80,10 @@ pub enum InputFormat {
 /// Parses patch bytes in the given input format into edits (`Auto`: told from the content, see
 /// [`input::detect`]).
 pub fn parse_input(bytes: &[u8], name: &str, input: InputFormat) -> Result<Patch, Error> {
+    let limit = limit::max_bytes()?;
+    if bytes.len() as u64 > limit {
+        return Err(limit::too_big(name, limit));
+    }
     input::parse(bytes, name, input)
 }
 
