@@ -350,18 +350,29 @@ fn projects_of(repo: &Repo, plan: &plan::Plan) -> Vec<crate::project::detect::Pr
     out
 }
 
-/// `refs/heads/NAME`, if NAME is a valid branch name.
+/// `refs/heads/NAME`, if NAME is a branch name `git check-ref-format --branch` accepts: a valid
+/// ref name that does not start with `-` and is not `HEAD`. `@{…}` forms (`@{u}`, `@{-1}`) are
+/// refused by the ref name rules: name the branch itself. A full `refs/heads/NAME` is taken as
+/// that branch.
 fn branch_refname(name: &str) -> Result<String, Error> {
-    let refname = if name.starts_with("refs/") {
-        name.to_string()
-    } else {
-        format!("refs/heads/{name}")
-    };
-    if !git2::Reference::is_valid_name(&refname) || !refname.starts_with("refs/heads/") {
-        return Err(Error::Usage {
-            message: format!("`{name}` is not a valid branch name"),
-            help: "use a name like `bot/fixups` (see `git check-ref-format --branch`)".into(),
-        });
+    let short = name.strip_prefix("refs/heads/").unwrap_or(name);
+    let refname = format!("refs/heads/{short}");
+    let reserved = short.starts_with('-') || short == "HEAD";
+    if reserved || name.starts_with("refs/") && !name.starts_with("refs/heads/") {
+        return Err(bad_branch(name));
+    }
+    if !git2::Reference::is_valid_name(&refname) {
+        return Err(bad_branch(name));
     }
     Ok(refname)
+}
+
+fn bad_branch(name: &str) -> Error {
+    Error::Usage {
+        message: format!("`{name}` is not a valid branch name"),
+        help: "use a name like `bot/fixups`: not `HEAD`, not starting with `-`, no `..`, `@{`, \
+               spaces, `~^:?*[\\` or control characters, no component starting with `.` or \
+               ending with `.lock` (`git check-ref-format --branch NAME` says whether git takes it)"
+            .into(),
+    }
 }

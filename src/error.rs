@@ -250,6 +250,11 @@ pub enum Error {
     )]
     ChangedSince { id: String, paths: Vec<String> },
 
+    /// A bug in patchgate (a panic), caught so that the run ends with a report and exit 4.
+    #[error("internal error, please report: {message}")]
+    #[diagnostic(code(patchgate::internal), help("{help}"))]
+    Internal { message: String, help: String },
+
     #[error("cannot {action} {}: {source}", path.display())]
     #[diagnostic(code(patchgate::io), help("{help}"))]
     Io {
@@ -288,6 +293,7 @@ impl Error {
             | Error::RollbackFailed { .. }
             | Error::AlreadyUndone { .. }
             | Error::ChangedSince { .. }
+            | Error::Internal { .. }
             | Error::Io { .. } => Exit::Environment,
         }
     }
@@ -318,6 +324,7 @@ impl Error {
             Error::NothingToUndo { .. } => "nothing_to_undo",
             Error::AlreadyUndone { .. } => "already_undone",
             Error::ChangedSince { .. } => "changed_since",
+            Error::Internal { .. } => "internal",
             Error::Io { .. } => "io",
         }
     }

@@ -12,7 +12,8 @@
 //! - [`report`]: the outcome as JSON, markdown or human diagnostics;
 //! - [`mcp`]: the Model Context Protocol server around the same pipeline;
 //! - [`cli`]: the command line around them ([`mod@apply`] is the pipeline driver);
-//! - [`mod@undo`]: a written patch reverted from the history, as a transaction of its own.
+//! - [`mod@undo`]: a written patch reverted from the history, as a transaction of its own;
+//! - [`panics`]: a bug contained to the checker or the command it happened in.
 
 pub mod apply;
 pub mod checks;
@@ -20,6 +21,7 @@ pub mod cli;
 pub mod error;
 pub mod fs;
 pub mod mcp;
+pub mod panics;
 pub mod patch;
 pub mod plan;
 pub mod project;

@@ -355,18 +355,27 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<S
             }
             _ => false,
         };
+        // A commit records the new content as git's filters stored it, which may not be the
+        // working-tree bytes (`txn::filters`).
+        let committed = match (&f.new, &f.committed) {
+            (State::File { mode, .. }, Some(c)) => State::File {
+                oid: c.clone(),
+                mode: *mode,
+            },
+            _ => f.new.clone(),
+        };
         let in_tree_ok = match &tree {
-            Some(t) => tree_holds(t, &f.path, &f.new, mode_changed),
+            Some(t) => tree_holds(t, &f.path, &committed, mode_changed),
             None => true,
         };
-        let current = match place.mode {
+        let (current, expected) = match place.mode {
             Mode::Branch => match &tree {
-                Some(t) => disk_in_tree(repo, t, &f.path)?,
-                None => Disk::Missing,
+                Some(t) => (disk_in_tree(repo, t, &f.path)?, &committed),
+                None => (Disk::Missing, &committed),
             },
-            _ => crate::plan::disk_at(repo.roots.fs(), &f.path),
+            _ => (crate::plan::disk_at(repo.roots.fs(), &f.path), &f.new),
         };
-        if !in_tree_ok || !disk_holds(&current, &f.new, mode_changed) {
+        if !in_tree_ok || !disk_holds(&current, expected, mode_changed) {
             changed.push(f.path.clone());
             continue;
         }

@@ -2,14 +2,21 @@
 //!
 //! Lines are mapped from the patched file back to the original through the equal blocks of a line
 //! diff (the OpenHands approach in PRIOR-ART, which survives inserted lines shifting everything
-//! below them). A finding is *old* when the baseline has a finding of the same rule and message,
-//! matched one to one, at its corresponding place: the original line of an unchanged line, or
-//! one of the original lines that a changed line replaced (so renaming an identifier on a line
-//! that was already too long passes, also where only the message's numbers changed: "line too
-//! long (95 > 88)" becoming "(96 > 88)" is the same finding). Anything else is
-//! *new*: a finding on an inserted line, and a finding on an untouched line that the patch caused
-//! (a definition removed elsewhere). A finding without a line is old when the baseline has the
-//! same rule and message.
+//! below them). A finding is *old* when the baseline has a finding of the same rule, matched one
+//! to one, at its corresponding place with the same message:
+//! - on an unchanged line, the original line it is unchanged from, with the very same message;
+//! - on a changed line, the original line it was paired with inside its block of changed lines
+//!   ([`super::pairing`]), with a message that differs at most by numbers ("line too long
+//!   (95 > 88)" becoming "(96 > 88)") or by the patch's own one-for-one substitutions on that
+//!   line (a renamed identifier: clippy's "`LOG_LEVEL_NAMES` is used to index" after that name
+//!   was renamed). A changed line without a partner was written by the patch: its findings are
+//!   new, and so is a finding naming something the line's edit did not substitute (an edit that
+//!   fixes one undefined name and introduces another);
+//! - a finding without a line, anywhere with the same message.
+//!
+//! Anything else is *new*: a finding on an inserted line, and a finding on an untouched line
+//! that the patch caused (a definition removed elsewhere). In a block too large to pair, a
+//! changed line's finding is old when one of the block's original lines had the same message.
 //!
 //! A formatter's hunk is new only where the patch made the formatting worse: a hunk is "already
 //! there" when every patched line in it is unchanged, or was changed from original lines of which
@@ -23,6 +30,7 @@ use std::collections::{BTreeSet, HashMap};
 use similar::{DiffOp, TextDiff};
 
 use super::finding::{Finding, RawFinding};
+use super::pairing;
 
 /// How the lines of the patched text relate to the original.
 #[derive(Debug, Clone)]
@@ -32,6 +40,38 @@ pub struct LineMap {
     /// For each changed patched line that replaced original lines: those lines (1-based,
     /// inclusive). An inserted line has none.
     replaced: Vec<Option<(usize, usize)>>,
+    /// For each changed patched line of a block small enough to pair: its partner.
+    partner: Vec<Partner>,
+}
+
+/// A changed line's counterpart in the original.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+enum Partner {
+    /// Unchanged, inserted outside any block, or in a block too large to pair.
+    #[default]
+    Unknown,
+    /// In a paired block, without a partner: a line the patch wrote.
+    None,
+    /// The original line (1-based) it stands for, and the patch's substitutions between them.
+    Line {
+        old: usize,
+        subs: Vec<(String, String)>,
+    },
+}
+
+/// One token the patch replaced by another on a line (`old`, `new`).
+type Sub = (String, String);
+
+/// Where a finding on a patched line may have been in the original.
+enum Counterpart<'a> {
+    /// The same line, unchanged (or 0: a finding without a line).
+    Same(usize),
+    /// A changed line's partner, with the substitutions the patch made there.
+    Partner(usize, &'a [(String, String)]),
+    /// Any of the original lines of a block too large to pair.
+    Block(usize, usize),
+    /// Nowhere: a line the patch wrote.
+    Nowhere,
 }
 
 impl LineMap {
@@ -43,6 +83,9 @@ impl LineMap {
             .max(after.split_inclusive('\n').count());
         let mut to_old = vec![None; total];
         let mut replaced = vec![None; total];
+        let mut partner = vec![Partner::Unknown; total];
+        let old_lines: Vec<&str> = before.lines().collect();
+        let new_lines: Vec<&str> = after.lines().collect();
         for op in diff.ops() {
             match *op {
                 DiffOp::Equal {
@@ -67,11 +110,35 @@ impl LineMap {
                             *slot = Some((old_index + 1, old_index + old_len));
                         }
                     }
+                    let (Some(old), Some(new)) = (
+                        old_lines.get(old_index..old_index + old_len),
+                        new_lines.get(new_index..new_index + new_len),
+                    ) else {
+                        continue;
+                    };
+                    let Some(pairs) = pairing::pair_block(old, new) else {
+                        continue;
+                    };
+                    for (i, p) in pairs.into_iter().enumerate() {
+                        if let Some(slot) = partner.get_mut(new_index + i) {
+                            *slot = match p {
+                                Some(o) => Partner::Line {
+                                    old: old_index + o + 1,
+                                    subs: pairing::substitutions(old[o], new[i]),
+                                },
+                                None => Partner::None,
+                            };
+                        }
+                    }
                 }
                 DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
             }
         }
-        LineMap { to_old, replaced }
+        LineMap {
+            to_old,
+            replaced,
+            partner,
+        }
     }
 
     /// A file the patch creates: every line is new.
@@ -80,6 +147,7 @@ impl LineMap {
         LineMap {
             to_old: vec![None; n],
             replaced: vec![None; n],
+            partner: vec![Partner::Unknown; n],
         }
     }
 
@@ -98,6 +166,23 @@ impl LineMap {
         line.checked_sub(1)
             .and_then(|i| self.replaced.get(i).copied().flatten())
     }
+
+    fn counterpart(&self, line: usize) -> Counterpart<'_> {
+        if line == 0 {
+            return Counterpart::Same(0);
+        }
+        if let Some(l) = self.old_line(line) {
+            return Counterpart::Same(l);
+        }
+        match self.partner.get(line - 1) {
+            Some(Partner::Line { old, subs }) => Counterpart::Partner(*old, subs),
+            Some(Partner::None) => Counterpart::Nowhere,
+            _ => match self.replaced(line) {
+                Some((a, b)) => Counterpart::Block(a, b),
+                None => Counterpart::Nowhere,
+            },
+        }
+    }
 }
 
 /// Turns the raw findings on the patched text into findings with `new` set, comparing with the
@@ -108,88 +193,71 @@ pub fn mark(
     baseline: Option<&[RawFinding]>,
     map: &LineMap,
 ) -> Vec<Finding> {
-    // (line, rule, message) → how many baseline findings are still unclaimed.
-    let mut pool: HashMap<(usize, &str, &str), usize> = HashMap::new();
-    // The same with the message's numbers masked, for changed lines only: a rename that changes
-    // a line's length changes "line too long (95 > 88)", not whether the finding was there.
-    let mut loose: HashMap<(usize, &str, String), usize> = HashMap::new();
-    if let Some(base) = baseline {
-        for b in base {
-            *pool
-                .entry((b.line, b.rule.as_str(), b.message.as_str()))
-                .or_default() += 1;
-            *loose
-                .entry((b.line, b.rule.as_str(), mask_numbers(&b.message)))
-                .or_default() += 1;
+    let base = baseline.unwrap_or(&[]);
+    // (original line, rule) → the baseline findings there; each can be claimed once.
+    let mut at: HashMap<(usize, &str), Vec<usize>> = HashMap::new();
+    for (i, b) in base.iter().enumerate() {
+        at.entry((b.line, b.rule.as_str())).or_default().push(i);
+    }
+    let mut claimed = vec![false; base.len()];
+    let mut old = vec![false; findings.len()];
+    // Exact messages first, so a finding that only matches up to a substitution never takes the
+    // baseline finding another one matches exactly.
+    for exact in [true, false] {
+        for (k, f) in findings.iter().enumerate() {
+            if old[k] {
+                continue;
+            }
+            let rule = f.rule.as_str();
+            let (lines, subs): (std::ops::RangeInclusive<usize>, Option<&[Sub]>) =
+                match map.counterpart(f.line) {
+                    Counterpart::Same(l) => (l..=l, None),
+                    Counterpart::Partner(l, subs) => (l..=l, Some(subs)),
+                    Counterpart::Block(a, b) => (a..=b, None),
+                    Counterpart::Nowhere => continue,
+                };
+            if !exact && subs.is_none() {
+                continue;
+            }
+            let hit = lines
+                .flat_map(|l| at.get(&(l, rule)))
+                .flatten()
+                .find(|&&i| {
+                    !claimed[i]
+                        && if exact {
+                            base[i].message == f.message
+                        } else {
+                            pairing::same_but_substituted(
+                                &base[i].message,
+                                &f.message,
+                                subs.unwrap_or(&[]),
+                            )
+                        }
+                });
+            if let Some(&i) = hit {
+                claimed[i] = true;
+                old[k] = true;
+            }
         }
     }
     findings
         .iter()
-        .map(|f| {
-            // The original lines this finding may have been on: its own line's original, else
-            // the lines its (changed) line replaced; none for an inserted line.
-            let (lo, hi) = if f.line == 0 {
-                (0, 0)
-            } else if let Some(l) = map.old_line(f.line) {
-                (l, l)
-            } else {
-                map.replaced(f.line).unwrap_or((1, 0))
-            };
-            let rule = f.rule.as_str();
-            let masked = mask_numbers(&f.message);
-            let changed = f.line != 0 && map.changed(f.line);
-            let mut old = false;
-            if baseline.is_some() {
-                for l in lo..=hi {
-                    // The exact message first; on a changed line, the same one with other
-                    // numbers. Either claim takes one baseline finding out of both pools.
-                    let exact = pool
-                        .get(&(l, rule, f.message.as_str()))
-                        .is_some_and(|n| *n > 0);
-                    let other = changed
-                        && !exact
-                        && loose
-                            .get(&(l, rule, masked.clone()))
-                            .is_some_and(|n| *n > 0);
-                    if !exact && !other {
-                        continue;
-                    }
-                    if let Some(n) = loose.get_mut(&(l, rule, masked.clone())) {
-                        *n = n.saturating_sub(1);
-                    }
-                    let key = if exact {
-                        Some((l, rule, f.message.as_str()))
-                    } else {
-                        pool.iter()
-                            .find(|((pl, pr, pm), n)| {
-                                *pl == l && *pr == rule && **n > 0 && mask_numbers(pm) == masked
-                            })
-                            .map(|(k, _)| *k)
-                    };
-                    if let Some(n) = key.and_then(|k| pool.get_mut(&k)) {
-                        *n = n.saturating_sub(1);
-                    }
-                    old = true;
-                    break;
-                }
-            }
-            Finding {
-                line: f.line,
-                column: f.column,
-                rule: f.rule.clone(),
-                severity: f.severity,
-                message: f.message.clone(),
-                new: !old,
-            }
+        .zip(old)
+        .map(|(f, old)| Finding {
+            line: f.line,
+            column: f.column,
+            rule: f.rule.clone(),
+            severity: f.severity,
+            message: f.message.clone(),
+            new: !old,
         })
         .collect()
 }
 
-/// A message without what a patch may change in it while the finding stays the same: runs of
-/// digits become `#` ("line too long (96 > 88)"), and quoted code becomes `_` (clippy's
-/// "`LOG_LEVEL_NAMES` is used to index", eslint's "'parseCfg' is defined", where the patch
-/// renamed the identifier).
-fn mask_numbers(message: &str) -> String {
+/// A message without what a patch elsewhere may change in it while the finding in a file it did
+/// not touch stays the same: runs of digits become `#`, and quoted code becomes `_` (a type
+/// checker's "`parseCfg` is not assignable" after the patch renamed that type in another file).
+fn mask_elsewhere(message: &str) -> String {
     static QUOTED: std::sync::LazyLock<Option<regex::Regex>> =
         std::sync::LazyLock::new(|| regex::Regex::new(r"`[^`\n]*`|'[A-Za-z_$][\w$.:]*'|\d+").ok());
     match QUOTED.as_ref() {
@@ -214,13 +282,23 @@ pub fn mark_unchanged(findings: &[RawFinding], baseline: &[RawFinding]) -> Vec<F
     let mut pool: HashMap<(usize, usize, &str, String), usize> = HashMap::new();
     for b in baseline {
         *pool
-            .entry((b.line, b.column, b.rule.as_str(), mask_numbers(&b.message)))
+            .entry((
+                b.line,
+                b.column,
+                b.rule.as_str(),
+                mask_elsewhere(&b.message),
+            ))
             .or_default() += 1;
     }
     findings
         .iter()
         .map(|f| {
-            let key = (f.line, f.column, f.rule.as_str(), mask_numbers(&f.message));
+            let key = (
+                f.line,
+                f.column,
+                f.rule.as_str(),
+                mask_elsewhere(&f.message),
+            );
             let old = match pool.get_mut(&key) {
                 Some(n) if *n > 0 => {
                     *n -= 1;
@@ -437,6 +515,7 @@ mod tests {
             "`i` is used to index `long_value_here`",
         )];
         assert!(!mark(&now, Some(&quoted), &map)[0].new);
+        // A name the line's edit did not substitute is another finding.
         let quoted = [raw(
             2,
             "no-unused-vars",
@@ -447,7 +526,9 @@ mod tests {
             "no-unused-vars",
             "'newName' is assigned a value but never used.",
         )];
-        assert!(!mark(&now, Some(&quoted), &map)[0].new);
+        assert!(mark(&now, Some(&quoted), &map)[0].new);
+        let renamed = LineMap::new("x\nlet oldName = 1;\n", "x\nlet newName = 1;\n");
+        assert!(!mark(&now, Some(&quoted), &renamed)[0].new);
         // Matched one to one: the replaced line had one such finding, not two.
         let twice = [
             raw(2, "E501", "line too long (20 > 10 characters)"),
@@ -458,6 +539,66 @@ mod tests {
             .map(|f| f.new)
             .collect();
         assert_eq!(new, vec![false, true]);
+    }
+
+    fn f821(line: usize, name: &str) -> RawFinding {
+        raw(line, "F821", &format!("Undefined name `{name}`"))
+    }
+
+    #[test]
+    fn an_edit_that_fixes_one_undefined_name_and_introduces_another_is_new() {
+        // OpenHands' lint-diff case: x's name fixed, y's line now uses another undefined name,
+        // and z's line (written by the patch) uses the name x no longer does.
+        let before = "\nx = UNDEFINED_VARIABLE\ny = 10\n";
+        let after = "\nx = 5\ny = ANOTHER_UNDEFINED_VARIABLE\nz = UNDEFINED_VARIABLE\n";
+        let map = LineMap::new(before, after);
+        let base = [f821(2, "UNDEFINED_VARIABLE")];
+        let now = [
+            f821(3, "ANOTHER_UNDEFINED_VARIABLE"),
+            f821(4, "UNDEFINED_VARIABLE"),
+        ];
+        let new: Vec<bool> = mark(&now, Some(&base), &map)
+            .iter()
+            .map(|f| f.new)
+            .collect();
+        assert_eq!(new, vec![true, true]);
+        // On one line: `qty` replaced by an expression naming `rate`, not a rename of `qty`.
+        let map = LineMap::new("total = price * qty\n", "total = price * quantity * rate\n");
+        let marked = mark(&[f821(1, "rate")], Some(&[f821(1, "qty")]), &map);
+        assert!(marked[0].new);
+        // The same line with `qty` renamed to `rate` (the edit is that substitution): the same
+        // finding, carried over.
+        let map = LineMap::new("total = price * qty\n", "total = price * rate\n");
+        let marked = mark(&[f821(1, "rate")], Some(&[f821(1, "qty")]), &map);
+        assert!(!marked[0].new);
+        // Unchanged lines keep exact messages.
+        let map = LineMap::new("a = qty\nb = 1\n", "a = qty\nb = 2\n");
+        assert!(mark(&[f821(1, "rate")], Some(&[f821(1, "qty")]), &map)[0].new);
+        assert!(!mark(&[f821(1, "qty")], Some(&[f821(1, "qty")]), &map)[0].new);
+    }
+
+    #[test]
+    fn an_exact_match_is_never_taken_by_a_substituted_one() {
+        // Two findings on a renamed line: the exact one claims its own baseline finding, the
+        // renamed one the other.
+        let map = LineMap::new("f(old_a, keep)\n", "f(new_a, keep)\n");
+        let base = [f821(1, "keep"), f821(1, "old_a")];
+        let now = [f821(1, "new_a"), f821(1, "keep")];
+        let new: Vec<bool> = mark(&now, Some(&base), &map)
+            .iter()
+            .map(|f| f.new)
+            .collect();
+        assert_eq!(new, vec![false, false]);
+    }
+
+    #[test]
+    fn a_block_too_large_to_pair_matches_exact_messages_anywhere_in_it() {
+        let before: String = (0..300).map(|i| format!("a{i} = x\n")).collect();
+        let after: String = (0..300).map(|i| format!("b{i} = y\n")).collect();
+        let map = LineMap::new(&before, &after);
+        let base = [raw(7, "R", "same")];
+        assert!(!mark(&[raw(200, "R", "same")], Some(&base), &map)[0].new);
+        assert!(mark(&[raw(200, "R", "other")], Some(&base), &map)[0].new);
     }
 
     #[test]

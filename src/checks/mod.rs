@@ -25,6 +25,7 @@ pub mod gate;
 pub mod node;
 pub mod node_host;
 pub mod package;
+pub mod pairing;
 pub mod parse;
 pub mod references;
 pub mod ruff_batch;

@@ -436,20 +436,62 @@ fn non_result<T>(
 
 fn run_job(ctx: &Ctx, job: Job) -> JobResult {
     let started = Instant::now();
-    let (name, files) = match &job {
-        Job::Table { checker, items, .. } => (checker.name.to_string(), items.len()),
-        Job::Custom { custom, items } => (custom.name.clone(), items.len()),
-    };
-    let r = match job {
+    let (name, kind, items, project) = match &job {
         Job::Table {
             checker,
-            project,
-            cwd,
-            args,
             items,
-        } => table_job(ctx, checker, project.as_ref(), &cwd, &args, &items),
-        Job::Custom { custom, items } => custom_batch(ctx, &custom, &items),
+            project,
+            ..
+        } => (checker.name.to_string(), checker.kind, items, project),
+        Job::Custom { custom, items } => (custom.name.clone(), custom.kind, items, &None),
     };
+    let files = items.len();
+    // Where a crashed job's verdict goes: its files, else (a job for deleted files only) its
+    // project's folder.
+    let mut places: Vec<String> = items.iter().map(|i| i.rel.clone()).collect();
+    if places.is_empty() {
+        places.push(project.as_ref().map_or_else(
+            || ".".to_string(),
+            |p| {
+                if p.rel_root.is_empty() {
+                    ".".to_string()
+                } else {
+                    p.rel_root.clone()
+                }
+            },
+        ));
+    }
+    // A bug in one checker (its runner or its output's parser) is that checker's `error`; the
+    // other checkers' verdicts stand. Nothing here writes outside patchgate's caches.
+    let r = crate::panics::catch(|| {
+        crate::txn::fault::point(&format!("check:{name}"));
+        match job {
+            Job::Table {
+                checker,
+                project,
+                cwd,
+                args,
+                items,
+            } => table_job(ctx, checker, project.as_ref(), &cwd, &args, &items),
+            Job::Custom { custom, items } => custom_batch(ctx, &custom, &items),
+        }
+    })
+    .unwrap_or_else(|message| JobResult {
+        reports: places
+            .iter()
+            .map(|rel| {
+                let mut r = report(rel, &name, kind, Status::Error, started);
+                r.note = Some(format!("{name} crashed inside patchgate: {message}"));
+                r.help = Some(
+                    "this is a bug in patchgate, please report it with the note; the other \
+                     checkers ran, and `--checks` can leave this one out until it is fixed"
+                        .into(),
+                );
+                r
+            })
+            .collect(),
+        fixed: Vec::new(),
+    });
     if crate::timing::enabled() {
         // Per job, so a slow checker shows up by name (the marks of parallel jobs interleave).
         crate::timing::mark(&format!(

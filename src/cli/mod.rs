@@ -11,7 +11,7 @@ pub mod options;
 mod recover;
 mod undo;
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -19,10 +19,6 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::apply::apply;
 use crate::error::{Error, Exit};
 use crate::report::{Report, render_human, render_markdown, render_sarif};
-
-/// A patch on stdin or in a file larger than this is refused: no real batch of edits is this big,
-/// and reading it whole into memory should not be how a typo ends a run.
-const MAX_PATCH_BYTES: u64 = 256 << 20;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -303,7 +299,35 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
             return Exit::InvalidInput.code();
         }
     };
-    match cli.command {
+    // A command that may run a transaction: where, so a panic can be followed by recovery.
+    let repo_dir = match &cli.command {
+        Command::Apply(a) => Some(a.dir.clone()),
+        Command::Undo(u) => Some(u.dir()),
+        Command::Recover(r) => Some(r.dir.clone()),
+        _ => None,
+    }
+    .map(|d| d.unwrap_or_else(|| PathBuf::from(".")));
+    match crate::panics::catch(|| dispatch(cli.command)) {
+        Ok(code) => code,
+        Err(message) => internal_error(message, repo_dir.as_deref(), requested),
+    }
+}
+
+/// A panic that escaped a command: the repository is brought to the old or the new state (what
+/// `patchgate recover` does after a crash), then the bug is reported, exit 4.
+fn internal_error(
+    message: String,
+    repo_dir: Option<&std::path::Path>,
+    format: Option<OutputFormat>,
+) -> i32 {
+    print_error(
+        &crate::panics::internal_error(message, repo_dir),
+        format.unwrap_or(OutputFormat::Human),
+    )
+}
+
+fn dispatch(command: Command) -> i32 {
+    match command {
         Command::Apply(a) => run_apply(a),
         Command::Check(c) => {
             let opts = match c.check.choice().check_options() {
@@ -496,6 +520,8 @@ fn read_patch(
     input: crate::patch::InputFormat,
     opts: &crate::patch::InputOptions,
 ) -> Result<crate::patch::Patch, Error> {
+    use crate::patch::limit;
+    let max = limit::max_bytes()?;
     let (name, bytes) = match path {
         None if std::io::stdin().is_terminal() => {
             return Err(Error::Usage {
@@ -509,46 +535,41 @@ fn read_patch(
             } else {
                 dir.join(p)
             };
+            let shown = full.display().to_string();
             let read_err = |source| Error::PatchRead {
-                path: full.display().to_string(),
+                path: shown.clone(),
                 source,
             };
-            let md = std::fs::metadata(&full).map_err(read_err)?;
+            let file = std::fs::File::open(&full).map_err(read_err)?;
+            let md = file.metadata().map_err(read_err)?;
             if md.is_dir() {
                 return Err(read_err(std::io::Error::other("it is a directory")));
             }
-            if md.len() > MAX_PATCH_BYTES {
-                return Err(too_big(&full.display().to_string()));
+            // A regular file is judged by its size before a byte is read; anything else (a
+            // device, a FIFO) has no size to trust and is cut off just past the limit.
+            if md.is_file() && md.len() > max {
+                return Err(limit::too_big(&shown, max));
             }
+            let hint = md.is_file().then_some(md.len());
             (
                 p.display().to_string(),
-                std::fs::read(&full).map_err(read_err)?,
+                limit::read_bounded(file, &shown, max, hint)?,
             )
         }
         _ => {
-            let mut buf = Vec::new();
-            std::io::stdin()
-                .take(MAX_PATCH_BYTES + 1)
-                .read_to_end(&mut buf)
-                .map_err(|source| Error::PatchRead {
-                    path: "<stdin>".into(),
-                    source,
-                })?;
-            if buf.len() as u64 > MAX_PATCH_BYTES {
-                return Err(too_big("<stdin>"));
+            // A file redirected to stdin (`< big.yaml`) has a size to judge by, like a named one.
+            let redirected = std::fs::metadata("/proc/self/fd/0")
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| m.len());
+            if redirected.is_some_and(|len| len > max) {
+                return Err(limit::too_big("<stdin>", max));
             }
-            ("<stdin>".to_string(), buf)
+            (
+                "<stdin>".to_string(),
+                limit::read_bounded(std::io::stdin().lock(), "<stdin>", max, redirected)?,
+            )
         }
     };
     crate::patch::parse_input_with(&bytes, &name, input, opts)
-}
-
-fn too_big(name: &str) -> Error {
-    Error::Usage {
-        message: format!(
-            "the patch {name} is larger than {} MiB",
-            MAX_PATCH_BYTES >> 20
-        ),
-        help: "split the batch into several patches".into(),
-    }
 }

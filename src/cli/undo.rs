@@ -31,6 +31,13 @@ pub(crate) struct UndoArgs {
     pub(super) format: OutputFormat,
 }
 
+impl UndoArgs {
+    /// The directory the repository is discovered from.
+    pub(crate) fn dir(&self) -> Option<PathBuf> {
+        self.dir.clone()
+    }
+}
+
 pub(crate) fn run(a: UndoArgs) -> i32 {
     let dir = a.dir.unwrap_or_else(|| PathBuf::from("."));
     if a.list {

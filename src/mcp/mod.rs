@@ -1,9 +1,10 @@
 //! `patchgate mcp`: the Model Context Protocol server on stdio (rmcp), for agents.
 //!
-//! The server owns three things: the tools ([`tools`]: arguments, descriptions, each call run
+//! The server owns four things: the tools ([`tools`]: arguments, descriptions, each call run
 //! through the same pipeline as the command line), the scope it may act in ([`scope`]: the
-//! repository it was started in, plus the client's declared roots), and what stays warm between
-//! calls ([`warm`]).
+//! repository it was started in, plus the client's declared roots), what stays warm between
+//! calls ([`warm`]), and the stdio transport ([`transport`]: bounded lines, every request
+//! answered).
 //!
 //! Invariants:
 //! - stdout carries only protocol messages: nothing in the pipeline prints to stdout (notes and
@@ -16,6 +17,7 @@
 
 pub mod scope;
 pub mod tools;
+pub mod transport;
 pub mod warm;
 
 use std::path::{Path, PathBuf};
@@ -117,7 +119,7 @@ impl ServerHandler for Server {
                 None,
             )),
             Err(e) => Err(ErrorData::internal_error(
-                format!("the `{name}` call panicked: {e}"),
+                format!("internal error, please report: the `{name}` call failed: {e}"),
                 None,
             )),
         }
@@ -130,6 +132,7 @@ impl ServerHandler for Server {
 
 /// Serves MCP on stdin/stdout for the repository at `dir` until the client goes away.
 pub fn serve(dir: &Path) -> Result<(), Error> {
+    let limit = crate::patch::limit::max_bytes()?;
     let repo = crate::repo::Repo::discover(dir)?;
     let home = repo.require_workdir()?.to_path_buf();
     drop(repo);
@@ -141,7 +144,11 @@ pub fn serve(dir: &Path) -> Result<(), Error> {
     let warm = warm::Warm::start();
     let outcome = runtime.block_on(async {
         let running = Server::new(home.clone())
-            .serve(rmcp::transport::stdio())
+            .serve(transport::Stdio::new(
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+                usize::try_from(limit).unwrap_or(usize::MAX),
+            ))
             .await
             .map_err(|e| e.to_string())?;
         running.waiting().await.map_err(|e| e.to_string())?;

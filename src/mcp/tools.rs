@@ -248,8 +248,24 @@ fn report_schema() -> Arc<JsonObject> {
 /// A tool the server does not have.
 pub struct UnknownTool;
 
-/// Runs one tool call to its result (blocking: call it off the async executor).
+/// Runs one tool call to its result (blocking: call it off the async executor). A panic inside
+/// becomes an `internal` error result, after the repository it may have been writing is
+/// recovered; the server goes on serving.
 pub fn call(name: &str, args: JsonObject, scope: &Scope) -> Result<CallToolResult, UnknownTool> {
+    let named = args
+        .get("repository")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    crate::panics::catch(|| call_tool(name, args, scope)).unwrap_or_else(|message| {
+        let dir = repository(scope, named.as_deref()).unwrap_or_else(|_| scope.home.clone());
+        Ok(error_result(&crate::panics::internal_error(
+            message,
+            Some(&dir),
+        )))
+    })
+}
+
+fn call_tool(name: &str, args: JsonObject, scope: &Scope) -> Result<CallToolResult, UnknownTool> {
     let args = Value::Object(args);
     Ok(match name {
         "apply_patch" => match parse_args::<ApplyPatchArgs>(args) {

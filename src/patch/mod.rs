@@ -39,6 +39,7 @@
 //! [`Replace::near`] carrying the hunk's line number or anchors (used only to break ties).
 
 pub mod input;
+pub mod limit;
 mod parse;
 mod schema;
 
@@ -79,7 +80,7 @@ pub enum InputFormat {
 /// Parses patch bytes in the given input format into edits (`Auto`: told from the content, see
 /// [`input::detect`]).
 pub fn parse_input(bytes: &[u8], name: &str, input: InputFormat) -> Result<Patch, Error> {
-    input::parse(bytes, name, input, &InputOptions::default())
+    parse_input_with(bytes, name, input, &InputOptions::default())
 }
 
 /// [`parse_input`] with the options of a unified diff (`--strip`, `--unidiff-zero`).
@@ -89,6 +90,10 @@ pub fn parse_input_with(
     input: InputFormat,
     opts: &InputOptions,
 ) -> Result<Patch, Error> {
+    let limit = limit::max_bytes()?;
+    if bytes.len() as u64 > limit {
+        return Err(limit::too_big(name, limit));
+    }
     input::parse(bytes, name, input, opts)
 }
 

@@ -203,9 +203,26 @@ fn is_blank_document(text: &str) -> bool {
     })
 }
 
+/// How many aliases (`*name`) a patch may use, and how many parser events their expansion may
+/// replay: far more than any patch that reuses a string needs, far less than an alias bomb.
+const MAX_ALIASES: usize = 1_000;
+const MAX_REPLAYED_EVENTS: usize = 100_000;
+
+/// The YAML reader's options for a patch. Besides the syntax rules, its budget bounds what a
+/// small document can make the reader build: nesting (64 levels), nodes, aliases and the events
+/// they replay, and the total text of all scalars, aliased copies included, which may not pass
+/// the patch size limit (`limit`): aliases cannot make a patch larger than a patch may be.
 fn yaml_options() -> serde_saphyr::Options {
+    let limit = super::limit::max_bytes().unwrap_or(super::limit::DEFAULT_MB << 20);
     serde_saphyr::options! {
         strict_booleans: true,
+        budget: serde_saphyr::budget! {
+            max_aliases: MAX_ALIASES,
+            max_total_scalar_bytes: usize::try_from(limit).unwrap_or(usize::MAX),
+        },
+        alias_limits: serde_saphyr::alias_limits! {
+            max_total_replayed_events: MAX_REPLAYED_EVENTS,
+        },
     }
 }
 
@@ -238,6 +255,7 @@ fn parse_json(text: &str, source: &PatchSource) -> Result<RawTop, Error> {
 fn yaml_error(e: &serde_saphyr::Error, source: &PatchSource) -> Error {
     let message = strip_location_suffix(&e.without_snippet().to_string())
         .replace(", set DuplicateKeyPolicy in Options if acceptable", "");
+    let message = budget_message(&message).unwrap_or(message);
     let mut offset = e.location().and_then(|loc| {
         loc.span()
             .byte_offset()
@@ -284,7 +302,16 @@ fn first_content_offset(text: &str) -> Option<usize> {
 }
 
 fn help_for(message: &str) -> String {
-    if message.contains("unknown field") {
+    if message.contains("budget breached")
+        || message.contains("alias")
+        || message.contains("nests YAML")
+        || message.contains("more deeply nested")
+    {
+        "the patch goes past what a patch may hold: its text (YAML aliases `*name` included, each \
+         counted in full), its nesting or its number of aliases; write the text out instead of \
+         anchors (`&name`) and aliases, or split the patch"
+            .into()
+    } else if message.contains("unknown field") {
         format!(
             "an edit takes these keys: {}; the document root takes `message` and `edits`. \
              `patchgate schema` prints the full JSON Schema",
@@ -312,6 +339,7 @@ pub(super) fn patch_error(
     offset: Option<usize>,
     label: &str,
 ) -> Error {
+    let message = shorten(message);
     let (line, column) = match offset {
         Some(o) => {
             let (l, c) = line_col(&source.text, o);
@@ -332,11 +360,52 @@ pub(super) fn patch_error(
 
 /// serde's messages end with " at line L column C" (serde_json) or ", at line L, column C"
 /// (serde-saphyr); the location is shown separately.
+/// A breach of the YAML reader's budget ([`yaml_options`]) in words, with the limit it passed
+/// (the reader's own message is a debug dump of its counters).
+fn budget_message(message: &str) -> Option<String> {
+    let what = message.strip_prefix("budget breached: ")?;
+    let limit = super::limit::max_bytes().unwrap_or(super::limit::DEFAULT_MB << 20);
+    Some(if what.starts_with("ScalarBytes") {
+        format!(
+            "the patch's text, with its YAML aliases expanded, is larger than {} MiB",
+            limit >> 20
+        )
+    } else if what.starts_with("Aliases") {
+        format!("the patch uses more than {MAX_ALIASES} YAML aliases")
+    } else if what.starts_with("Depth") {
+        "the patch nests YAML collections deeper than 64 levels".to_string()
+    } else {
+        format!("the patch is larger or more deeply nested than a patch may be ({what})")
+    })
+}
+
 fn strip_location_suffix(msg: &str) -> String {
-    match msg.rfind(" at line ") {
+    // An alias's error names where it was defined and used, after where it happened.
+    let cut = match msg.find(" (defined at line ") {
+        Some(i) => msg[..i].rfind(" at line ").or(Some(i)),
+        None => msg.rfind(" at line "),
+    };
+    match cut {
         Some(i) => msg[..i].trim_end_matches(',').to_string(),
         None => msg.to_string(),
     }
+}
+
+/// A message cut to a readable length: the YAML and JSON readers quote the offending value in
+/// full, and a value can be megabytes long (the report would carry it whole).
+fn shorten(message: String) -> String {
+    const HEAD: usize = 240;
+    const TAIL: usize = 120;
+    let n = message.chars().count();
+    if n <= HEAD + TAIL + 40 {
+        return message;
+    }
+    let head: String = message.chars().take(HEAD).collect();
+    let tail: String = message.chars().skip(n - TAIL).collect();
+    format!(
+        "{head} … ({} characters left out) … {tail}",
+        n - HEAD - TAIL
+    )
 }
 
 /// 1-based line and column (in characters) of a byte offset.
@@ -722,6 +791,20 @@ mod tests {
             Err(Error::Patch(p)) => (p.message, p.line, p.column),
             Err(e) => panic!("unexpected error kind {e:?}"),
         }
+    }
+
+    #[test]
+    fn a_message_quoting_a_huge_value_is_cut_to_a_readable_length() {
+        let huge = format!(
+            "invalid type: string \"{}\", expected a list",
+            "z".repeat(1 << 20)
+        );
+        let short = shorten(huge);
+        assert!(short.len() < 500, "{}", short.len());
+        assert!(short.starts_with("invalid type: string \"zzz"));
+        assert!(short.ends_with("\", expected a list"));
+        assert!(short.contains("characters left out"));
+        assert_eq!(shorten("short".into()), "short");
     }
 
     #[test]

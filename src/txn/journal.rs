@@ -55,6 +55,11 @@ pub struct FileEntry {
     pub path: String,
     pub old: State,
     pub new: State,
+    /// The blob the commit records for `new` when it is not `new`'s own: the content after
+    /// git's clean filters and end-of-line conversion (see `filters`). `new` stays the
+    /// working-tree bytes, which is what recovery and undo write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub committed: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -171,6 +176,7 @@ mod tests {
                     oid: "def".into(),
                     mode: 0o644,
                 },
+                committed: None,
             }],
             new_dirs: vec![],
             record: vec![],

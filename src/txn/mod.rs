@@ -5,6 +5,7 @@
 //!    or rebase in progress, and for commits an index nobody holds;
 //! 2. [`stage`]: the post-patch state as git objects (blobs, trees, the commit to publish), pinned
 //!    by `refs/patchgate/txn/<worktree key>/<id>`, and the patched files mirrored into patchgate's own worktree;
+//!    a commit's blobs go through git's clean filters and end-of-line conversion ([`filters`]);
 //! 3. [`journal`]: what is about to happen, durably, before anything user-visible changes;
 //! 4. `writeback`: the working tree switched file by file (verified, temp + fsync + rename,
 //!    rolled back on any failure);
@@ -16,12 +17,15 @@
 //! [`run`] drives steps 2–5 and 7 for a set of path changes, whoever computed them (`apply` from a
 //! patch, `undo` from a history entry).
 //!
-//! The git CLI is used in exactly one place, `git update-index` (see [`commit`] for why); the
-//! tests use the CLI as an independent witness of everything else.
+//! The git CLI is used in exactly two places, `git update-index` (see [`commit`] for why) and
+//! `git hash-object --path` for the committed blobs of filtered paths ([`filters`]: libgit2 has
+//! no external filter drivers); the tests use the CLI as an independent witness of everything
+//! else.
 
 pub mod commit;
 mod durable;
 pub mod fault;
+pub mod filters;
 pub mod history;
 pub mod journal;
 pub mod lock;

@@ -5,7 +5,9 @@
 //! where missing), then `TreeUpdateBuilder` rewrites only the trees on the paths that changed,
 //! starting from the base commit's tree. Nothing is checked out. The blobs are synced by
 //! [`super::objects`]; the trees, commits and the pin ref by libgit2 (see `durable`), each with
-//! its folder, before the journal is written.
+//! its folder, before the journal is written. A commit's tree records each patched file as `git
+//! add` would store it (`filters`); where that differs from the working-tree bytes, both blobs are
+//! pinned.
 //!
 //! No checkout happens here: the checkers that need files on disk get them from patchgate's
 //! worktree of the project (`project::mirror`), materialised only
@@ -87,12 +89,22 @@ fn file_mode(state: &State) -> Option<(Oid, FileMode)> {
     }
 }
 
-/// A tree: `base` with each path set to its state (`new` or `old`).
+/// Which state of the paths a tree records.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Old,
+    /// The working-tree bytes after the patch.
+    New,
+    /// What a commit records after the patch: `New` through git's filters.
+    Committed,
+}
+
+/// A tree: `base` with each path set to its state on `side`.
 fn tree_with(
     repo: &Repository,
     base: Option<&git2::Tree>,
     files: &[FileEntry],
-    old: bool,
+    side: Side,
 ) -> Result<Oid, Error> {
     let empty;
     let base = match base {
@@ -108,9 +120,14 @@ fn tree_with(
     };
     let mut b = git2::build::TreeUpdateBuilder::new();
     for f in files {
-        let state = if old { &f.old } else { &f.new };
+        let state = if side == Side::Old { &f.old } else { &f.new };
         match file_mode(state) {
             Some((oid, mode)) => {
+                let committed = f.committed.as_deref().and_then(|c| Oid::from_str(c).ok());
+                let oid = match (side, committed) {
+                    (Side::Committed, Some(c)) => c,
+                    _ => oid,
+                };
                 b.upsert(f.path.as_str(), oid, mode);
             }
             None => {
@@ -177,14 +194,25 @@ pub fn stage(
             path: c.rel.clone(),
             old,
             new,
+            committed: None,
         });
+    }
+    if commit.is_some() {
+        filter_for_commit(repo, git_dir, changes, &mut files)?;
     }
     let base_tree = match base {
         Some(c) => Some(c.tree().map_err(Error::git)?),
         None => None,
     };
-    let tree = tree_with(repo, base_tree.as_ref(), &files, false)?;
-    let old_tree = tree_with(repo, base_tree.as_ref(), &files, true)?;
+    let tree = tree_with(repo, base_tree.as_ref(), &files, Side::Committed)?;
+    let old_tree = tree_with(repo, base_tree.as_ref(), &files, Side::Old)?;
+    // The pin must also reach the working-tree bytes that recovery writes back; they are in
+    // another tree only where a filter changed a committed blob.
+    let worktree_tree = if files.iter().any(|f| f.committed.is_some()) {
+        tree_with(repo, base_tree.as_ref(), &files, Side::New)?
+    } else {
+        tree
+    };
 
     let new_commit = match commit {
         Some(spec) => {
@@ -219,7 +247,7 @@ pub fn stage(
         )
         .map_err(Error::git)?;
     let old_pin = repo.find_commit(old_pin).map_err(Error::git)?;
-    let new_t = repo.find_tree(tree).map_err(Error::git)?;
+    let new_t = repo.find_tree(worktree_tree).map_err(Error::git)?;
     let published = match new_commit {
         Some(c) => Some(repo.find_commit(c).map_err(Error::git)?),
         None => None,
@@ -247,6 +275,35 @@ pub fn stage(
         commit: new_commit,
         files,
     })
+}
+
+/// Sets `committed` on the entries whose new content git's filters store differently
+/// ([`super::filters`]).
+fn filter_for_commit(
+    repo: &Repository,
+    git_dir: &Path,
+    changes: &[PathChange],
+    files: &mut [FileEntry],
+) -> Result<(), Error> {
+    let contents: Vec<(usize, &str, &[u8])> = changes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| match &c.after {
+            Disk::File { bytes, .. } => Some((i, c.rel.as_str(), bytes.as_slice())),
+            _ => None,
+        })
+        .collect();
+    let pairs: Vec<(&str, &[u8])> = contents.iter().map(|(_, p, b)| (*p, *b)).collect();
+    let ids = super::filters::committed_blobs(repo, git_dir, &pairs)?;
+    for ((i, _, _), id) in contents.iter().zip(ids) {
+        let f = &mut files[*i];
+        if let (Some(id), State::File { oid, .. }) = (id, &f.new)
+            && id.to_string() != *oid
+        {
+            f.committed = Some(id.to_string());
+        }
+    }
+    Ok(())
 }
 
 /// Deletes a pin ref under `refs/patchgate/` (missing is fine: it is what we want), and the

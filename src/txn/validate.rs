@@ -183,6 +183,7 @@ fn files(fs: &[FileEntry]) -> Result<(), Bad> {
         rel_path(&f.path).map_err(|p| bad(format!("files[{i}].path"), p))?;
         state(format!("files[{i}].old"), &f.old)?;
         state(format!("files[{i}].new"), &f.new)?;
+        opt_oid(&format!("files[{i}].committed"), f.committed.as_deref())?;
     }
     Ok(())
 }

@@ -5,8 +5,10 @@
 //!
 //! Every test that needs a tool asks `require` first: in CI (`CI=true`) a missing tool fails the
 //! test, locally it skips with a loud `SKIPPED:` line. The built-in syntax gate needs none
-//! (`syntax` submodule). Workspace members: `workspace`.
+//! (`syntax` submodule). Workspace members: `workspace`. The lint gate's precision on changed
+//! lines: `lint_diff`.
 
+mod lint_diff;
 mod syntax;
 mod workspace;
 

@@ -1,0 +1,200 @@
+//! Committed blobs made the way `git add` makes them: through the repository's `.gitattributes`
+//! conversions (`text` / `eol` / `crlf` and `core.autocrlf`, `ident`, `working-tree-encoding`)
+//! and clean filters (`filter=<driver>`: git-lfs, git-crypt, secret scrubbers).
+//!
+//! The working-tree bytes of a patched file are what the user sees; the blob a commit records
+//! for it is what `git add` would store, or `git status` shows the file modified right after the
+//! commit (and a scrubbed secret or an LFS object's content lands in the history). libgit2 has no
+//! external filter drivers, so the conversion is git's own: `git hash-object -w --path=<path>
+//! --stdin`, which applies exactly the filters `git add <path>` applies (and, for LFS, stores the
+//! object under `.git/lfs/objects` as `git add` does).
+//!
+//! Invariants: the decision is made in-process (which attributes files exist, then libgit2's
+//! attribute lookup and the config), so a repository without such attributes never starts a
+//! process here and, without any attributes file, makes no lookup either; a path that needs filtering
+//! costs one `git hash-object` (run in parallel for several), through the runner, with an
+//! explicit working directory and the inherited `GIT_*` location variables scrubbed. Only the
+//! committed tree uses these blobs: the journal and the undo history keep the working-tree
+//! bytes' blobs, which are what recovery and undo write back.
+
+use std::path::Path;
+use std::time::Duration;
+
+use git2::{AttrCheckFlags, AttrValue, Oid, Repository};
+use rayon::prelude::*;
+
+use crate::error::Error;
+use crate::runner::Cmd;
+
+/// libgit2's `GIT_ATTR_CHECK_INCLUDE_HEAD`: also read `.gitattributes` from HEAD's tree (where a
+/// bare repository's attributes are, as git reads them since 2.42); git2 has no name for it.
+const INCLUDE_HEAD: u32 = 1 << 3;
+
+/// Whether `git add` could store something else than `bytes` for `path`. False negatives would
+/// commit unfiltered content, so anything that may convert says yes; git then decides.
+fn may_convert(repo: &Repository, autocrlf: bool, path: &str, bytes: &[u8]) -> bool {
+    let flags =
+        AttrCheckFlags::from_bits_retain(AttrCheckFlags::FILE_THEN_INDEX.bits() | INCLUDE_HEAD);
+    let attr = |name: &str| {
+        AttrValue::from_bytes(
+            repo.get_attr_bytes(Path::new(path), name, flags)
+                .ok()
+                .flatten(),
+        )
+    };
+    let named = |v: AttrValue| matches!(v, AttrValue::String(_) | AttrValue::Bytes(_));
+    if named(attr("filter")) || named(attr("working-tree-encoding")) {
+        return true;
+    }
+    if matches!(attr("ident"), AttrValue::True) {
+        return true;
+    }
+    // End-of-line conversion on the way in only ever turns CRLF into LF.
+    if !bytes.contains(&b'\r') {
+        return false;
+    }
+    let set = |v: AttrValue| !matches!(v, AttrValue::Unspecified | AttrValue::False);
+    autocrlf || set(attr("text")) || set(attr("eol")) || set(attr("crlf"))
+}
+
+/// Whether any attributes file could speak about these paths: a `.gitattributes` in the working
+/// tree, the index or HEAD's tree in one of their folders, `info/attributes`, the user's
+/// (`core.attributesFile`, else `$XDG_CONFIG_HOME/git/attributes`) or the system's. Without one,
+/// only `core.autocrlf` converts anything, and libgit2's lookups (some 50 µs each) are skipped.
+fn any_attributes(repo: &Repository, git_dir: &Path, paths: &[&str]) -> bool {
+    let mut dirs: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    for p in paths {
+        dirs.insert("");
+        for (i, c) in p.char_indices() {
+            if c == '/' {
+                dirs.insert(&p[..i]);
+            }
+        }
+    }
+    let index = repo.index().ok();
+    let head = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
+    let workdir = repo.workdir();
+    let in_repo = dirs.iter().any(|d| {
+        let rel = if d.is_empty() {
+            ".gitattributes".to_string()
+        } else {
+            format!("{d}/.gitattributes")
+        };
+        workdir.is_some_and(|w| w.join(&rel).symlink_metadata().is_ok())
+            || index
+                .as_ref()
+                .is_some_and(|i| i.get_path(Path::new(&rel), 0).is_some())
+            || head
+                .as_ref()
+                .is_some_and(|t| t.get_path(Path::new(&rel)).is_ok())
+    });
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let user = repo
+        .config()
+        .and_then(|c| c.get_path("core.attributesFile"))
+        .ok()
+        .or_else(|| {
+            std::env::var_os("XDG_CONFIG_HOME")
+                .filter(|x| !x.is_empty())
+                .map(std::path::PathBuf::from)
+                .or_else(|| home.map(|h| h.join(".config")))
+                .map(|c| c.join("git").join("attributes"))
+        });
+    let elsewhere = [
+        Some(repo.commondir().join("info").join("attributes")),
+        Some(git_dir.join("info").join("attributes")),
+        user,
+        Some(std::path::PathBuf::from("/etc/gitattributes")),
+    ];
+    in_repo || elsewhere.iter().flatten().any(|p| p.exists())
+}
+
+/// For each `(path, working-tree bytes)`: the blob `git add` would store, where that may differ
+/// from the bytes' own blob (`None`: the bytes are stored as they are).
+pub fn committed_blobs(
+    repo: &Repository,
+    git_dir: &Path,
+    files: &[(&str, &[u8])],
+) -> Result<Vec<Option<Oid>>, Error> {
+    let autocrlf = repo
+        .config()
+        .and_then(|c| c.get_string("core.autocrlf"))
+        .is_ok_and(|v| {
+            matches!(
+                v.to_ascii_lowercase().as_str(),
+                "true" | "input" | "yes" | "on" | "1"
+            )
+        });
+    let workdir = repo.workdir().map(Path::to_path_buf);
+    let paths: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
+    let wanted: Vec<bool> = if any_attributes(repo, git_dir, &paths) {
+        files
+            .iter()
+            .map(|(path, bytes)| may_convert(repo, autocrlf, path, bytes))
+            .collect()
+    } else {
+        files
+            .iter()
+            .map(|(_, bytes)| autocrlf && bytes.contains(&b'\r'))
+            .collect()
+    };
+    if !wanted.contains(&true) {
+        return Ok(vec![None; files.len()]);
+    }
+    files
+        .par_iter()
+        .zip(wanted)
+        .map(|((path, bytes), wanted)| {
+            if wanted {
+                hash_object(git_dir, workdir.as_deref(), path, bytes).map(Some)
+            } else {
+                Ok(None)
+            }
+        })
+        .collect()
+}
+
+/// `git hash-object -w --path=<path> --stdin`: the filtered blob, written.
+fn hash_object(
+    git_dir: &Path,
+    workdir: Option<&Path>,
+    path: &str,
+    bytes: &[u8],
+) -> Result<Oid, Error> {
+    let mut cmd =
+        Cmd::new("git", workdir.unwrap_or(git_dir)).arg(format!("--git-dir={}", git_dir.display()));
+    if let Some(w) = workdir {
+        cmd = cmd.arg(format!("--work-tree={}", w.display()));
+    }
+    let out = cmd
+        .args(["hash-object", "-w", "--stdin"])
+        .arg(format!("--path={path}"))
+        .stdin(bytes.to_vec())
+        // A clean filter may be slow (LFS hashing a large file), never forever.
+        .timeout(Duration::from_secs(300))
+        .run()
+        .map_err(|e| Error::Git {
+            message: format!("cannot run git hash-object for {path}: {e}"),
+            help: "install git (the command-line tool) and make sure it is on PATH".into(),
+        })?;
+    let failed = |why: String| Error::Git {
+        message: format!("git could not convert {path} for the commit as `git add` would: {why}"),
+        help: format!(
+            "this runs the clean filter / end-of-line conversion that .gitattributes asks for \
+             {path}; make `git add {path}` work (is the filter's program installed?), or apply \
+             without --commit / --branch and commit yourself"
+        ),
+    };
+    if out.timed_out {
+        return Err(failed("it did not finish within 300 s".into()));
+    }
+    if !out.success() {
+        return Err(failed(out.stderr_str().trim().to_string()));
+    }
+    Oid::from_str(out.stdout_str().trim()).map_err(|_| {
+        failed(format!(
+            "it printed `{}` instead of an object id",
+            out.stdout_str().trim()
+        ))
+    })
+}
