@@ -139,6 +139,10 @@ struct ApplyArgs {
     /// number, as `git apply --unidiff-zero` (the report says so); without it they are refused.
     #[arg(long)]
     unidiff_zero: bool,
+    /// A unified diff's file names are under ROOT (after `--strip`), as `git apply --directory`:
+    /// for a diff made inside a folder of the repository.
+    #[arg(long, value_name = "ROOT")]
+    directory: Option<String>,
     /// Run as if started in DIR (the repository is discovered from there).
     #[arg(short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
@@ -445,6 +449,8 @@ fn run_apply(a: ApplyArgs) -> i32 {
     let input_opts = crate::patch::InputOptions {
         strip: a.strip,
         unidiff_zero: a.unidiff_zero,
+        directory: a.directory.clone(),
+        cwd_prefix: cwd_prefix(&dir),
     };
     let result = read_patch(a.patch.as_deref(), &dir, a.input, &input_opts).and_then(|patch| {
         crate::timing::mark("patch parsed");
@@ -512,6 +518,21 @@ pub(crate) fn emit(text: &str) {
     {
         eprintln!("patchgate: cannot write output: {e}");
     }
+}
+
+/// Where DIR stands in its repository's work tree (`src/app`, or `""` at the root): a
+/// traditional diff's names are relative to it, as for `git apply`. `None` outside a work tree
+/// (the apply itself then says so).
+fn cwd_prefix(dir: &std::path::Path) -> Option<String> {
+    let repo = crate::repo::Repo::discover(dir).ok()?;
+    let root = repo.workdir?;
+    let here = std::fs::canonicalize(dir).ok()?;
+    let rel = here.strip_prefix(&root).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some(parts.join("/"))
 }
 
 fn read_patch(

@@ -89,6 +89,9 @@ pub struct ApplyPatchArgs {
     /// `git apply -p N` (default: the `a/`/`b/` prefix of a git diff; guessed for a plain
     /// `diff -u`).
     pub strip: Option<usize>,
+    /// For a unified diff: its file names are under this folder of the repository (after
+    /// `strip`), as `git apply --directory`.
+    pub directory: Option<String>,
     /// For a unified diff: place hunks without context that only add lines by their line
     /// number, as `git apply --unidiff-zero` (the report says so).
     #[serde(default)]
@@ -299,9 +302,9 @@ fn apply_patch(a: ApplyPatchArgs, scope: &Scope) -> CallToolResult {
     let run = || -> Result<Report, Error> {
         let dir = repository(scope, a.repository.as_deref())?;
         let patch = match (&a.patch, &a.patch_text) {
-            (Some(_), None) if a.strip.is_some() || a.unidiff_zero => {
+            (Some(_), None) if a.strip.is_some() || a.unidiff_zero || a.directory.is_some() => {
                 return Err(Error::Usage {
-                    message: "`strip` and `unidiff_zero` are options of a unified diff, given as \
+                    message: "`strip`, `directory` and `unidiff_zero` are options of a unified diff, given as \
                               `patch_text`; `patch` is a patchgate edit list"
                         .into(),
                     help: "leave them out, or give the diff as `patch_text`".into(),
@@ -318,6 +321,8 @@ fn apply_patch(a: ApplyPatchArgs, scope: &Scope) -> CallToolResult {
                 &crate::patch::InputOptions {
                     strip: a.strip,
                     unidiff_zero: a.unidiff_zero,
+                    directory: a.directory.clone(),
+                    cwd_prefix: None,
                 },
             )?,
             _ => {

@@ -98,7 +98,7 @@ pub fn parse_input_with(
 }
 
 /// How a unified diff is read, as `git apply`'s options say it (docs/input-formats.md).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InputOptions {
     /// `-p N`: the leading path components dropped from every name. `None`: as `git apply`
     /// does (one, the `a/`/`b/` prefix, for a `git diff`; guessed for a traditional `diff -u`).
@@ -106,6 +106,13 @@ pub struct InputOptions {
     /// `--unidiff-zero`: a hunk without context that only adds lines is placed by its line
     /// number (else it is refused: there is no text to find it by).
     pub unidiff_zero: bool,
+    /// `--directory ROOT`: prepended to every file name after stripping, as `git apply
+    /// --directory` does (a diff made inside a folder of the repository).
+    pub directory: Option<String>,
+    /// The folder the command runs in, relative to the repository root (`""` at the root). As
+    /// in `git apply`, the names of a traditional diff are relative to it; a `diff --git`'s are
+    /// relative to the root.
+    pub cwd_prefix: Option<String>,
 }
 
 use std::sync::Arc;

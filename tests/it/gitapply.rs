@@ -422,6 +422,63 @@ fn a_traditional_diff_gives_the_tree_git_apply_gives() {
     assert_eq!(tree_state(&by_us), tree_state(&by_git), "{}", run.stdout);
 }
 
+/// A traditional diff made inside a folder of the repository names its files from that folder;
+/// run from there, patchgate puts them where `git apply` does, and a `diff --git` (named from
+/// the root) still lands at the root. `--directory` does the same from the root.
+#[test]
+fn a_diff_made_in_a_folder_lands_where_git_apply_puts_it() {
+    let repo = TestRepo::new()
+        .file("src/pkg/x.py", "a = 1\nb = 2\n")
+        .file("pkg/x.py", "a = 1\nb = 2\n")
+        .commit();
+    let work = tempfile::tempdir().expect("tempdir");
+    write(&work.path().join("old"), "pkg/x.py", "a = 1\nb = 2\n");
+    write(&work.path().join("new"), "pkg/x.py", "a = 1\nb = 3\n");
+    let out = std::process::Command::new("diff")
+        .args(["-Nur", "old", "new"])
+        .current_dir(work.path())
+        .output()
+        .expect("GNU diff");
+    let (_f, path) = patch_file(&String::from_utf8(out.stdout).expect("utf8"));
+    let (_g, by_git) = clone(repo.path());
+    let (ok, msg) = git_try(&by_git.join("src"), &["apply", &path]);
+    assert!(ok, "git apply: {msg}");
+    assert_eq!(
+        std::fs::read_to_string(by_git.join("src/pkg/x.py")).expect("read"),
+        "a = 1\nb = 3\n"
+    );
+    let (_p, by_us) = clone(repo.path());
+    run_in(
+        &by_us.join("src"),
+        &["apply", &path, "--checks", "none"],
+        None,
+    )
+    .assert_code(0);
+    assert_eq!(tree_state(&by_us), tree_state(&by_git));
+    let (_d, by_dir) = clone(repo.path());
+    run_in(
+        &by_dir,
+        &["apply", &path, "--directory", "src", "--checks", "none"],
+        None,
+    )
+    .assert_code(0);
+    assert_eq!(tree_state(&by_dir), tree_state(&by_git));
+    // A `diff --git` is named from the root wherever it is applied from.
+    let git_diff = "diff --git a/pkg/x.py b/pkg/x.py\n--- a/pkg/x.py\n+++ b/pkg/x.py\n@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 4\n";
+    let (_h, git_path) = patch_file(git_diff);
+    let (_q, root_diff) = clone(repo.path());
+    run_in(
+        &root_diff.join("src"),
+        &["apply", &git_path, "--checks", "none"],
+        None,
+    )
+    .assert_code(0);
+    assert_eq!(
+        std::fs::read_to_string(root_diff.join("pkg/x.py")).expect("read"),
+        "a = 1\nb = 4\n"
+    );
+}
+
 /// A backslash in a path is part of the file's name, from a diff and from a YAML patch alike.
 #[test]
 fn backslashes_name_one_file() {

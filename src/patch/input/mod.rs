@@ -79,10 +79,16 @@ pub(crate) fn parse(
             _ => None,
         },
     };
-    if format != Some(Format::Diff) && *opts != InputOptions::default() {
+    // The folder the command runs in is not an option the user gave: it only matters to a diff.
+    let given = InputOptions {
+        cwd_prefix: None,
+        ..opts.clone()
+    };
+    if format != Some(Format::Diff) && given != InputOptions::default() {
         return Err(Error::Usage {
             message: format!(
-                "--strip and --unidiff-zero are options of a unified diff, and {name} is {}",
+                "--strip, --directory and --unidiff-zero are options of a unified diff, and {name} \
+                 is {}",
                 match format {
                     Some(Format::Codex) => "a codex patch",
                     Some(Format::Aider) => "an aider patch",

@@ -950,6 +950,7 @@ fn diff_strip_levels_and_unidiff_zero() {
             &InputOptions {
                 strip,
                 unidiff_zero,
+                ..InputOptions::default()
             },
         )
         .expect("parses")
@@ -972,7 +973,7 @@ fn diff_strip_levels_and_unidiff_zero() {
         InputFormat::Diff,
         &InputOptions {
             strip: Some(3),
-            unidiff_zero: false,
+            ..InputOptions::default()
         },
     )
     .expect_err("no name left");
@@ -1001,7 +1002,7 @@ fn diff_strip_levels_and_unidiff_zero() {
         InputFormat::Auto,
         &InputOptions {
             strip: Some(1),
-            unidiff_zero: false,
+            ..InputOptions::default()
         },
     )
     .expect_err("not a diff");
@@ -1231,4 +1232,64 @@ fn no_panic_on_truncated_or_garbled_input() {
             }
         }
     }
+}
+
+/// `git apply` reads a traditional diff's names from the folder it runs in and a `diff --git`'s
+/// from the root; `--directory` puts both under a folder.
+#[test]
+fn diff_names_under_the_current_folder_and_directory() {
+    let names = |text: &str, directory: Option<&str>, cwd: Option<&str>| {
+        let p = super::parse(
+            text.as_bytes(),
+            "p",
+            InputFormat::Diff,
+            &InputOptions {
+                directory: directory.map(str::to_string),
+                cwd_prefix: cwd.map(str::to_string),
+                ..InputOptions::default()
+            },
+        )
+        .expect("parses");
+        p.edits
+            .iter()
+            .map(|e| e.file_path.clone())
+            .collect::<Vec<_>>()
+    };
+    let traditional =
+        "--- /tmp/orig/pkg/x.py\t2026-01-01\n+++ src/pkg/x.py\t2026-01-01\n@@ -1 +1 @@\n-a\n+b\n";
+    let git =
+        "diff --git a/pkg/x.py b/pkg/x.py\n--- a/pkg/x.py\n+++ b/pkg/x.py\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(names(traditional, None, None), ["pkg/x.py"]);
+    assert_eq!(names(traditional, None, Some("src")), ["src/pkg/x.py"]);
+    assert_eq!(names(traditional, None, Some("")), ["pkg/x.py"]);
+    assert_eq!(names(git, None, Some("src")), ["pkg/x.py"]);
+    assert_eq!(names(git, Some("lib/"), Some("src")), ["lib/pkg/x.py"]);
+    assert_eq!(
+        names(traditional, Some("lib"), Some("src")),
+        ["src/lib/pkg/x.py"]
+    );
+    // Not a diff option for other formats.
+    let codex = "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n";
+    let err = super::parse(
+        codex.as_bytes(),
+        "p",
+        InputFormat::Auto,
+        &InputOptions {
+            directory: Some("lib".into()),
+            ..InputOptions::default()
+        },
+    )
+    .expect_err("refused");
+    assert!(err.to_string().contains("--directory"), "{err}");
+    // The folder the command runs in alone is not an option the user gave.
+    super::parse(
+        codex.as_bytes(),
+        "p",
+        InputFormat::Auto,
+        &InputOptions {
+            cwd_prefix: Some("src".into()),
+            ..InputOptions::default()
+        },
+    )
+    .expect("parses");
 }

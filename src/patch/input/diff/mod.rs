@@ -140,11 +140,13 @@ pub(super) fn convert(
             .get(i + 1)
             .is_some_and(|n| n.head().starts_with("+++ "));
         if h.starts_with("diff --git ") || (h.starts_with("--- ") && next_is_plus) {
-            let (fd, next) = if h.starts_with("diff --git ") {
+            let git = h.starts_with("diff --git ");
+            let (mut fd, next) = if git {
                 git_file(src, lines, i, &mut strip)?
             } else {
                 traditional_file(src, lines, i, &mut strip)?
             };
+            relocate(&mut fd, opts, git);
             lower(&fd, line, opts, &mut out);
             files += 1;
             i = next;
@@ -202,6 +204,30 @@ pub(super) fn convert(
         });
     }
     Ok((message, out.edits))
+}
+
+/// Puts a file's names where `git apply` would: under `--directory`, and, for a traditional
+/// diff run from a folder of the repository, under that folder (a `diff --git`'s names are
+/// relative to the root, as git writes them from anywhere in the tree).
+fn relocate(fd: &mut FileDiff, opts: &InputOptions, git: bool) {
+    let cwd = if git {
+        None
+    } else {
+        opts.cwd_prefix.as_deref()
+    };
+    let dirs: Vec<&str> = [cwd, opts.directory.as_deref()]
+        .into_iter()
+        .flatten()
+        .map(|d| d.trim_matches('/'))
+        .filter(|d| !d.is_empty() && *d != ".")
+        .collect();
+    if dirs.is_empty() {
+        return;
+    }
+    let root = dirs.join("/");
+    for name in [&mut fd.old, &mut fd.new].into_iter().flatten() {
+        *name = format!("{root}/{name}");
+    }
 }
 
 /// The extended header lines of a `diff --git` file, as written.

@@ -217,6 +217,8 @@ fn no_panic_on_damaged_git_and_traditional_diffs() {
         InputOptions {
             strip: Some(3),
             unidiff_zero: true,
+            directory: Some("d".into()),
+            cwd_prefix: Some("c".into()),
         },
     ];
     let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
