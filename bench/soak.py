@@ -415,6 +415,10 @@ class Soak:
                     raise Failure(f"cycle {n}: {history} history entries, more than {HISTORY_KEPT}")
             if n % self.args.progress == 0:
                 s = self.stats
+                s["wall_seconds"] = round(time.monotonic() - start, 1)
+                if self.args.json:
+                    with open(self.args.json, "w") as f:
+                        json.dump(s, f, indent=1)
                 print(f"cycle {n}: {time.monotonic() - start:.0f} s, kills {s['kills']} "
                       f"(recover {s['recover_kills']}), .git/patchgate {s['max_patchgate_bytes']} B max",
                       flush=True)
