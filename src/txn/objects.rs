@@ -124,12 +124,11 @@ pub fn sweep_temp(objects_dir: &Path, older_than: std::time::Duration) {
                 .and_then(|(pid, _)| pid.parse::<libc::pid_t>().ok())
                 .is_some_and(|pid| pid > 0 && !process_alive(pid));
             let old = writer_gone
-                || e
-                .metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| now.duration_since(t).ok())
-                .is_some_and(|age| age >= older_than);
+                || e.metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| now.duration_since(t).ok())
+                    .is_some_and(|age| age >= older_than);
             if old {
                 let _ = std::fs::remove_file(e.path());
             }
@@ -398,9 +397,15 @@ mod tests {
         let dead = child.id();
         child.wait().expect("wait");
         let ours = fan.join(format!("{}x1", temp_prefix(TEMP_OBJECT)));
-        let pack = dir.path().join("pack").join(format!("{}x2", temp_prefix(TEMP_PACK)));
+        let pack = dir
+            .path()
+            .join("pack")
+            .join(format!("{}x2", temp_prefix(TEMP_PACK)));
         let orphan = fan.join(format!("{TEMP_OBJECT}{dead}_x4"));
-        let orphan_pack = dir.path().join("pack").join(format!("{TEMP_PACK}{dead}_x5"));
+        let orphan_pack = dir
+            .path()
+            .join("pack")
+            .join(format!("{TEMP_PACK}{dead}_x5"));
         let gits = fan.join("tmp_obj_x3");
         for p in [&ours, &pack, &gits, &orphan, &orphan_pack] {
             std::fs::write(p, "partial").expect("write");
@@ -436,7 +441,11 @@ mod tests {
                 .env("GIT_CONFIG_NOSYSTEM", "1")
                 .output()
                 .expect("git");
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             String::from_utf8_lossy(&out.stderr).into_owned()
         };
         let fsck = git(&["fsck", "--strict"]);
