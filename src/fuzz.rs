@@ -9,8 +9,10 @@
 //! - the parsers ([`Target::PatchYamlJson`], [`Target::InputCodex`], [`Target::InputAider`],
 //!   [`Target::InputDiff`]): the text either yields edits (numbered in order, spans inside the
 //!   patch text, a reason for every invalid one, converted hunks matching whole lines, hunks in
-//!   patch order) or is an invalid-patch error with a 1-based line and column inside the text,
-//!   which renders (miette's report and the JSON report) without panicking;
+//!   patch order, every path and move target either refused by the planner's path check with a
+//!   reason or resolved to a relative path inside the repository and outside `.git`) or is an
+//!   invalid-patch error with a 1-based line and column inside the text, which renders (miette's
+//!   report and the JSON report) without panicking;
 //! - [`Target::Matcher`]: one replacement planned on a file's bytes in memory
 //!   ([`crate::plan::replace_text`]): a miss changes no byte; every suggestion is a range of whole
 //!   lines inside the file, its text the file's own bytes for those lines, suggestions do not
@@ -20,6 +22,7 @@
 //!   breaks one ending, CRLF in a file that is all CRLF.
 
 use std::path::Path;
+use std::sync::OnceLock;
 
 use crate::error::Error;
 use crate::patch::{
@@ -27,6 +30,7 @@ use crate::patch::{
     parse_input_with,
 };
 use crate::plan::doc::{TextDoc, fold_eol};
+use crate::plan::paths::Roots;
 use crate::plan::{EditStatus, replace_text};
 
 /// The fuzz targets, named as in `fuzz/fuzz_targets/`.
@@ -125,6 +129,11 @@ fn check_patch(patch: &Patch, converted: bool) {
     let mut last_hunk = 0;
     for (i, e) in patch.edits.iter().enumerate() {
         assert_eq!(e.index, i, "edits are numbered in order");
+        check_path(&e.file_path);
+        match &e.op {
+            Ok(Op::Move { to, .. }) | Ok(Op::Copy { to, .. }) => check_path(to),
+            _ => {}
+        }
         if let Some(span) = e.span {
             assert!(
                 span.offset() + span.len() <= len,
@@ -132,9 +141,18 @@ fn check_patch(patch: &Patch, converted: bool) {
             );
         }
         match &e.op {
-            Err(why) => assert!(!why.trim().is_empty(), "edit {i} is invalid without a reason"),
-            Ok(Op::Replace(r)) | Ok(Op::Move { replace: Some(r), .. }) if converted => {
-                assert!(r.whole_lines, "edit {i}: a converted hunk matches whole lines");
+            Err(why) => assert!(
+                !why.trim().is_empty(),
+                "edit {i} is invalid without a reason"
+            ),
+            Ok(Op::Replace(r))
+            | Ok(Op::Move {
+                replace: Some(r), ..
+            }) if converted => {
+                assert!(
+                    r.whole_lines,
+                    "edit {i}: a converted hunk matches whole lines"
+                );
             }
             Ok(_) => {}
         }
@@ -146,6 +164,53 @@ fn check_patch(patch: &Patch, converted: bool) {
             );
             last_hunk = h.index;
         }
+    }
+}
+
+/// A repository root the path checks resolve against: an empty folder with a `.git` in it.
+fn fake_root() -> &'static Roots {
+    static ROOT: OnceLock<(tempfile::TempDir, Roots)> = OnceLock::new();
+    let (_, roots) = ROOT.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("a temp dir for the fuzz targets");
+        let root = std::fs::canonicalize(dir.path()).expect("canonical temp dir");
+        std::fs::create_dir_all(root.join(".git")).expect("a .git folder");
+        let roots = Roots::new(root.clone(), vec![root.join(".git")]).expect("open the root");
+        (dir, roots)
+    });
+    roots
+}
+
+/// Whatever path a patch names, the path the planner accepts for it is relative, normalised and
+/// inside the repository, outside `.git`; one it refuses is refused with a reason.
+fn check_path(given: &str) {
+    let roots = fake_root();
+    match roots.resolve_lexical(given) {
+        Ok(r) => {
+            let rel = Path::new(&r.rel);
+            assert!(
+                !r.rel.is_empty() && rel.is_relative(),
+                "{given:?} resolved to {:?}",
+                r.rel
+            );
+            for c in rel.components() {
+                let std::path::Component::Normal(part) = c else {
+                    panic!(
+                        "{given:?} resolved to {:?}, which has a {c:?} component",
+                        r.rel
+                    );
+                };
+                assert!(
+                    !part.eq_ignore_ascii_case(".git"),
+                    "{given:?} resolved into .git: {:?}",
+                    r.rel
+                );
+            }
+            assert!(
+                roots.abs(&r.rel).starts_with(&roots.root),
+                "{given:?} left the root"
+            );
+        }
+        Err(why) => assert!(!why.trim().is_empty(), "{given:?} refused without a reason"),
     }
 }
 
@@ -183,12 +248,16 @@ pub struct MatcherCase<'a> {
 /// Reads a matcher input: flags (bit 0 `--lenient`, 1 whole lines, 2 `replace_all`, 3 a line
 /// window, 4 a line number hint, 5 `at_eof`, 6 `at_start`, 7 a fallback without the old text's
 /// first line), two parameter bytes (the window's first line and length, the hint's line), then
-/// the file, `\0`, old, `\0`, new. `None` for what no patch can ask: an old text equal to the new
-/// one, an empty old text outside a converted hunk, or text that is not UTF-8.
+/// the file, `\0`, old, `\0`, new (anything after a third `\0` is ignored). `None` for what no
+/// patch can ask: an old text equal to the new one, an empty old text outside a converted hunk,
+/// or text that is not UTF-8.
 pub fn matcher_case(data: &[u8]) -> Option<MatcherCase<'_>> {
     let (head, rest) = data.split_at_checked(3)?;
     let (flags, p1, p2) = (head[0], usize::from(head[1]), usize::from(head[2]));
-    let mut parts = rest.splitn(3, |b| *b == 0);
+    // Split at every NUL, not only the first two: a NUL left in the new text would make the
+    // result binary, which is not what this target is about (a JSON patch can ask for it, and
+    // then the file is written as bytes).
+    let mut parts = rest.split(|b| *b == 0);
     let file = parts.next()?;
     let old = std::str::from_utf8(parts.next().unwrap_or_default()).ok()?;
     let new = std::str::from_utf8(parts.next().unwrap_or_default()).ok()?;
@@ -209,7 +278,10 @@ pub fn matcher_case(data: &[u8]) -> Option<MatcherCase<'_>> {
     });
     let mut fallbacks = Vec::new();
     if bit(7) && whole_lines {
-        let cut = |s: &str| s.split_once('\n').map_or(String::new(), |(_, r)| r.to_string());
+        let cut = |s: &str| {
+            s.split_once('\n')
+                .map_or(String::new(), |(_, r)| r.to_string())
+        };
         fallbacks.push(Fallback::Without {
             old: cut(old),
             new: cut(new),
@@ -329,7 +401,10 @@ fn matcher(data: &[u8]) {
         assert_eq!(snippet.text.as_str(), text, "the snippet shows the file");
         assert_eq!(snippet.labels.len(), out.suggestions.len());
         for ((r, _), s) in snippet.labels.iter().zip(&out.suggestions) {
-            assert!(r.start <= r.end && r.end <= text.len(), "label {r:?} out of bounds");
+            assert!(
+                r.start <= r.end && r.end <= text.len(),
+                "label {r:?} out of bounds"
+            );
             assert!(
                 r.start == 0 || text.as_bytes()[r.start - 1] == b'\n',
                 "label {r:?} does not start a line"
@@ -369,13 +444,16 @@ fn line_endings(data: &[u8]) {
     let Ok(doc) = TextDoc::decode(data) else {
         return;
     };
-    assert_eq!(doc.encode(), data, "decode then encode gives the same bytes");
+    assert_eq!(
+        doc.encode(),
+        data,
+        "decode then encode gives the same bytes"
+    );
     let text = doc.text().to_string();
     let body = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data);
     let bom = &data[..data.len() - body.len()];
     let newlines = body.iter().filter(|b| **b == b'\n').count();
-    let all_crlf =
-        newlines > 0 && body.windows(2).filter(|w| w == b"\r\n").count() == newlines;
+    let all_crlf = newlines > 0 && body.windows(2).filter(|w| w == b"\r\n").count() == newlines;
     let pick = |i: usize| {
         let mut at = usize::from(data.get(i).copied().unwrap_or(0)) * text.len() / 255;
         while !text.is_char_boundary(at) {
@@ -408,7 +486,10 @@ fn line_endings(data: &[u8]) {
         "new line breaks got mixed endings: {middle:?}"
     );
     if all_crlf {
-        assert_eq!(crlf, breaks, "LF text put into a CRLF file must become CRLF");
+        assert_eq!(
+            crlf, breaks,
+            "LF text put into a CRLF file must become CRLF"
+        );
     }
     assert_eq!(
         String::from_utf8_lossy(middle).replace("\r\n", "\n"),
@@ -428,7 +509,10 @@ fn line_endings(data: &[u8]) {
     let out = appended.encode();
     assert!(out.starts_with(data), "append keeps the file's bytes");
     if all_crlf {
-        assert!(out.ends_with(b"z\r\n"), "a line appended to a CRLF file is CRLF");
+        assert!(
+            out.ends_with(b"z\r\n"),
+            "a line appended to a CRLF file is CRLF"
+        );
     }
 }
 
@@ -449,7 +533,9 @@ pub fn seeds(target: Target, root: &Path) -> Vec<Vec<u8>> {
         };
         let read = |name: &str| std::fs::read(dir.join(name)).ok();
         match target {
-            Target::PatchYamlJson => out.extend(["patch.yaml", "patch.json"].map(read).into_iter().flatten()),
+            Target::PatchYamlJson => {
+                out.extend(["patch.yaml", "patch.json"].map(read).into_iter().flatten())
+            }
             Target::InputCodex => out.extend(read("patch.codex")),
             Target::InputAider => out.extend(read("patch.aider")),
             Target::InputDiff => out.extend(read("patch.diff").map(|p| {
@@ -486,7 +572,10 @@ pub fn seeds(target: Target, root: &Path) -> Vec<Vec<u8>> {
                     };
                     for e in &patch.edits {
                         let r = match &e.op {
-                            Ok(Op::Replace(r)) | Ok(Op::Move { replace: Some(r), .. }) => r,
+                            Ok(Op::Replace(r))
+                            | Ok(Op::Move {
+                                replace: Some(r), ..
+                            }) => r,
                             _ => continue,
                         };
                         let rel = e.file_path.trim_start_matches("./");
