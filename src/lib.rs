@@ -13,13 +13,15 @@
 //! - [`mcp`]: the Model Context Protocol server around the same pipeline;
 //! - [`cli`]: the command line around them ([`mod@apply`] is the pipeline driver);
 //! - [`mod@undo`]: a written patch reverted from the history, as a transaction of its own;
-//! - [`panics`]: a bug contained to the checker or the command it happened in.
+//! - [`panics`]: a bug contained to the checker or the command it happened in;
+//! - [`fuzz`]: the fuzz targets' bodies and their invariants (run by `fuzz/` and by `cargo test`).
 
 pub mod apply;
 pub mod checks;
 pub mod cli;
 pub mod error;
 pub mod fs;
+pub mod fuzz;
 pub mod mcp;
 pub mod panics;
 pub mod patch;

@@ -1144,6 +1144,38 @@ fn read_disk(fs: &crate::fs::Root, rel: &str) -> (Content, Disk) {
     }
 }
 
+/// One replacement planned on a file's bytes alone, exactly as [`plan`] plans an edit of that file
+/// (exact and whole-line matching, tie-breaks, the format's fallback readings, `--lenient`, and a
+/// miss's suggestions), with no repository or file system: the outcome, and the file's bytes
+/// afterwards (unchanged unless it applied). The fuzz targets of the matcher drive it; `shown` is
+/// the path messages name (its extension decides `within`'s parser).
+pub fn replace_text(
+    bytes: &[u8],
+    shown: &str,
+    r: &Replace,
+    lenient: bool,
+) -> Result<(EditOutcome, Vec<u8>), doc::DecodeError> {
+    let mut doc = TextDoc::decode(bytes)?;
+    let step = replace_in(&mut doc, shown, r, false, lenient);
+    let after = doc.encode();
+    let outcome = EditOutcome {
+        index: 0,
+        file_path: shown.to_string(),
+        status: step.status,
+        match_kind: step.match_kind,
+        replacements: step.replacements,
+        lines: step.lines,
+        suggestions: step.suggestions,
+        message: step.message,
+        error_kind: None,
+        invalid: false,
+        patch_span: None,
+        snippet: step.snippet,
+        origin: None,
+    };
+    Ok((outcome, after))
+}
+
 /// The replacement rules of docs/patch-format.md on one document.
 fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenient: bool) -> Step {
     let old = fold_eol(&r.old);

@@ -86,13 +86,21 @@ pub fn write_blobs(
     Ok((ids, missing.into_iter().map(|(id, _)| id).collect()))
 }
 
-/// Temp-file prefixes: `tmp_` as git's own (so `git prune` collects them too), and ours, so that
-/// [`sweep_temp`] never touches a file git is writing.
-const TEMP_OBJECT: &str = "tmp_patchgate_obj_";
+/// Temp-file prefixes, followed by the writer's pid and `_`. A loose object's starts with git's
+/// own `tmp_obj_`: `git fsck` passes over such a file (any other name in a fan-out folder is a
+/// "bad sha1 file") and `git prune` collects it; a pack's with `tmp_`, which `git prune` collects
+/// in `pack/`. The `patchgate` part keeps [`sweep_temp`] off the files git itself is writing.
+const TEMP_OBJECT: &str = "tmp_obj_patchgate_";
 const TEMP_PACK: &str = "tmp_patchgate_pack_";
 
-/// Removes temp files a killed patchgate left in the object database. Only old ones: another
-/// worktree of the repository (another mutex, the same objects) may be writing right now.
+/// A temp-file prefix with this process's pid, which [`sweep_temp`] reads back.
+fn temp_prefix(kind: &str) -> String {
+    format!("{kind}{}_", std::process::id())
+}
+
+/// Removes temp files a killed patchgate left in the object database: those of a process that
+/// is gone at once, any other only when old (another worktree of the repository, under another
+/// mutex, may be writing into the same objects right now).
 pub fn sweep_temp(objects_dir: &Path, older_than: std::time::Duration) {
     let Ok(fanout) = std::fs::read_dir(objects_dir) else {
         return;
@@ -105,20 +113,34 @@ pub fn sweep_temp(objects_dir: &Path, older_than: std::time::Duration) {
         for e in entries.flatten() {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            if !(name.starts_with(TEMP_OBJECT) || name.starts_with(TEMP_PACK)) {
+            let Some(rest) = name
+                .strip_prefix(TEMP_OBJECT)
+                .or_else(|| name.strip_prefix(TEMP_PACK))
+            else {
                 continue;
-            }
-            let old = e
-                .metadata()
-                .and_then(|m| m.modified())
-                .ok()
-                .and_then(|t| now.duration_since(t).ok())
-                .is_some_and(|age| age >= older_than);
+            };
+            let writer_gone = rest
+                .split_once('_')
+                .and_then(|(pid, _)| pid.parse::<libc::pid_t>().ok())
+                .is_some_and(|pid| pid > 0 && !process_alive(pid));
+            let old = writer_gone
+                || e.metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| now.duration_since(t).ok())
+                    .is_some_and(|age| age >= older_than);
             if old {
                 let _ = std::fs::remove_file(e.path());
             }
         }
     }
+}
+
+/// Whether a process with this pid exists (one of ours or not: signal 0 only checks).
+fn process_alive(pid: libc::pid_t) -> bool {
+    // SAFETY: kill(2) with signal 0 sends nothing; it only reports whether the pid exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 /// From this many new objects on, a batch is written as a pack (git's `transfer.unpackLimit` is
@@ -183,7 +205,7 @@ fn write_pack(objects_dir: &Path, objects: &[(Oid, &[u8])], sync: bool) -> Resul
     for (ext, bytes) in [("pack", &pack), ("idx", &idx)] {
         let path = dir.join(format!("pack-{name}.{ext}"));
         let mut tmp = tempfile::Builder::new()
-            .prefix(TEMP_PACK)
+            .prefix(&temp_prefix(TEMP_PACK))
             .tempfile_in(&dir)
             .map_err(|e| Error::io("create a temp file in", &dir, e))?;
         tmp.write_all(bytes)
@@ -252,7 +274,7 @@ fn write_loose(
     let path = &path;
     let io = |what: &'static str| move |e| Error::io(what, path, e);
     let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_OBJECT)
+        .prefix(&temp_prefix(TEMP_OBJECT))
         .tempfile_in(&dir)
         .map_err(|e| Error::io("create a temp file in", &dir, e))?;
     {
@@ -365,25 +387,71 @@ mod tests {
     }
 
     #[test]
-    fn sweep_removes_only_old_patchgate_temp_files() {
+    fn sweep_removes_old_temp_files_and_those_of_dead_writers() {
         let dir = tempfile::tempdir().expect("tempdir");
         let fan = dir.path().join("ab");
         std::fs::create_dir_all(dir.path().join("pack")).expect("pack");
         std::fs::create_dir_all(&fan).expect("fan-out");
-        let ours = fan.join(format!("{TEMP_OBJECT}x1"));
-        let pack = dir.path().join("pack").join(format!("{TEMP_PACK}x2"));
+        // A pid that no process has any more: a child that has been waited for.
+        let mut child = std::process::Command::new("true").spawn().expect("spawn");
+        let dead = child.id();
+        child.wait().expect("wait");
+        let ours = fan.join(format!("{}x1", temp_prefix(TEMP_OBJECT)));
+        let pack = dir
+            .path()
+            .join("pack")
+            .join(format!("{}x2", temp_prefix(TEMP_PACK)));
+        let orphan = fan.join(format!("{TEMP_OBJECT}{dead}_x4"));
+        let orphan_pack = dir
+            .path()
+            .join("pack")
+            .join(format!("{TEMP_PACK}{dead}_x5"));
         let gits = fan.join("tmp_obj_x3");
-        for p in [&ours, &pack, &gits] {
+        for p in [&ours, &pack, &gits, &orphan, &orphan_pack] {
             std::fs::write(p, "partial").expect("write");
         }
         sweep_temp(dir.path(), std::time::Duration::from_secs(3600));
         assert!(
             ours.exists() && pack.exists(),
-            "a fresh temp file may be in use"
+            "a fresh temp file of a live writer may be in use"
+        );
+        assert!(
+            !orphan.exists() && !orphan_pack.exists(),
+            "a dead writer's go at once"
         );
         sweep_temp(dir.path(), std::time::Duration::ZERO);
         assert!(!ours.exists() && !pack.exists(), "old ones go");
         assert!(gits.exists(), "git's own temp files are git's business");
+    }
+
+    /// A temp object a killed run left behind is not "a bad sha1 file" to `git fsck` (git
+    /// passes over `tmp_obj_*`, as it leaves them itself), and `git prune` collects it.
+    #[test]
+    fn a_left_temp_object_is_what_git_expects() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        git2::Repository::init(dir.path()).expect("init");
+        let fan = dir.path().join(".git/objects/ab");
+        std::fs::create_dir_all(&fan).expect("fan-out");
+        let left = fan.join(format!("{}xyz", temp_prefix(TEMP_OBJECT)));
+        std::fs::write(&left, "partial").expect("write");
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .output()
+                .expect("git");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stderr).into_owned()
+        };
+        let fsck = git(&["fsck", "--strict"]);
+        assert!(!fsck.contains("bad sha1 file"), "{fsck}");
+        git(&["prune", "--expire=now"]);
+        assert!(!left.exists(), "git prune leaves it");
     }
 
     #[test]

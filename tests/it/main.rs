@@ -21,6 +21,7 @@ mod mcp;
 mod panics;
 mod precommit;
 mod prepare;
+mod props;
 mod sarif;
 #[path = "../scenarios/sarif_schema.rs"]
 mod sarif_schema;
