@@ -74,6 +74,15 @@ pub enum RunError {
     Spawn(std::io::Error),
 }
 
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::NotFound(_) => None,
+            RunError::Spawn(e) => Some(e),
+        }
+    }
+}
+
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

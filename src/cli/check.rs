@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::checks::{self, CheckFile};
 use crate::cli::{OutputFormat, print_error, print_report};
-use crate::error::{Error, Exit};
+use crate::error::Error;
 use crate::project::detect;
 use crate::repo::Repo;
 use crate::report::{Report, Status};
@@ -115,10 +115,7 @@ pub(super) fn list_files(workdir: &Path, rel_dir: &str) -> Result<Vec<String>, E
             rel_dir,
         ])
         .run()
-        .map_err(|e| Error::Git {
-            message: format!("git ls-files: {e}"),
-            help: "install git".into(),
-        })?;
+        .map_err(|e| Error::git_caused(format!("git ls-files: {e}"), "install git", e))?;
     Ok(out
         .stdout
         .split(|b| *b == 0)
@@ -224,9 +221,9 @@ pub(crate) fn check_report(
     };
     let outcome = checks::run::run(&ctx, &files);
     let mut report = if outcome.blocked {
-        Report::empty(Status::ChecksFailed, Exit::ChecksFailed)
+        Report::empty(Status::ChecksFailed)
     } else {
-        Report::empty(Status::Clean, Exit::Success)
+        Report::empty(Status::Clean)
     };
     report.checks = outcome.reports;
     report.root = Some(repo.roots.root.clone());
@@ -316,9 +313,9 @@ pub fn run_verify(
             opts,
         );
         let mut report = if blocked {
-            Report::empty(Status::ChecksFailed, Exit::ChecksFailed)
+            Report::empty(Status::ChecksFailed)
         } else {
-            Report::empty(Status::Clean, Exit::Success)
+            Report::empty(Status::Clean)
         };
         report.verify = reports;
         report.root = Some(workdir.clone());

@@ -22,7 +22,7 @@ pub fn man(sub: Option<&str>) -> i32 {
     if let Some(name) = sub {
         let Some(found) = cmd.find_subcommand(name) else {
             eprintln!("patchgate: no subcommand `{name}` (see `patchgate --help`)");
-            return crate::error::Exit::InvalidInput.code();
+            return crate::error::Kind::Usage.exit().code();
         };
         let page = format!("patchgate-{name}");
         cmd = found
@@ -41,7 +41,7 @@ pub fn man(sub: Option<&str>) -> i32 {
         }
         Err(e) => {
             eprintln!("patchgate: cannot render the man page: {e}");
-            crate::error::Exit::Environment.code()
+            crate::error::Kind::Io.exit().code()
         }
     }
 }

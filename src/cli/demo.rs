@@ -40,7 +40,7 @@ pub fn run() -> i32 {
         Ok(code) => code,
         Err(e) => {
             eprintln!("patchgate demo: {e}");
-            crate::error::Exit::Environment.code()
+            crate::error::Kind::Io.exit().code()
         }
     }
 }

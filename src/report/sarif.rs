@@ -83,7 +83,7 @@ pub fn sarif_log(r: &Report) -> Value {
     };
     let mut invocation = json!({
         "executionSuccessful": r.status != Status::Error,
-        "exitCode": r.exit.code(),
+        "exitCode": r.exit().code(),
     });
     if !b.notes.is_empty() {
         invocation["toolExecutionNotifications"] = Value::Array(b.notes);

@@ -138,12 +138,13 @@ fn tree_with(
             }
         }
     }
-    b.create_updated(repo, base).map_err(|e| Error::Git {
-        message: format!("cannot build the commit's tree: {}", e.message()),
-        help:
+    b.create_updated(repo, base).map_err(|e| {
+        Error::git_caused(
+            format!("cannot build the commit's tree: {}", e.message()),
             "a path of the patch is a file in the commit where the patch needs a directory (or the \
-               reverse): commit that change of the working tree first, then re-run"
-                .into(),
+             reverse): commit that change of the working tree first, then re-run",
+            e,
+        )
     })
 }
 
@@ -313,8 +314,8 @@ pub fn unpin(repo: &Repository, pin_ref: &str) -> Result<(), Error> {
     if !pin_ref.starts_with("refs/patchgate/")
         || super::validate::check_ref_format(pin_ref).is_err()
     {
-        return Err(Error::Git {
-            message: format!("internal error: `{pin_ref}` is not a patchgate pin"),
+        return Err(Error::Internal {
+            message: format!("`{pin_ref}` is not a patchgate pin"),
             help: "please report this; no ref was deleted".into(),
         });
     }
