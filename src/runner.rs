@@ -41,7 +41,6 @@ pub struct Cmd {
     cwd: PathBuf,
     env: Vec<(OsString, Option<OsString>)>,
     timeout: Duration,
-    scrub_git: bool,
     stdin: Option<Vec<u8>>,
 }
 
@@ -100,7 +99,6 @@ impl Cmd {
             cwd: cwd.as_ref().to_path_buf(),
             env: Vec::new(),
             timeout: Duration::from_secs(60),
-            scrub_git: true,
             stdin: None,
         }
     }
@@ -135,14 +133,8 @@ impl Cmd {
         self
     }
 
-    /// Keep the inherited `GIT_*` location variables (only for commands that must see them).
-    pub fn keep_git_env(mut self) -> Cmd {
-        self.scrub_git = false;
-        self
-    }
-
     /// The `Command` every child of patchgate is started with: explicit cwd, its own process
-    /// group, piped stdout and stderr, the `GIT_*` location variables scrubbed unless kept.
+    /// group, piped stdout and stderr, the `GIT_*` location variables scrubbed.
     fn command(&self, stdin: Stdio) -> Command {
         let mut c = Command::new(&self.program);
         c.args(&self.args)
@@ -151,10 +143,8 @@ impl Cmd {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        if self.scrub_git {
-            for v in GIT_LOCATION_VARS {
-                c.env_remove(v);
-            }
+        for v in GIT_LOCATION_VARS {
+            c.env_remove(v);
         }
         for (k, v) in &self.env {
             match v {

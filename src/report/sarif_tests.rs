@@ -7,7 +7,6 @@ use serde_json::Value;
 use super::*;
 use crate::checks::finding::Finding;
 use crate::checks::{CheckReport, Kind, Status as CheckStatus};
-use crate::error::Exit;
 use crate::plan::suggest::CandidateKind;
 use crate::report::{SuggestionReport, error_report};
 
