@@ -179,7 +179,7 @@ fn staged_context(repo: &Repo, cwd: &Path) -> Result<Vec<checks::ContextFile>, E
     Ok(out)
 }
 
-pub fn run_check(
+pub(crate) fn run_check(
     dir: &Path,
     paths: &[PathBuf],
     staged: bool,
@@ -231,7 +231,7 @@ pub(crate) fn check_report(
 }
 
 /// `patchgate verify`: the steps on the current state of the chosen projects.
-pub fn run_verify(
+pub(crate) fn run_verify(
     dir: &Path,
     path: Option<&Path>,
     opts: &crate::verify::run::Options,

@@ -205,7 +205,7 @@ pub fn json_schema() -> Value {
 
 /// Every `error.kind` the report can carry ([`crate::Error::kind`], and `internal` for a report
 /// that could not be serialised).
-pub const ERROR_KINDS: &[&str] = &[
+pub(super) const ERROR_KINDS: &[&str] = &[
     "invalid_patch",
     "usage",
     "config",

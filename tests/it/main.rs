@@ -6,6 +6,7 @@
     clippy::expect_used,
     reason = "a test that cannot set up its repository should stop there"
 )]
+#![allow(unreachable_pub, reason = "a test binary has no public API")]
 
 mod catches;
 mod checks;

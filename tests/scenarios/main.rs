@@ -8,6 +8,7 @@
     clippy::expect_used,
     reason = "a test that cannot set up its repository should stop there"
 )]
+#![allow(unreachable_pub, reason = "a test binary has no public API")]
 
 // Shared with the `it` target, which uses all of it; this one uses a part.
 #[allow(dead_code)]
