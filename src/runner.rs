@@ -4,10 +4,10 @@
 //! input would hang the run) unless the caller hands it bytes to read (a formatter fed the patched
 //! content), which a separate thread writes and then closes; its own process group, so a timeout kills the child *and everything
 //! it started* (a linter's worker processes, a test binary); captured stdout and stderr, read on
-//! separate threads so a child filling one pipe cannot deadlock; and, unless asked otherwise, an
-//! environment without the `GIT_*` variables git exports inside hooks (`GIT_DIR`,
-//! `GIT_INDEX_FILE`, ...), which would silently redirect a git command aimed at another worktree
-//! or index (PRIOR-ART: corrupted indexes in pre-commit and prek).
+//! separate threads so a child filling one pipe cannot deadlock; and an environment without the
+//! `GIT_*` variables git exports inside hooks (`GIT_DIR`, `GIT_INDEX_FILE`, ...), which would
+//! silently redirect a git command aimed at another worktree or index (that has corrupted indexes
+//! in pre-commit and prek: pre-commit #1849, prek #2505).
 
 use std::ffi::OsString;
 use std::io::Read;

@@ -13,7 +13,7 @@
 //! worktree of the project (`project::mirror`), materialised only
 //! when such a checker runs and kept between runs; the others read the patched content from
 //! memory. A `git worktree add` per run would be O(repository): 1.0–1.4 s for 50,000 files here
-//! (BENCHMARKS.md (d)), 6–59 s for 100,000 (PRIOR-ART.md), and as long again to remove.
+//! (BENCHMARKS.md (d)), 6–59 s for 100,000 on a 2-core machine, and as long again to remove.
 //!
 //! The transaction's objects are pinned by `refs/patchgate/txn/<worktree key>/<id>` (a commit
 //! whose tree is the staged tree and whose parents are the user-visible commit, if any, and a

@@ -25,7 +25,7 @@ const KEYWORDS: &[&str] = &[
 
 /// `path:line` (relative to `root`, `/`-separated) of the calls of `name` in the source files
 /// under `root` (a directory's files before its subdirectories, each by name), at most
-/// [`MAX_SITES`]. `.git`, `target`, `node_modules`,
+/// `MAX_SITES`. `.git`, `target`, `node_modules`,
 /// `vendor` and other hidden or generated directories are skipped. A qualified name
 /// (`pkg.Func`, `Type::method`, `obj.method`) is searched by its last segment. Definitions
 /// (`fn name(`, `func name(`, `func (r T) name(`, `def name(`, `function name(`) and comment
