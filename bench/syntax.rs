@@ -10,6 +10,13 @@
 //! Under `cargo test --all-targets` (no `--bench` argument) it only checks the verdicts.
 //! A second table times `syntax::symbols` (definitions, identifier uses) on the same files.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test that cannot set up its repository should stop there"
+)]
+#![allow(unreachable_pub, reason = "a test binary has no public API")]
+
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use crate::checks::{self, CheckFile};
-use crate::error::{Error, Exit};
+use crate::error::Error;
 use crate::patch::Patch;
 use crate::plan::{self, record::Record};
 use crate::repo::Repo;
@@ -155,7 +155,6 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
     }
     if plan.has_failed() {
         report.status = Status::Rejected;
-        report.exit = Exit::EditFailed;
         report.mark_unwritten("other edits of the batch failed");
         return Ok(report);
     }
@@ -193,7 +192,6 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         report.checks = outcome.reports;
         if outcome.blocked {
             report.status = Status::ChecksFailed;
-            report.exit = Exit::ChecksFailed;
             report.mark_unwritten("the checks failed");
             return Ok(report);
         }
@@ -223,7 +221,6 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         report.verify = reports;
         if blocked {
             report.status = Status::ChecksFailed;
-            report.exit = Exit::ChecksFailed;
             report.mark_unwritten("verify failed");
             return Ok(report);
         }

@@ -5,8 +5,10 @@
 //! here is what stops the whole run: a patch that cannot be parsed, a directory that is not a git
 //! repository, a concurrent modification detected during write-back, a failed write.
 //!
-//! Every variant renders through miette with a `help` that says what to do next, and maps to one of
-//! the documented exit codes (docs/report.md): 3 for invalid input, 4 for the environment.
+//! Every variant renders through miette with a `help` that says what to do next, and has one name,
+//! its [`Kind`]: the JSON report's `error.kind` and the miette code `patchgate::<kind>`. The kind
+//! maps to one of the documented exit codes (docs/report.md): 3 for invalid input, 4 for the
+//! environment ([`Kind::exit`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -30,6 +32,140 @@ impl Exit {
     }
 }
 
+/// What kind of error ended a run: its public name (the JSON report's `error.kind`, the
+/// miette code `patchgate::<kind>`) and, through [`Kind::exit`], its exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    InvalidPatch,
+    Usage,
+    Config,
+    InvalidEdits,
+    NotARepository,
+    BareRepository,
+    Git,
+    ConcurrentModification,
+    InvalidState,
+    NoIdentity,
+    RefMoved,
+    OperationInProgress,
+    IndexLocked,
+    InsideGitCommand,
+    Busy,
+    BranchCheckedOut,
+    RecoverFailed,
+    RollbackFailed,
+    UnknownPatch,
+    NothingToUndo,
+    AlreadyUndone,
+    ChangedSince,
+    Internal,
+    Io,
+}
+
+impl Kind {
+    /// Every kind, in the order docs/report.md lists them.
+    pub const ALL: &[Kind] = &[
+        Kind::InvalidPatch,
+        Kind::Usage,
+        Kind::Config,
+        Kind::InvalidEdits,
+        Kind::NotARepository,
+        Kind::BareRepository,
+        Kind::Git,
+        Kind::ConcurrentModification,
+        Kind::InvalidState,
+        Kind::NoIdentity,
+        Kind::RefMoved,
+        Kind::OperationInProgress,
+        Kind::IndexLocked,
+        Kind::InsideGitCommand,
+        Kind::Busy,
+        Kind::BranchCheckedOut,
+        Kind::RecoverFailed,
+        Kind::RollbackFailed,
+        Kind::UnknownPatch,
+        Kind::NothingToUndo,
+        Kind::AlreadyUndone,
+        Kind::ChangedSince,
+        Kind::Internal,
+        Kind::Io,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::InvalidPatch => "invalid_patch",
+            Kind::Usage => "usage",
+            Kind::Config => "config",
+            Kind::InvalidEdits => "invalid_edits",
+            Kind::NotARepository => "not_a_repository",
+            Kind::BareRepository => "bare_repository",
+            Kind::Git => "git",
+            Kind::ConcurrentModification => "concurrent_modification",
+            Kind::InvalidState => "invalid_state",
+            Kind::NoIdentity => "no_identity",
+            Kind::RefMoved => "ref_moved",
+            Kind::OperationInProgress => "operation_in_progress",
+            Kind::IndexLocked => "index_locked",
+            Kind::InsideGitCommand => "inside_git_command",
+            Kind::Busy => "busy",
+            Kind::BranchCheckedOut => "branch_checked_out",
+            Kind::RecoverFailed => "recover_failed",
+            Kind::RollbackFailed => "rollback_failed",
+            Kind::UnknownPatch => "unknown_patch",
+            Kind::NothingToUndo => "nothing_to_undo",
+            Kind::AlreadyUndone => "already_undone",
+            Kind::ChangedSince => "changed_since",
+            Kind::Internal => "internal",
+            Kind::Io => "io",
+        }
+    }
+
+    /// The exit code of every kind, in one place: 3 for what the caller can fix in the input
+    /// (the patch, the arguments, the configuration, which patch to undo), 4 for the
+    /// environment (the repository's state, git, the file system, other writers) and for
+    /// patchgate's own bugs.
+    pub fn exit(self) -> Exit {
+        match self {
+            Kind::InvalidPatch
+            | Kind::Usage
+            | Kind::Config
+            | Kind::InvalidEdits
+            | Kind::UnknownPatch
+            | Kind::NothingToUndo => Exit::InvalidInput,
+            Kind::NotARepository
+            | Kind::BareRepository
+            | Kind::Git
+            | Kind::ConcurrentModification
+            | Kind::InvalidState
+            | Kind::NoIdentity
+            | Kind::RefMoved
+            | Kind::OperationInProgress
+            | Kind::IndexLocked
+            | Kind::InsideGitCommand
+            | Kind::Busy
+            | Kind::BranchCheckedOut
+            | Kind::RecoverFailed
+            | Kind::RollbackFailed
+            | Kind::AlreadyUndone
+            | Kind::ChangedSince
+            | Kind::Internal
+            | Kind::Io => Exit::Environment,
+        }
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl serde::Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 /// Where in the patch file a problem is: the file's text (for the snippet) and a byte span.
 #[derive(Debug, Clone)]
 pub struct PatchLocation {
@@ -43,7 +179,7 @@ pub struct PatchLocation {
 /// A patch document that is not a patch: where, what, and how to fix it.
 #[derive(Debug, Error, Diagnostic)]
 #[error("invalid patch: {message}")]
-#[diagnostic(code(patchgate::patch), help("{help}"))]
+#[diagnostic(code(patchgate::invalid_patch), help("{help}"))]
 pub struct PatchError {
     pub message: String,
     pub help: String,
@@ -65,7 +201,7 @@ pub enum Error {
 
     #[error("cannot read the patch from {path}: {source}")]
     #[diagnostic(
-        code(patchgate::patch_read),
+        code(patchgate::invalid_patch),
         help("pass the path of a YAML or JSON patch file, or `-` to read it from standard input")
     )]
     PatchRead {
@@ -78,6 +214,11 @@ pub enum Error {
     #[diagnostic(code(patchgate::usage), help("{help}"))]
     Usage { message: String, help: String },
 
+    /// A `.patchgate.toml` that cannot be used; the message names the file and the key.
+    #[error("invalid configuration: {message}")]
+    #[diagnostic(code(patchgate::config), help("{help}"))]
+    Config { message: String, help: String },
+
     #[error("{count} of {total} edits are invalid")]
     #[diagnostic(
         code(patchgate::invalid_edits),
@@ -89,7 +230,7 @@ pub enum Error {
 
     #[error("{} is not inside a git repository", path.display())]
     #[diagnostic(
-        code(patchgate::not_a_repo),
+        code(patchgate::not_a_repository),
         help(
             "run patchgate inside a git working tree, or point at one with -C DIR (`git init` makes one)"
         )
@@ -98,14 +239,21 @@ pub enum Error {
 
     #[error("the repository at {} has no working tree", path.display())]
     #[diagnostic(
-        code(patchgate::bare_repo),
+        code(patchgate::bare_repository),
         help("patchgate edits files in a working tree; run it in a checkout of this repository")
     )]
     BareRepo { path: PathBuf },
 
+    /// `source`: the git2 (or subprocess) error underneath, when there is one, so that a
+    /// rendering shows the cause chain and a caller can inspect it.
     #[error("git: {message}")]
     #[diagnostic(code(patchgate::git), help("{help}"))]
-    Git { message: String, help: String },
+    Git {
+        message: String,
+        help: String,
+        #[source]
+        source: Option<Cause>,
+    },
 
     #[error("{path} changed on disk while the patch was being applied")]
     #[diagnostic(
@@ -119,7 +267,7 @@ pub enum Error {
 
     #[error("{path} changed while patchgate was applying: {detail}")]
     #[diagnostic(
-        code(patchgate::path_changed),
+        code(patchgate::concurrent_modification),
         help(
             "a folder on the way (or the file itself) was replaced by a symlink after patchgate \
              checked the path, and patchgate never writes through one; nothing was written outside \
@@ -139,7 +287,7 @@ pub enum Error {
 
     #[error("no {role} identity: git does not know who is committing")]
     #[diagnostic(
-        code(patchgate::identity),
+        code(patchgate::no_identity),
         help(
             "set it once with `git config --global user.name \"Your Name\"` and \
              `git config --global user.email you@example.com` (or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL \
@@ -159,7 +307,7 @@ pub enum Error {
 
     #[error("a {state} is in progress in this repository")]
     #[diagnostic(
-        code(patchgate::repo_state),
+        code(patchgate::operation_in_progress),
         help("finish or abort it first (`git status` says how), then re-run the patch")
     )]
     RepoState { state: String },
@@ -176,7 +324,7 @@ pub enum Error {
 
     #[error("GIT_INDEX_FILE is set: patchgate is running inside a git command (a hook?)")]
     #[diagnostic(
-        code(patchgate::inside_git),
+        code(patchgate::inside_git_command),
         help(
             "--commit would race the git command that is running (it moves HEAD under it); apply \
              without --commit and `git add` the files, or commit on another branch with --branch"
@@ -199,7 +347,7 @@ pub enum Error {
     BranchCheckedOut { name: String, worktree: PathBuf },
 
     #[error("interrupted transaction {id} could not be recovered: {message}")]
-    #[diagnostic(code(patchgate::recover), help("{help}"))]
+    #[diagnostic(code(patchgate::recover_failed), help("{help}"))]
     Recover {
         id: String,
         message: String,
@@ -208,7 +356,7 @@ pub enum Error {
 
     #[error("{cause}; the patch was undone, except in {} (changed again after patchgate wrote them: left as they are)", left.join(", "))]
     #[diagnostic(
-        code(patchgate::undone_except),
+        code(patchgate::concurrent_modification),
         help(
             "another writer is editing these files: compare them with `git diff`, then re-run the patch"
         )
@@ -267,65 +415,41 @@ pub enum Error {
 }
 
 impl Error {
+    /// The exit code: the one of the error's kind ([`Kind::exit`]).
     pub fn exit(&self) -> Exit {
-        match self {
-            Error::Patch(_)
-            | Error::PatchRead { .. }
-            | Error::Usage { .. }
-            | Error::InvalidEdits { .. }
-            | Error::UnknownPatch { .. }
-            | Error::NothingToUndo { .. } => Exit::InvalidInput,
-            Error::NotARepo { .. }
-            | Error::BareRepo { .. }
-            | Error::Git { .. }
-            | Error::ConcurrentModification { .. }
-            | Error::PathChanged { .. }
-            | Error::InvalidState { .. }
-            | Error::Identity { .. }
-            | Error::RefMoved { .. }
-            | Error::RepoState { .. }
-            | Error::IndexLocked { .. }
-            | Error::InsideGit
-            | Error::Busy { .. }
-            | Error::BranchCheckedOut { .. }
-            | Error::Recover { .. }
-            | Error::UndoneExcept { .. }
-            | Error::RollbackFailed { .. }
-            | Error::AlreadyUndone { .. }
-            | Error::ChangedSince { .. }
-            | Error::Internal { .. }
-            | Error::Io { .. } => Exit::Environment,
-        }
+        self.kind().exit()
     }
 
-    /// A short machine-readable kind for the JSON report.
-    pub fn kind(&self) -> &'static str {
+    /// The error's one public name: `error.kind` in the JSON report, and `patchgate::<kind>` as
+    /// the miette code (a test holds the two together).
+    pub fn kind(&self) -> Kind {
         match self {
-            Error::Patch(_) | Error::PatchRead { .. } => "invalid_patch",
-            Error::Usage { .. } => "usage",
-            Error::InvalidEdits { .. } => "invalid_edits",
-            Error::NotARepo { .. } => "not_a_repository",
-            Error::BareRepo { .. } => "bare_repository",
-            Error::Git { .. } => "git",
-            Error::ConcurrentModification { .. } => "concurrent_modification",
-            Error::PathChanged { .. } => "concurrent_modification",
-            Error::InvalidState { .. } => "invalid_state",
-            Error::Identity { .. } => "no_identity",
-            Error::RefMoved { .. } => "ref_moved",
-            Error::RepoState { .. } => "operation_in_progress",
-            Error::IndexLocked { .. } => "index_locked",
-            Error::InsideGit => "inside_git_command",
-            Error::Busy { .. } => "busy",
-            Error::BranchCheckedOut { .. } => "branch_checked_out",
-            Error::Recover { .. } => "recover_failed",
-            Error::UndoneExcept { .. } => "concurrent_modification",
-            Error::RollbackFailed { .. } => "rollback_failed",
-            Error::UnknownPatch { .. } => "unknown_patch",
-            Error::NothingToUndo { .. } => "nothing_to_undo",
-            Error::AlreadyUndone { .. } => "already_undone",
-            Error::ChangedSince { .. } => "changed_since",
-            Error::Internal { .. } => "internal",
-            Error::Io { .. } => "io",
+            Error::Patch(_) | Error::PatchRead { .. } => Kind::InvalidPatch,
+            Error::Usage { .. } => Kind::Usage,
+            Error::Config { .. } => Kind::Config,
+            Error::InvalidEdits { .. } => Kind::InvalidEdits,
+            Error::NotARepo { .. } => Kind::NotARepository,
+            Error::BareRepo { .. } => Kind::BareRepository,
+            Error::Git { .. } => Kind::Git,
+            Error::ConcurrentModification { .. }
+            | Error::PathChanged { .. }
+            | Error::UndoneExcept { .. } => Kind::ConcurrentModification,
+            Error::InvalidState { .. } => Kind::InvalidState,
+            Error::Identity { .. } => Kind::NoIdentity,
+            Error::RefMoved { .. } => Kind::RefMoved,
+            Error::RepoState { .. } => Kind::OperationInProgress,
+            Error::IndexLocked { .. } => Kind::IndexLocked,
+            Error::InsideGit => Kind::InsideGitCommand,
+            Error::Busy { .. } => Kind::Busy,
+            Error::BranchCheckedOut { .. } => Kind::BranchCheckedOut,
+            Error::Recover { .. } => Kind::RecoverFailed,
+            Error::RollbackFailed { .. } => Kind::RollbackFailed,
+            Error::UnknownPatch { .. } => Kind::UnknownPatch,
+            Error::NothingToUndo { .. } => Kind::NothingToUndo,
+            Error::AlreadyUndone { .. } => Kind::AlreadyUndone,
+            Error::ChangedSince { .. } => Kind::ChangedSince,
+            Error::Internal { .. } => Kind::Internal,
+            Error::Io { .. } => Kind::Io,
         }
     }
 
@@ -367,8 +491,232 @@ impl Error {
         Error::Git {
             message: err.message().to_string(),
             help: "check that the repository is healthy (`git status`, `git fsck`)".to_string(),
+            source: Some(Box::new(err)),
+        }
+    }
+
+    /// A git failure described by `message`, caused by `source`.
+    pub fn git_caused(message: String, help: impl Into<String>, source: impl Into<Cause>) -> Self {
+        Error::Git {
+            message,
+            help: help.into(),
+            source: Some(source.into()),
+        }
+    }
+
+    /// A git failure with no underlying error value (a refused state, a failed git command's
+    /// output).
+    pub fn git_msg(message: String, help: impl Into<String>) -> Self {
+        Error::Git {
+            message,
+            help: help.into(),
+            source: None,
         }
     }
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The error underneath an [`Error::Git`].
+pub type Cause = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    fn io_error() -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::PermissionDenied, "denied")
+    }
+
+    /// One value of every variant.
+    fn samples() -> Vec<Error> {
+        let s = String::new;
+        vec![
+            Error::Patch(Box::new(PatchError {
+                message: s(),
+                help: s(),
+                source_code: None,
+                span: None,
+                label: s(),
+                line: None,
+                column: None,
+            })),
+            Error::PatchRead {
+                path: s(),
+                source: io_error(),
+            },
+            Error::Usage {
+                message: s(),
+                help: s(),
+            },
+            Error::Config {
+                message: s(),
+                help: s(),
+            },
+            Error::InvalidEdits { count: 1, total: 2 },
+            Error::NotARepo { path: "x".into() },
+            Error::BareRepo { path: "x".into() },
+            Error::git(git2::Error::from_str("boom")),
+            Error::ConcurrentModification { path: s() },
+            Error::PathChanged {
+                path: s(),
+                detail: s(),
+            },
+            Error::InvalidState {
+                file: "x".into(),
+                field: s(),
+                problem: s(),
+                help: s(),
+            },
+            Error::Identity { role: s() },
+            Error::RefMoved {
+                refname: s(),
+                detail: s(),
+            },
+            Error::RepoState { state: s() },
+            Error::IndexLocked { path: "x".into() },
+            Error::InsideGit,
+            Error::Busy { pid: 1 },
+            Error::BranchCheckedOut {
+                name: s(),
+                worktree: "x".into(),
+            },
+            Error::Recover {
+                id: s(),
+                message: s(),
+                help: s(),
+            },
+            Error::UndoneExcept {
+                cause: s(),
+                left: vec![],
+            },
+            Error::RollbackFailed { paths: vec![] },
+            Error::UnknownPatch { id: s(), help: s() },
+            Error::NothingToUndo {
+                reason: s(),
+                help: s(),
+            },
+            Error::AlreadyUndone { id: s(), by: s() },
+            Error::ChangedSince {
+                id: s(),
+                paths: vec![],
+            },
+            Error::Internal {
+                message: s(),
+                help: s(),
+            },
+            Error::io("read", "x", io_error()),
+        ]
+    }
+
+    /// How many variants `Error` has: the match below has one arm each.
+    const VARIANTS: usize = 27;
+
+    /// The documented name and exit code of a variant, spelled out independently of
+    /// [`Error::kind`] (docs/report.md is the contract), with the arm's index. No wildcard: a new
+    /// variant does not compile until it is listed here, with the next index and a sample above.
+    fn expected(e: &Error) -> (usize, &'static str, i32) {
+        match e {
+            Error::Patch(_) => (0, "invalid_patch", 3),
+            Error::PatchRead { .. } => (1, "invalid_patch", 3),
+            Error::Usage { .. } => (2, "usage", 3),
+            Error::Config { .. } => (3, "config", 3),
+            Error::InvalidEdits { .. } => (4, "invalid_edits", 3),
+            Error::NotARepo { .. } => (5, "not_a_repository", 4),
+            Error::BareRepo { .. } => (6, "bare_repository", 4),
+            Error::Git { .. } => (7, "git", 4),
+            Error::ConcurrentModification { .. } => (8, "concurrent_modification", 4),
+            Error::PathChanged { .. } => (9, "concurrent_modification", 4),
+            Error::InvalidState { .. } => (10, "invalid_state", 4),
+            Error::Identity { .. } => (11, "no_identity", 4),
+            Error::RefMoved { .. } => (12, "ref_moved", 4),
+            Error::RepoState { .. } => (13, "operation_in_progress", 4),
+            Error::IndexLocked { .. } => (14, "index_locked", 4),
+            Error::InsideGit => (15, "inside_git_command", 4),
+            Error::Busy { .. } => (16, "busy", 4),
+            Error::BranchCheckedOut { .. } => (17, "branch_checked_out", 4),
+            Error::Recover { .. } => (18, "recover_failed", 4),
+            Error::UndoneExcept { .. } => (19, "concurrent_modification", 4),
+            Error::RollbackFailed { .. } => (20, "rollback_failed", 4),
+            Error::UnknownPatch { .. } => (21, "unknown_patch", 3),
+            Error::NothingToUndo { .. } => (22, "nothing_to_undo", 3),
+            Error::AlreadyUndone { .. } => (23, "already_undone", 4),
+            Error::ChangedSince { .. } => (24, "changed_since", 4),
+            Error::Internal { .. } => (25, "internal", 4),
+            Error::Io { .. } => (26, "io", 4),
+        }
+    }
+
+    #[test]
+    fn every_error_has_one_name_and_its_kinds_exit_code() {
+        let mut seen = BTreeSet::new();
+        let mut kinds = BTreeSet::new();
+        for e in samples() {
+            let (index, kind, exit) = expected(&e);
+            assert!(seen.insert(index), "two samples of variant {index}");
+            assert_eq!(e.kind().name(), kind, "{e:?}");
+            let code = e.code().map(|c| c.to_string());
+            assert_eq!(
+                code.as_deref(),
+                Some(&*format!("patchgate::{kind}")),
+                "{e:?}"
+            );
+            assert_eq!(e.exit().code(), exit, "{e:?}");
+            assert_eq!(e.exit(), e.kind().exit(), "{e:?}");
+            kinds.insert(kind);
+        }
+        assert_eq!(seen, (0..VARIANTS).collect(), "a sample of every variant");
+        let all: BTreeSet<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(all.len(), Kind::ALL.len(), "kinds are named once");
+        assert_eq!(
+            kinds, all,
+            "every kind is some variant's, and listed in Kind::ALL"
+        );
+    }
+
+    #[test]
+    fn exit_codes_are_grouped_by_kind() {
+        for k in Kind::ALL {
+            let want = match k.name() {
+                "invalid_patch" | "usage" | "config" | "invalid_edits" | "unknown_patch"
+                | "nothing_to_undo" => Exit::InvalidInput,
+                _ => Exit::Environment,
+            };
+            assert_eq!(k.exit(), want, "{k}");
+        }
+        assert_eq!(
+            [
+                Exit::Success,
+                Exit::ChecksFailed,
+                Exit::EditFailed,
+                Exit::InvalidInput,
+                Exit::Environment
+            ]
+            .map(Exit::code),
+            [0, 1, 2, 3, 4]
+        );
+    }
+
+    #[test]
+    fn the_git_error_underneath_is_the_cause() {
+        use std::error::Error as _;
+        let e = Error::git(git2::Error::from_str("object not found"));
+        let cause = e.source().map(|c| c.to_string());
+        assert!(
+            cause
+                .as_deref()
+                .is_some_and(|c| c.contains("object not found")),
+            "{cause:?}"
+        );
+        let io = Error::io("read", "x", io_error());
+        assert!(io.source().is_some());
+        // The chain is what miette prints under the message.
+        let mut out = String::new();
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .render_report(&mut out, &e)
+            .expect("render");
+        assert!(out.contains("patchgate::git"), "{out}");
+        assert!(out.matches("object not found").count() >= 2, "{out}");
+    }
+}

@@ -2,14 +2,16 @@
 //!
 //! The modules follow the pipeline a patch goes through (under them all, [`fs`]: every working-tree
 //! file operation, resolved from the repository root without following symlinks):
-//! - [`patch`]: the patch file format (YAML/JSON) and its typed edits;
+//! - [`patch`]: the input formats (YAML/JSON edits, codex `*** Begin Patch`, Aider
+//!   SEARCH/REPLACE, unified diffs) read into one list of typed edits;
 //! - [`plan`]: every edit matched and applied in memory; misses diagnosed;
 //! - [`project`]: what a project is and which tools it uses (shared by the checks and verify);
 //! - [`syntax`]: the built-in parsers (tree-sitter and document parsers): syntax errors the
 //!   patch introduced, definitions and uses;
 //! - [`checks`], [`verify`]: the gate over the patched state;
 //! - [`txn`]: the verified plan written back atomically;
-//! - [`report`]: the outcome as JSON, markdown or human diagnostics;
+//! - [`report`]: the outcome as JSON, markdown, SARIF or human diagnostics, and the exit code it
+//!   implies ([`Report::exit`]);
 //! - [`mcp`]: the Model Context Protocol server around the same pipeline;
 //! - [`cli`]: the command line around them ([`mod@apply`] is the pipeline driver);
 //! - [`mod@undo`]: a written patch reverted from the history, as a transaction of its own;
@@ -37,4 +39,5 @@ pub mod undo;
 pub mod verify;
 
 pub use apply::{ApplyOptions, apply};
-pub use error::{Error, Exit};
+pub use error::{Error, Exit, Kind};
+pub use report::{Report, Status};

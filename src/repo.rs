@@ -34,12 +34,12 @@ impl Repo {
                 path: start.to_path_buf(),
             },
             // libgit2 opens SHA-1 repositories only; staged objects are named by SHA-1 too.
-            _ if e.message().contains("object format") => Error::Git {
-                message: format!("cannot open the repository: {}", e.message()),
-                help: "patchgate works on SHA-1 repositories only (`git init` without \
-                       --object-format=sha256)"
-                    .into(),
-            },
+            _ if e.message().contains("object format") => Error::git_caused(
+                format!("cannot open the repository: {}", e.message()),
+                "patchgate works on SHA-1 repositories only (`git init` without \
+                 --object-format=sha256)",
+                e,
+            ),
             _ => Error::git(e),
         };
         let git = match env_path("GIT_DIR", start) {

@@ -4,10 +4,10 @@
 //! input would hang the run) unless the caller hands it bytes to read (a formatter fed the patched
 //! content), which a separate thread writes and then closes; its own process group, so a timeout kills the child *and everything
 //! it started* (a linter's worker processes, a test binary); captured stdout and stderr, read on
-//! separate threads so a child filling one pipe cannot deadlock; and, unless asked otherwise, an
-//! environment without the `GIT_*` variables git exports inside hooks (`GIT_DIR`,
-//! `GIT_INDEX_FILE`, ...), which would silently redirect a git command aimed at another worktree
-//! or index (PRIOR-ART: corrupted indexes in pre-commit and prek).
+//! separate threads so a child filling one pipe cannot deadlock; and an environment without the
+//! `GIT_*` variables git exports inside hooks (`GIT_DIR`, `GIT_INDEX_FILE`, ...), which would
+//! silently redirect a git command aimed at another worktree or index (that has corrupted indexes
+//! in pre-commit and prek: pre-commit #1849, prek #2505).
 
 use std::ffi::OsString;
 use std::io::Read;
@@ -41,7 +41,6 @@ pub struct Cmd {
     cwd: PathBuf,
     env: Vec<(OsString, Option<OsString>)>,
     timeout: Duration,
-    scrub_git: bool,
     stdin: Option<Vec<u8>>,
 }
 
@@ -74,6 +73,15 @@ pub enum RunError {
     Spawn(std::io::Error),
 }
 
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::NotFound(_) => None,
+            RunError::Spawn(e) => Some(e),
+        }
+    }
+}
+
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -91,7 +99,6 @@ impl Cmd {
             cwd: cwd.as_ref().to_path_buf(),
             env: Vec::new(),
             timeout: Duration::from_secs(60),
-            scrub_git: true,
             stdin: None,
         }
     }
@@ -126,14 +133,8 @@ impl Cmd {
         self
     }
 
-    /// Keep the inherited `GIT_*` location variables (only for commands that must see them).
-    pub fn keep_git_env(mut self) -> Cmd {
-        self.scrub_git = false;
-        self
-    }
-
     /// The `Command` every child of patchgate is started with: explicit cwd, its own process
-    /// group, piped stdout and stderr, the `GIT_*` location variables scrubbed unless kept.
+    /// group, piped stdout and stderr, the `GIT_*` location variables scrubbed.
     fn command(&self, stdin: Stdio) -> Command {
         let mut c = Command::new(&self.program);
         c.args(&self.args)
@@ -142,10 +143,8 @@ impl Cmd {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        if self.scrub_git {
-            for v in GIT_LOCATION_VARS {
-                c.env_remove(v);
-            }
+        for v in GIT_LOCATION_VARS {
+            c.env_remove(v);
         }
         for (k, v) in &self.env {
             match v {

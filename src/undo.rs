@@ -21,7 +21,7 @@ use std::sync::Arc;
 use git2::Oid;
 use serde::Serialize;
 
-use crate::error::{Error, Exit};
+use crate::error::Error;
 use crate::plan::{ChangeKind, Disk, FileChange, PathChange, Plan};
 use crate::repo::Repo;
 use crate::report::{Report, Status};
@@ -114,7 +114,7 @@ pub fn undo(opts: &UndoOptions) -> Result<Report, Error> {
     let entries = checked_history(&repo)?;
     let undone = history::undone(&entries);
     let target = pick(&entries, &undone, opts.patch_id.as_deref())?;
-    let mut report = Report::empty(Status::Applied, Exit::Success);
+    let mut report = Report::empty(Status::Applied);
     report.notes = notes;
     report.undid = Some(target.patch_id.clone());
 
@@ -285,10 +285,10 @@ fn place_of(repo: &Repo, e: &Entry) -> Result<Place, Error> {
         });
     }
     let Some(refname) = e.refname.clone() else {
-        return Err(Error::Git {
-            message: format!("the history entry of patch {} names no ref", e.patch_id),
-            help: "the entry is damaged; revert the commit by hand (`git revert`)".into(),
-        });
+        return Err(Error::git_msg(
+            format!("the history entry of patch {} names no ref", e.patch_id),
+            "the entry is damaged; revert the commit by hand (`git revert`)",
+        ));
     };
     // The ref checked out here: the working tree and index follow, as with `apply --commit`.
     if repo.workdir.is_some() {
@@ -339,13 +339,13 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<S
     let mut changes = Vec::new();
     for f in &e.files {
         if matches!(f.old, State::Other) || matches!(f.new, State::Other) {
-            return Err(Error::Git {
-                message: format!(
+            return Err(Error::git_msg(
+                format!(
                     "patch {} changed {} from or to something that is not a file",
                     e.patch_id, f.path
                 ),
-                help: "undo it by hand".into(),
-            });
+                "undo it by hand",
+            ));
         }
         // A patch that changed the executable bit must find it as it left it; otherwise the
         // mode is the user's business and is kept.
@@ -441,9 +441,16 @@ fn tree_holds(tree: &git2::Tree, path: &str, state: &State, exec: bool) -> bool 
 
 fn blob(repo: &Repo, oid: &str) -> Result<Vec<u8>, Error> {
     let o = Oid::from_str(oid).map_err(Error::git)?;
-    let b = repo.git.find_blob(o).map_err(|e| Error::Git {
-        message: format!("the content recorded for undo is gone from the object database: {}", e.message()),
-        help: "the history's pins under refs/patchgate/history/ were removed; this patch can only be reverted by hand".into(),
+    let b = repo.git.find_blob(o).map_err(|e| {
+        Error::git_caused(
+            format!(
+                "the content recorded for undo is gone from the object database: {}",
+                e.message()
+            ),
+            "the history's pins under refs/patchgate/history/ were removed; this patch can only \
+             be reverted by hand",
+            e,
+        )
     })?;
     Ok(b.content().to_vec())
 }

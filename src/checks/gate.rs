@@ -1,7 +1,7 @@
 //! The gate: which findings the patch introduced.
 //!
 //! Lines are mapped from the patched file back to the original through the equal blocks of a line
-//! diff (the OpenHands approach in PRIOR-ART, which survives inserted lines shifting everything
+//! diff (as OpenHands maps lines with a sequence matcher; it survives inserted lines shifting everything
 //! below them). A finding is *old* when the baseline has a finding of the same rule, matched one
 //! to one, at its corresponding place with the same message:
 //! - on an unchanged line, the original line it is unchanged from, with the very same message;

@@ -12,10 +12,16 @@
 //! - custom checkers (`.patchgate.toml`) run on the patched files materialized in a scratch
 //!   directory of patchgate's.
 //!
-//! Modules: `detect` (which checkers), `config` (`.patchgate.toml`), `tools` (binaries and the
-//! stdin tools), `ruff_batch`, `node` (the eslint/prettier bridge), `package` (clippy, go vet),
-//! `mirror` and `prepare` (their dependencies and toolchain), `custom`, `parse` (each tool's output), `gate` (new vs old findings), `baseline`
-//! (cached original results), `run` (scheduling with rayon, timeouts, statuses).
+//! Modules: `checker` (one definition per checker, in one table), `select` (which checkers run on
+//! a file, and why), `tools` (the stdin tools), `runners` (biome, oxlint, black, flake8, xo),
+//! `ruff_batch`, `node` and `node_host` (the eslint/prettier bridge, kept warm for the MCP
+//! server), `package` (clippy, go vet), `scratch_tree` (a throwaway tree for tools that read files
+//! only), `custom`, `parse` (each tool's output), `finding` (the one shape of a finding),
+//! `references` (dangling references, built in), `pairing` and `gate` (new vs old findings),
+//! `baseline` (cached original results), `run` (scheduling with rayon, timeouts, statuses).
+//! What a project is lives in [`crate::project`]: which checkers its files show it uses
+//! (`detect`), `.patchgate.toml` (`config`), how a program is found (`tools`), and the worktree
+//! whole-package tools run in with its dependencies and toolchain (`mirror`, `prepare`).
 
 pub mod baseline;
 pub mod checker;

@@ -64,7 +64,6 @@ struct Host {
     dir: Option<tempfile::TempDir>,
     seen: HashMap<PathBuf, Stamp>,
     next_id: u64,
-    starts: u32,
 }
 
 /// Turns warm hosts on or off; off stops every running host.
@@ -83,25 +82,6 @@ pub fn warm() -> bool {
 pub fn shutdown() {
     let hosts = HOSTS.lock().ok().and_then(|mut h| h.take());
     drop(hosts);
-}
-
-/// How many node processes the hosts have started so far, and how many are running.
-pub fn stats() -> (u32, usize) {
-    let Ok(guard) = HOSTS.lock() else {
-        return (0, 0);
-    };
-    let Some(hosts) = guard.as_ref() else {
-        return (0, 0);
-    };
-    let mut started = 0;
-    let mut running = 0;
-    for h in hosts.values() {
-        if let Ok(mut h) = h.lock() {
-            started += h.starts;
-            running += usize::from(h.session.as_mut().is_some_and(Session::alive));
-        }
-    }
-    (started, running)
 }
 
 /// One batch through the warm host for this tool and project: the bridge's answer line.
@@ -130,7 +110,6 @@ pub(super) fn request(
                 dir: None,
                 seen: HashMap::new(),
                 next_id: 0,
-                starts: 0,
             }))
         }))
     };
@@ -198,7 +177,6 @@ fn start(host: &mut Host, project_root: &Path, bridge: &str) -> Result<(), NodeE
             RunError::NotFound(_) => NodeError::Missing("node not found on PATH".into()),
             e => failed("node", &e),
         })?;
-    host.starts += 1;
     host.session = Some(session);
     Ok(())
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::checks::{self, CheckFile};
 use crate::cli::{OutputFormat, print_error, print_report};
-use crate::error::{Error, Exit};
+use crate::error::Error;
 use crate::project::detect;
 use crate::repo::Repo;
 use crate::report::{Report, Status};
@@ -115,10 +115,7 @@ pub(super) fn list_files(workdir: &Path, rel_dir: &str) -> Result<Vec<String>, E
             rel_dir,
         ])
         .run()
-        .map_err(|e| Error::Git {
-            message: format!("git ls-files: {e}"),
-            help: "install git".into(),
-        })?;
+        .map_err(|e| Error::git_caused(format!("git ls-files: {e}"), "install git", e))?;
     Ok(out
         .stdout
         .split(|b| *b == 0)
@@ -182,7 +179,7 @@ fn staged_context(repo: &Repo, cwd: &Path) -> Result<Vec<checks::ContextFile>, E
     Ok(out)
 }
 
-pub fn run_check(
+pub(crate) fn run_check(
     dir: &Path,
     paths: &[PathBuf],
     staged: bool,
@@ -224,9 +221,9 @@ pub(crate) fn check_report(
     };
     let outcome = checks::run::run(&ctx, &files);
     let mut report = if outcome.blocked {
-        Report::empty(Status::ChecksFailed, Exit::ChecksFailed)
+        Report::empty(Status::ChecksFailed)
     } else {
-        Report::empty(Status::Clean, Exit::Success)
+        Report::empty(Status::Clean)
     };
     report.checks = outcome.reports;
     report.root = Some(repo.roots.root.clone());
@@ -234,7 +231,7 @@ pub(crate) fn check_report(
 }
 
 /// `patchgate verify`: the steps on the current state of the chosen projects.
-pub fn run_verify(
+pub(crate) fn run_verify(
     dir: &Path,
     path: Option<&Path>,
     opts: &crate::verify::run::Options,
@@ -316,9 +313,9 @@ pub fn run_verify(
             opts,
         );
         let mut report = if blocked {
-            Report::empty(Status::ChecksFailed, Exit::ChecksFailed)
+            Report::empty(Status::ChecksFailed)
         } else {
-            Report::empty(Status::Clean, Exit::Success)
+            Report::empty(Status::Clean)
         };
         report.verify = reports;
         report.root = Some(workdir.clone());

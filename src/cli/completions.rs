@@ -7,7 +7,7 @@ use clap::CommandFactory;
 use crate::cli::{Cli, emit};
 
 /// Prints the completion script for `shell`.
-pub fn completions(shell: clap_complete::Shell) -> i32 {
+pub(super) fn completions(shell: clap_complete::Shell) -> i32 {
     let mut cmd = Cli::command();
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, "patchgate", &mut out);
@@ -17,12 +17,12 @@ pub fn completions(shell: clap_complete::Shell) -> i32 {
 
 /// Prints the man page (roff): the top-level page, which lists every subcommand as
 /// `patchgate-NAME(1)`, or with `sub` that subcommand's own page under that name.
-pub fn man(sub: Option<&str>) -> i32 {
+pub(super) fn man(sub: Option<&str>) -> i32 {
     let mut cmd = Cli::command();
     if let Some(name) = sub {
         let Some(found) = cmd.find_subcommand(name) else {
             eprintln!("patchgate: no subcommand `{name}` (see `patchgate --help`)");
-            return crate::error::Exit::InvalidInput.code();
+            return crate::error::Kind::Usage.exit().code();
         };
         let page = format!("patchgate-{name}");
         cmd = found
@@ -41,7 +41,7 @@ pub fn man(sub: Option<&str>) -> i32 {
         }
         Err(e) => {
             eprintln!("patchgate: cannot render the man page: {e}");
-            crate::error::Exit::Environment.code()
+            crate::error::Kind::Io.exit().code()
         }
     }
 }

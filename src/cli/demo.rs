@@ -35,12 +35,12 @@ const MISS: &str = include_str!("../../examples/demo/miss.yaml");
 const LINT: &str = include_str!("../../examples/demo/lint.yaml");
 const BROKEN: &str = include_str!("../../examples/demo/broken.yaml");
 
-pub fn run() -> i32 {
+pub(super) fn run() -> i32 {
     match run_inner() {
         Ok(code) => code,
         Err(e) => {
             eprintln!("patchgate demo: {e}");
-            crate::error::Exit::Environment.code()
+            crate::error::Kind::Io.exit().code()
         }
     }
 }

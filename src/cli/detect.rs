@@ -39,7 +39,7 @@ struct DetectOut {
     considered: Vec<CheckerInfo>,
 }
 
-pub fn run_detect(dir: &Path, path: Option<&Path>, format: OutputFormat) -> i32 {
+pub(crate) fn run_detect(dir: &Path, path: Option<&Path>, format: OutputFormat) -> i32 {
     let (json, text) = match detect_both(dir, path) {
         Ok(o) => o,
         Err(e) => return print_error(&e, format),

@@ -6,13 +6,13 @@ use std::path::PathBuf;
 use crate::error::Error;
 
 #[derive(Debug, clap::Args)]
-pub struct McpArgs {
+pub(super) struct McpArgs {
     /// Serve the repository at DIR (default: the current directory's).
     #[arg(short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
 }
 
-pub fn run(a: McpArgs) -> i32 {
+pub(super) fn run(a: McpArgs) -> i32 {
     let dir = a.dir.unwrap_or_else(|| PathBuf::from("."));
     match crate::mcp::serve(&dir) {
         Ok(()) => 0,

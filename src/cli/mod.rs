@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::apply::apply;
-use crate::error::{Error, Exit};
+use crate::error::{Error, Kind};
 use crate::report::{Report, render_human, render_markdown, render_sarif};
 
 #[derive(Debug, Parser)]
@@ -289,7 +289,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
                 ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
             ) {
                 let _ = e.print();
-                return Exit::InvalidInput.code();
+                return Kind::Usage.exit().code();
             }
             if let Some(format) = requested {
                 let err = Error::Usage {
@@ -300,7 +300,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> i32 {
             } else {
                 let _ = e.print();
             }
-            return Exit::InvalidInput.code();
+            return Kind::Usage.exit().code();
         }
     };
     // A command that may run a transaction: where, so a panic can be followed by recovery.
@@ -475,7 +475,7 @@ pub(crate) fn print_report(report: &Report, format: OutputFormat) -> i32 {
     crate::timing::mark("report rendered");
     emit(&text);
     crate::timing::mark("report written");
-    report.exit.code()
+    report.exit().code()
 }
 
 pub(crate) fn print_error(err: &Error, format: OutputFormat) -> i32 {

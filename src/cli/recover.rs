@@ -16,7 +16,7 @@ struct RecoverReport {
     transactions: Vec<recover::Recovered>,
 }
 
-pub fn run(dir: PathBuf, format: OutputFormat) -> i32 {
+pub(super) fn run(dir: PathBuf, format: OutputFormat) -> i32 {
     let result = (|| -> Result<Vec<recover::Recovered>, Error> {
         let repo = Repo::discover(&dir)?;
         let _mutex = lock::acquire(&repo.git_dir)?;

@@ -447,7 +447,7 @@ fn report_result(report: &Report) -> CallToolResult {
     let json = serde_json::to_value(report).unwrap_or(Value::Null);
     let mut r = CallToolResult::success(vec![ContentBlock::text(render_markdown(report))]);
     r.structured_content = Some(json);
-    r.is_error = Some(report.exit != Exit::Success);
+    r.is_error = Some(report.exit() != Exit::Success);
     r
 }
 

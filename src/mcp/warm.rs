@@ -22,11 +22,6 @@ impl Warm {
         node_host::set_warm(true);
         Warm(())
     }
-
-    /// Node processes started so far, and how many are running.
-    pub fn node_stats(&self) -> (u32, usize) {
-        node_host::stats()
-    }
 }
 
 impl Drop for Warm {

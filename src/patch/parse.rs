@@ -1044,5 +1044,5 @@ mod tests {
 
 #[cfg(test)]
 pub(crate) mod tests_support {
-    pub const EDIT_KEYS: &[&str] = super::EDIT_KEYS;
+    pub(crate) const EDIT_KEYS: &[&str] = super::EDIT_KEYS;
 }

@@ -20,7 +20,7 @@ use super::doc::TextDoc;
 use crate::patch::Near;
 
 /// The occurrences `near` keeps: all of them when it cannot choose.
-pub fn narrow(doc: &TextDoc, matches: Vec<Range<usize>>, near: &Near) -> Vec<Range<usize>> {
+pub(super) fn narrow(doc: &TextDoc, matches: Vec<Range<usize>>, near: &Near) -> Vec<Range<usize>> {
     let text = doc.text();
     let mut matches = matches;
     let ends = |m: &Range<usize>| text[m.end..].trim_end_matches(['\n', '\r']).is_empty();
@@ -71,7 +71,7 @@ pub fn narrow(doc: &TextDoc, matches: Vec<Range<usize>>, near: &Near) -> Vec<Ran
 
 /// [`narrow`], and a note for the edit when the line number was what decided between several
 /// occurrences.
-pub fn narrow_noted(
+pub(super) fn narrow_noted(
     doc: &TextDoc,
     matches: Vec<Range<usize>>,
     near: &Near,

@@ -35,7 +35,7 @@ pub(super) struct Scope {
 
 impl Scope {
     /// The 1-based inclusive line window of each range, for the line-based searches.
-    pub fn line_windows(&self, doc: &TextDoc) -> Vec<(usize, usize)> {
+    pub(super) fn line_windows(&self, doc: &TextDoc) -> Vec<(usize, usize)> {
         self.ranges
             .iter()
             .map(|r| doc.line_range(&(r.start..r.end.max(r.start + 1).min(doc.text().len()))))
@@ -43,7 +43,7 @@ impl Scope {
     }
 
     /// Whether lines `a..=b` lie inside one of the ranges.
-    pub fn holds_lines(&self, doc: &TextDoc, a: usize, b: usize) -> bool {
+    pub(super) fn holds_lines(&self, doc: &TextDoc, a: usize, b: usize) -> bool {
         self.line_windows(doc)
             .iter()
             .any(|&(lo, hi)| lo <= a && b <= hi)

@@ -288,7 +288,7 @@ impl Custom {
 }
 
 fn config_error(msg: &str) -> Error {
-    Error::Usage {
+    Error::Config {
         message: format!(".patchgate.toml: {msg}"),
         help: "fix .patchgate.toml at the repository root (its keys: docs/configuration.md)".into(),
     }
@@ -392,7 +392,12 @@ mod tests {
             "[checkers.x]\ncommand = [\"a\"]\nglobs = [\"src/{a\"]\n",
         ] {
             std::fs::write(dir.path().join(".patchgate.toml"), bad).expect("write");
-            assert!(Config::load(dir.path()).is_err(), "{bad}");
+            let err = Config::load(dir.path()).err();
+            assert_eq!(
+                err.as_ref().map(Error::kind),
+                Some(crate::error::Kind::Config),
+                "{bad}: {err:?}"
+            );
         }
     }
 }

@@ -11,7 +11,7 @@ use crate::checks::finding::Finding;
 use crate::checks::{CheckReport, Status};
 
 /// One place the patch broke, with every new finding there.
-pub struct Problem<'a> {
+pub(super) struct Problem<'a> {
     pub path: &'a str,
     pub line: usize,
     /// In a file the patch did not change.
@@ -21,7 +21,7 @@ pub struct Problem<'a> {
 }
 
 /// The new findings of failing checks, one entry per place, ordered by file and line.
-pub fn problems(checks: &[CheckReport]) -> Vec<Problem<'_>> {
+pub(super) fn problems(checks: &[CheckReport]) -> Vec<Problem<'_>> {
     let mut out: Vec<Problem> = Vec::new();
     for r in checks.iter().filter(|r| r.status == Status::Fail) {
         for f in r.findings.iter().filter(|f| f.new) {
@@ -50,7 +50,7 @@ pub fn problems(checks: &[CheckReport]) -> Vec<Problem<'_>> {
 /// not change)". `None` when no check has a new finding (a failed verify step, `--gate any` on
 /// old findings): then the caller's generic wording stands. `patch`: the run applied a patch
 /// (`patchgate check` has none to blame).
-pub fn summary(checks: &[CheckReport], patch: bool) -> Option<String> {
+pub(super) fn summary(checks: &[CheckReport], patch: bool) -> Option<String> {
     let found = problems(checks);
     let n = found.len();
     if n == 0 {
@@ -74,7 +74,7 @@ pub fn summary(checks: &[CheckReport], patch: bool) -> Option<String> {
 }
 
 /// Markdown: the places to fix, file and line first, one line each (for the top of the report).
-pub fn markdown_to_fix(checks: &[CheckReport]) -> String {
+pub(super) fn markdown_to_fix(checks: &[CheckReport]) -> String {
     let found = problems(checks);
     let mut out = String::new();
     if found.is_empty() {
@@ -123,7 +123,7 @@ fn kind_word(r: &CheckReport) -> &'static str {
 }
 
 /// Plain text for the human report (`paint` colours a line red/green when asked).
-pub fn human(checks: &[CheckReport], paint: &dyn Fn(bool, &str) -> String) -> String {
+pub(super) fn human(checks: &[CheckReport], paint: &dyn Fn(bool, &str) -> String) -> String {
     let mut out = String::new();
     if checks.is_empty() {
         return out;
@@ -238,7 +238,7 @@ pub fn human(checks: &[CheckReport], paint: &dyn Fn(bool, &str) -> String) -> St
 }
 
 /// Markdown: new findings first, grouped by file.
-pub fn markdown(checks: &[CheckReport]) -> String {
+pub(super) fn markdown(checks: &[CheckReport]) -> String {
     let mut out = String::new();
     if checks.is_empty() {
         return out;
@@ -319,7 +319,7 @@ fn verify_status(s: crate::verify::run::Status) -> &'static str {
 }
 
 /// The verify steps for the human report: failing steps with their first failures and hints.
-pub fn verify_human(
+pub(super) fn verify_human(
     steps: &[crate::verify::run::VerifyReport],
     paint: &dyn Fn(bool, &str) -> String,
 ) -> String {
@@ -371,7 +371,7 @@ pub fn verify_human(
 }
 
 /// The verify steps for the markdown report, failures first.
-pub fn verify_markdown(steps: &[crate::verify::run::VerifyReport]) -> String {
+pub(super) fn verify_markdown(steps: &[crate::verify::run::VerifyReport]) -> String {
     let mut out = String::new();
     if steps.is_empty() {
         return out;

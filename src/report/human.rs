@@ -113,7 +113,11 @@ pub fn render_human(r: &Report, color: bool) -> String {
     }));
 
     // Invalid edits were each shown above; the headline counts them.
-    if let Some(err) = r.error.as_ref().filter(|e| e.kind != "invalid_edits") {
+    if let Some(err) = r
+        .error
+        .as_ref()
+        .filter(|e| e.kind != crate::error::Kind::InvalidEdits)
+    {
         let _ = writeln!(out, "{} {}", paint.p(RED, "error:"), err.message);
         if let Some(h) = &err.help {
             let _ = writeln!(out, "  help: {h}");

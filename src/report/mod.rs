@@ -22,7 +22,7 @@ pub use schema::json_schema;
 
 use serde::Serialize;
 
-use crate::error::{Error, Exit};
+use crate::error::{Error, Exit, Kind};
 use crate::patch::PatchSource;
 use crate::plan::suggest::CandidateKind;
 use crate::plan::{
@@ -40,6 +40,19 @@ pub enum Status {
     Rejected,
     ChecksFailed,
     Error,
+}
+
+impl Status {
+    /// The exit code of a run that ended in this status; `error` is the error's kind when the
+    /// status is `Error` (a report without one is a bug: exit 4, as `internal`).
+    pub fn exit(self, error: Option<Kind>) -> Exit {
+        match self {
+            Status::Applied | Status::Committed | Status::DryRun | Status::Clean => Exit::Success,
+            Status::ChecksFailed => Exit::ChecksFailed,
+            Status::Rejected => Exit::EditFailed,
+            Status::Error => error.unwrap_or(Kind::Internal).exit(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -62,8 +75,6 @@ pub struct Report {
     pub verify: Vec<crate::verify::run::VerifyReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorReport>,
-    #[serde(skip)]
-    pub exit: Exit,
     #[serde(skip)]
     pub patch: Option<PatchSource>,
     /// Notes for humans (e.g. "checks are not run by this build"), shown on stderr.
@@ -167,7 +178,7 @@ impl ModeReport {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ErrorReport {
-    pub kind: String,
+    pub kind: Kind,
     pub message: String,
     pub help: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -251,7 +262,7 @@ pub(crate) fn status_name(s: EditStatus) -> &'static str {
 
 impl Report {
     /// A report with nothing in it yet.
-    pub fn empty(status: Status, exit: Exit) -> Report {
+    pub fn empty(status: Status) -> Report {
         Report {
             version: 1,
             status,
@@ -265,7 +276,6 @@ impl Report {
             checks: Vec::new(),
             verify: Vec::new(),
             error: None,
-            exit,
             patch: None,
             notes: Vec::new(),
             root: None,
@@ -274,7 +284,7 @@ impl Report {
 
     /// A run that ended before any edit was looked at.
     pub fn from_error(err: &Error) -> Report {
-        let mut r = Report::empty(Status::Error, err.exit());
+        let mut r = Report::empty(Status::Error);
         r.error = Some(error_report(err));
         r
     }
@@ -284,7 +294,7 @@ impl Report {
     /// [`Report::list_files`] once the batch is known to be written (or a dry run), so a rejected
     /// batch never computes diffs it would not show.
     pub fn from_plan(plan: &Plan, patch: &PatchSource) -> Report {
-        let mut r = Report::empty(Status::Applied, Exit::Success);
+        let mut r = Report::empty(Status::Applied);
         r.patch = Some(patch.clone());
         r.edits = plan.outcomes.iter().map(edit_report).collect();
         r
@@ -308,8 +318,13 @@ impl Report {
     /// Marks the run failed by an error after planning (edit outcomes stay visible).
     pub fn fail(&mut self, err: &Error) {
         self.status = Status::Error;
-        self.exit = err.exit();
         self.error = Some(error_report(err));
+    }
+
+    /// The process exit code: a function of the status (and, for `error`, of the error's kind),
+    /// so that no command sets it by hand.
+    pub fn exit(&self) -> Exit {
+        self.status.exit(self.error.as_ref().map(|e| e.kind))
     }
 
     pub fn to_json(&self) -> String {
@@ -324,7 +339,7 @@ pub(crate) fn error_report(err: &Error) -> ErrorReport {
         _ => (None, None),
     };
     ErrorReport {
-        kind: err.kind().to_string(),
+        kind: err.kind(),
         message: err.to_string(),
         help: err.help_text(),
         line,
@@ -404,5 +419,59 @@ fn file_report(f: &FileChange) -> FileReport {
         mode,
         added,
         removed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Kind;
+
+    /// The documented exit code of every status (docs/report.md), spelled out: no wildcard, so a
+    /// new status does not compile until it has one.
+    fn documented(s: Status) -> i32 {
+        match s {
+            Status::Applied | Status::Committed | Status::DryRun | Status::Clean => 0,
+            Status::ChecksFailed => 1,
+            Status::Rejected => 2,
+            Status::Error => unreachable!("depends on the error's kind"),
+        }
+    }
+
+    #[test]
+    fn the_exit_code_follows_the_status() {
+        for s in [
+            Status::Applied,
+            Status::Committed,
+            Status::DryRun,
+            Status::Clean,
+            Status::ChecksFailed,
+            Status::Rejected,
+        ] {
+            assert_eq!(Report::empty(s).exit().code(), documented(s), "{s:?}");
+        }
+        // `error`: the error's kind decides, whatever was planned before it.
+        let invalid = Error::InvalidEdits { count: 1, total: 1 };
+        let mut r = Report::empty(Status::Rejected);
+        r.fail(&invalid);
+        assert_eq!((r.status, r.exit().code()), (Status::Error, 3));
+        let busy = Error::Busy { pid: 1 };
+        assert_eq!(Report::from_error(&busy).exit().code(), 4);
+        for k in Kind::ALL {
+            assert_eq!(Status::Error.exit(Some(*k)), k.exit(), "{k}");
+        }
+        // An `error` report always carries its error; one without is a bug, reported as such.
+        assert_eq!(Status::Error.exit(None), Kind::Internal.exit());
+    }
+
+    #[test]
+    fn the_json_kind_is_the_errors_name() {
+        let r = Report::from_error(&Error::RepoState {
+            state: "rebase".into(),
+        });
+        let v: serde_json::Value = serde_json::from_str(&r.to_json()).expect("json");
+        assert_eq!(v["error"]["kind"], "operation_in_progress");
+        assert_eq!(v["status"], "error");
+        assert!(v.get("exit").is_none(), "{v}");
     }
 }

@@ -32,11 +32,11 @@ use super::{EditReport, Report, Status};
 use crate::checks::finding::Severity;
 use crate::plan::EditStatus;
 
-pub const SCHEMA_URI: &str =
+pub(super) const SCHEMA_URI: &str =
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
 
 /// The key of the fingerprint in `partialFingerprints`; bump the version when its recipe changes.
-pub const FINGERPRINT_KEY: &str = "patchgate/v1";
+pub(super) const FINGERPRINT_KEY: &str = "patchgate/v1";
 
 const SRCROOT: &str = "%SRCROOT%";
 
@@ -83,7 +83,7 @@ pub fn sarif_log(r: &Report) -> Value {
     };
     let mut invocation = json!({
         "executionSuccessful": r.status != Status::Error,
-        "exitCode": r.exit.code(),
+        "exitCode": r.exit().code(),
     });
     if !b.notes.is_empty() {
         invocation["toolExecutionNotifications"] = Value::Array(b.notes);
@@ -430,7 +430,7 @@ fn dir_uri(root: &std::path::Path) -> String {
 
 /// Percent-encodes what may not stand in a URI path (RFC 3986), byte by byte: spaces, `%`, `#`,
 /// `?`, non-ASCII. `:` is encoded too, so a first segment is never read as a scheme.
-pub fn encode_path(path: &str) -> String {
+pub(super) fn encode_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for b in path.bytes() {
         let keep = b.is_ascii_alphanumeric()
@@ -464,7 +464,7 @@ pub fn encode_path(path: &str) -> String {
 
 /// The message with every run of ASCII digits replaced by `0`, so a finding keeps its
 /// fingerprint when the lines it quotes move.
-pub fn mask_digits(s: &str) -> String {
+pub(super) fn mask_digits(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut in_run = false;
     for ch in s.chars() {

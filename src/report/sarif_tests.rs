@@ -7,7 +7,6 @@ use serde_json::Value;
 use super::*;
 use crate::checks::finding::Finding;
 use crate::checks::{CheckReport, Kind, Status as CheckStatus};
-use crate::error::Exit;
 use crate::plan::suggest::CandidateKind;
 use crate::report::{SuggestionReport, error_report};
 
@@ -72,7 +71,7 @@ fn fingerprint(r: &Value) -> &str {
 }
 
 fn gated() -> Report {
-    let mut r = Report::empty(Status::ChecksFailed, Exit::ChecksFailed);
+    let mut r = Report::empty(Status::ChecksFailed);
     r.root = Some("/repo/my project".into());
     r.checks = vec![
         check(
@@ -184,7 +183,7 @@ fn findings_become_results_with_rules_levels_regions_and_baseline_states() {
 #[test]
 fn fingerprints_ignore_line_numbers_and_tell_repeats_apart() {
     let at = |line: usize| {
-        let mut r = Report::empty(Status::ChecksFailed, Exit::ChecksFailed);
+        let mut r = Report::empty(Status::ChecksFailed);
         r.checks = vec![check(
             "a.py",
             "ruff",
@@ -228,7 +227,7 @@ fn fingerprints_ignore_line_numbers_and_tell_repeats_apart() {
     assert_ne!(fa[0], fa[2]);
     assert_eq!(fa[0].len(), 32);
     // The path and the rule are part of it.
-    let mut other = Report::empty(Status::ChecksFailed, Exit::ChecksFailed);
+    let mut other = Report::empty(Status::ChecksFailed);
     other.checks = vec![check(
         "b.py",
         "ruff",
@@ -247,7 +246,7 @@ fn fingerprints_ignore_line_numbers_and_tell_repeats_apart() {
 
 #[test]
 fn a_miss_is_a_result_at_its_best_candidate_and_an_ambiguous_edit_at_its_first_match() {
-    let mut r = Report::empty(Status::Rejected, Exit::EditFailed);
+    let mut r = Report::empty(Status::Rejected);
     let mut miss = edit(1, "src/app.py", EditStatus::NotFound);
     miss.message = Some("old_string not found".into());
     miss.suggestions = vec![
@@ -321,7 +320,7 @@ fn a_run_error_is_a_failed_invocation_with_no_results() {
         message: "no patch given".into(),
         help: "pass a patch file".into(),
     };
-    let mut r = Report::empty(Status::Error, err.exit());
+    let mut r = Report::empty(Status::Error);
     r.error = Some(error_report(&err));
     let log = sarif_log(&r);
     let run = run_of(&log);
@@ -343,7 +342,7 @@ fn a_run_error_is_a_failed_invocation_with_no_results() {
 fn verify_failures_are_located_in_the_project_or_reported_as_notifications() {
     use crate::verify::Failure;
     use crate::verify::run::{Status as V, Step, VerifyReport};
-    let mut r = Report::empty(Status::ChecksFailed, Exit::ChecksFailed);
+    let mut r = Report::empty(Status::ChecksFailed);
     r.root = Some("/work/repo".into());
     let failure = |name: &str, file: Option<&str>, line: Option<usize>, new: bool| Failure {
         name: name.into(),

@@ -18,7 +18,7 @@ use super::languages::Language;
 use super::text::{Lines, snippet};
 
 /// The error of the patched text, if it has one and the original had none.
-pub fn new_errors(
+pub(super) fn new_errors(
     lang: Language,
     rel: &str,
     before: Option<&str>,
@@ -34,7 +34,7 @@ pub fn new_errors(
 }
 
 /// The first syntax error of `text`, or `None` when it parses.
-pub fn check(lang: Language, rel: &str, text: &str) -> Option<SyntaxError> {
+pub(super) fn check(lang: Language, rel: &str, text: &str) -> Option<SyntaxError> {
     let body = text.strip_prefix('\u{feff}').unwrap_or(text);
     if body.trim().is_empty() {
         return None;

@@ -14,7 +14,7 @@
 
 /// What is wrong with a line's indentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IndentKind {
+pub(super) enum IndentKind {
     /// A line indented deeper than the block it is in, with no `:` line before it.
     Unexpected,
     /// A block opener (`if a:`) whose next line is not indented deeper.
@@ -26,7 +26,7 @@ pub enum IndentKind {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct IndentError {
+pub(super) struct IndentError {
     /// 1-based line.
     pub line: usize,
     /// 0-based byte column of the line's first token.
@@ -40,7 +40,7 @@ pub struct IndentError {
 const MAX_NESTING: usize = 64;
 
 /// The indentation errors of a Python source text, in line order.
-pub fn check(text: &str) -> Vec<IndentError> {
+pub(super) fn check(text: &str) -> Vec<IndentError> {
     let mut lexer = Lexer {
         s: text.as_bytes(),
         i: 0,

@@ -4,7 +4,7 @@
 //! Invariants: a text has at least one line; a final newline ends the last line rather than
 //! starting an empty one; `\r` before `\n` is not part of a line's text.
 
-pub struct Lines<'a> {
+pub(super) struct Lines<'a> {
     text: &'a str,
     /// Byte offset where each line starts.
     starts: Vec<usize>,
@@ -14,7 +14,7 @@ pub struct Lines<'a> {
 const SNIPPET_CHARS: usize = 120;
 
 impl<'a> Lines<'a> {
-    pub fn new(text: &'a str) -> Lines<'a> {
+    pub(super) fn new(text: &'a str) -> Lines<'a> {
         let mut starts = vec![0];
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         if starts.len() > 1 && starts.last() == Some(&text.len()) {
@@ -23,12 +23,12 @@ impl<'a> Lines<'a> {
         Lines { text, starts }
     }
 
-    pub fn count(&self) -> usize {
+    pub(super) fn count(&self) -> usize {
         self.starts.len()
     }
 
     /// The text of 1-based `line` (clamped to the existing lines), without its line ending.
-    pub fn text(&self, line: usize) -> &'a str {
+    pub(super) fn text(&self, line: usize) -> &'a str {
         let i = line.clamp(1, self.count()) - 1;
         let start = self.starts[i];
         let end = self.starts.get(i + 1).map_or(self.text.len(), |&s| s - 1);
@@ -39,7 +39,7 @@ impl<'a> Lines<'a> {
 
     /// (1-based line, 0-based byte column) of byte offset `at`; past the end is the end of the
     /// last line.
-    pub fn position(&self, at: usize) -> (usize, usize) {
+    pub(super) fn position(&self, at: usize) -> (usize, usize) {
         let at = at.min(self.text.len());
         let i = self.starts.partition_point(|&s| s <= at).saturating_sub(1);
         (i + 1, at - self.starts[i])
@@ -47,7 +47,7 @@ impl<'a> Lines<'a> {
 
     /// The 1-based character column of 0-based byte column `byte_col` on `line` (clamped to the
     /// line's end, rounded down to a character boundary).
-    pub fn char_column(&self, line: usize, byte_col: usize) -> usize {
+    pub(super) fn char_column(&self, line: usize, byte_col: usize) -> usize {
         let text = self.text(line);
         let mut end = byte_col.min(text.len());
         while !text.is_char_boundary(end) {
@@ -59,7 +59,7 @@ impl<'a> Lines<'a> {
 
 /// A source line as a report shows it: without surrounding whitespace, cut to about 120
 /// characters.
-pub fn snippet(line: &str) -> String {
+pub(super) fn snippet(line: &str) -> String {
     let line = line.trim();
     if line.chars().count() <= SNIPPET_CHARS {
         return line.to_string();

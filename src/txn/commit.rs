@@ -44,12 +44,11 @@ pub fn identity(repo: &Repository, role: &str) -> Result<Signature<'static>, Err
         Some(d) => match parse_git_date(&d) {
             Some(t) => Signature::new(&name, &email, &t),
             None => {
-                return Err(Error::Git {
-                    message: format!("{var}=`{d}` is not a date patchgate can read"),
-                    help: "use git's internal format `<unix seconds> <+hhmm>` (e.g. `1700000000 +0100`) \
-                           or ISO 8601 with a time zone (e.g. `2005-04-07T22:13:13+02:00`)"
-                        .into(),
-                });
+                return Err(Error::git_msg(
+                    format!("{var}=`{d}` is not a date patchgate can read"),
+                    "use git's internal format `<unix seconds> <+hhmm>` (e.g. `1700000000 +0100`) \
+                     or ISO 8601 with a time zone (e.g. `2005-04-07T22:13:13+02:00`)",
+                ));
             }
         },
         None => Signature::now(&name, &email),
@@ -251,9 +250,12 @@ fn run_update_index(
             .env("GIT_INDEX_FILE", git_dir.join("index"))
             .timeout(Duration::from_secs(60))
             .run()
-            .map_err(|e| Error::Git {
-                message: format!("cannot run git update-index: {e}"),
-                help: "install git (the command-line tool) and make sure it is on PATH".into(),
+            .map_err(|e| {
+                Error::git_caused(
+                    format!("cannot run git update-index: {e}"),
+                    "install git (the command-line tool) and make sure it is on PATH",
+                    e,
+                )
             })?;
         if out.success() {
             // git syncs the new index before renaming it into place, not the folder after.
@@ -268,11 +270,10 @@ fn run_update_index(
         }
         std::thread::sleep(Duration::from_millis(100 * (attempt + 1).min(5)));
     }
-    Err(Error::Git {
-        message: format!("git update-index failed: {}", last.trim()),
-        help: "the commit is in place; run `patchgate recover` to bring the index in line with it"
-            .into(),
-    })
+    Err(Error::git_msg(
+        format!("git update-index failed: {}", last.trim()),
+        "the commit is in place; run `patchgate recover` to bring the index in line with it",
+    ))
 }
 
 #[cfg(test)]

@@ -173,17 +173,22 @@ fn hash_object(
         // A clean filter may be slow (LFS hashing a large file), never forever.
         .timeout(Duration::from_secs(300))
         .run()
-        .map_err(|e| Error::Git {
-            message: format!("cannot run git hash-object for {path}: {e}"),
-            help: "install git (the command-line tool) and make sure it is on PATH".into(),
+        .map_err(|e| {
+            Error::git_caused(
+                format!("cannot run git hash-object for {path}: {e}"),
+                "install git (the command-line tool) and make sure it is on PATH",
+                e,
+            )
         })?;
-    let failed = |why: String| Error::Git {
-        message: format!("git could not convert {path} for the commit as `git add` would: {why}"),
-        help: format!(
-            "this runs the clean filter / end-of-line conversion that .gitattributes asks for \
-             {path}; make `git add {path}` work (is the filter's program installed?), or apply \
-             without --commit / --branch and commit yourself"
-        ),
+    let failed = |why: String| {
+        Error::git_msg(
+            format!("git could not convert {path} for the commit as `git add` would: {why}"),
+            format!(
+                "this runs the clean filter / end-of-line conversion that .gitattributes asks for \
+                 {path}; make `git add {path}` work (is the filter's program installed?), or apply \
+                 without --commit / --branch and commit yourself"
+            ),
+        )
     };
     if out.timed_out {
         return Err(failed("it did not finish within 300 s".into()));

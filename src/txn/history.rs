@@ -137,8 +137,8 @@ pub fn record(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<(), Erro
     let d = dir(git_dir);
     std::fs::create_dir_all(&d).map_err(|e| Error::io("create", &d, e))?;
     let path = entry_path(git_dir, &j.id);
-    let text = serde_json::to_vec_pretty(&entry).map_err(|e| Error::Git {
-        message: format!("internal error: cannot serialise the history entry: {e}"),
+    let text = serde_json::to_vec_pretty(&entry).map_err(|e| Error::Internal {
+        message: format!("cannot serialise the history entry: {e}"),
         help: "please report this".into(),
     })?;
     super::atomic_write(&path, &text, Some(0o644)).map_err(|e| Error::io("write", &path, e))?;

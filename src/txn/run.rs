@@ -308,8 +308,8 @@ fn write_files(repo: &Repo, j: &mut Journal, changes: &[PathChange]) -> Result<(
 }
 
 fn internal(what: &str) -> Error {
-    Error::Git {
-        message: format!("internal error: {what}"),
+    Error::Internal {
+        message: what.to_string(),
         help: "please report this".into(),
     }
 }

@@ -13,7 +13,7 @@
 //! worktree of the project (`project::mirror`), materialised only
 //! when such a checker runs and kept between runs; the others read the patched content from
 //! memory. A `git worktree add` per run would be O(repository): 1.0–1.4 s for 50,000 files here
-//! (BENCHMARKS.md (d)), 6–59 s for 100,000 (PRIOR-ART.md), and as long again to remove.
+//! (BENCHMARKS.md (d)), 6–59 s for 100,000 on a 2-core machine, and as long again to remove.
 //!
 //! The transaction's objects are pinned by `refs/patchgate/txn/<worktree key>/<id>` (a commit
 //! whose tree is the staged tree and whose parents are the user-visible commit, if any, and a
@@ -138,12 +138,13 @@ fn tree_with(
             }
         }
     }
-    b.create_updated(repo, base).map_err(|e| Error::Git {
-        message: format!("cannot build the commit's tree: {}", e.message()),
-        help:
+    b.create_updated(repo, base).map_err(|e| {
+        Error::git_caused(
+            format!("cannot build the commit's tree: {}", e.message()),
             "a path of the patch is a file in the commit where the patch needs a directory (or the \
-               reverse): commit that change of the working tree first, then re-run"
-                .into(),
+             reverse): commit that change of the working tree first, then re-run",
+            e,
+        )
     })
 }
 
@@ -313,8 +314,8 @@ pub fn unpin(repo: &Repository, pin_ref: &str) -> Result<(), Error> {
     if !pin_ref.starts_with("refs/patchgate/")
         || super::validate::check_ref_format(pin_ref).is_err()
     {
-        return Err(Error::Git {
-            message: format!("internal error: `{pin_ref}` is not a patchgate pin"),
+        return Err(Error::Internal {
+            message: format!("`{pin_ref}` is not a patchgate pin"),
             help: "please report this; no ref was deleted".into(),
         });
     }

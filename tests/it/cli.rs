@@ -101,7 +101,15 @@ fn an_empty_checker_command_is_a_configuration_error() {
     );
     r.assert_code(3);
     assert!(r.stdout.contains("empty `command`"), "{}", r.stdout);
+    assert_eq!(r.json()["error"]["kind"], "config", "{}", r.stdout);
     assert_eq!(repo.read_str("a.py"), "x = 1\n");
+    let human = repo.run(&["check", "a.py"]);
+    human.assert_code(3);
+    assert!(
+        human.stderr.contains("patchgate::config"),
+        "{}",
+        human.stderr
+    );
     for args in [&["check", "a.py", "--format", "json"][..], &["detect"][..]] {
         let r = repo.run(args);
         assert_ne!(r.code, 101, "{args:?} panicked: {}", r.stderr);

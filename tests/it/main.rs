@@ -1,6 +1,13 @@
 //! patchgate's integration tests: one binary, organised by behaviour. Every test runs the real
 //! `patchgate` binary against a real temporary git repository.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test that cannot set up its repository should stop there"
+)]
+#![allow(unreachable_pub, reason = "a test binary has no public API")]
+
 mod catches;
 mod checks;
 mod cibot;

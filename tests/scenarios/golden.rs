@@ -7,7 +7,9 @@
 //! - `args`: the command line, one argument a line, `{patch}` standing for the patch's path;
 //!   `--format <f>` is appended for each of the four renderings;
 //! - `setup` (optional): `no-git` (the folder is not a git repository), `needs <program>` (a
-//!   checker on PATH: skipped without it, a failure in CI);
+//!   checker on PATH: skipped without it, a failure in CI), `run <args>` (a patchgate command run
+//!   first, in the order given, which must succeed: `run apply {patch}` before an `undo`),
+//!   `no-sarif` (a command without SARIF output: the three other renderings only);
 //! - `exit`, `expect.human`, `expect.md`, `expect.json`, `expect.sarif`: what must come out,
 //!   after [`normalise`]. The human and markdown files hold stdout, then `--- stderr ---` and
 //!   stderr when there is any; the JSON and SARIF files hold stdout, which must be one document
@@ -67,8 +69,9 @@ pub struct Volatile {
 ///   copy for verify, `.tmpXXXXXX` under the system's temp dir) → `[TMP]`;
 /// - process ids in scratch file names (`pytest-1234.xml`) → `[PID]`;
 /// - durations (`"duration_ms": N`, `1.2s`, `35 ms`) → `"duration_ms": 0`, `[DURATION]`;
-/// - full commit ids (40 hex digits) → `[SHA]`; a `patch_id` value → `[PATCH_ID]`;
-/// - ISO-8601 timestamps → `[TIME]`;
+/// - full commit ids (40 hex digits) → `[SHA]`; a `patch_id` value, and a patch id anywhere
+///   (`<unix seconds>-<micros>-<pid>`, as `undo` and `undo --list` show them) → `[PATCH_ID]`;
+/// - ISO-8601 timestamps → `[TIME]`, and `"time": <unix seconds>` (`undo --list`) → `"time": 0`;
 /// - patchgate's own version in SARIF's `tool.driver.version` → `[VERSION]`, and a Python
 ///   interpreter's version (pytest headers) → `Python [VERSION]`;
 /// - trailing blanks at line ends are dropped (editors strip them from the expected files).
@@ -90,13 +93,15 @@ pub fn normalise(text: &str, v: &Volatile) -> String {
         }
     }
     let tmp = regex::escape(&std::env::temp_dir().join(".tmp").to_string_lossy());
-    let rules: [(&str, &str); 10] = [
+    let rules: [(&str, &str); 12] = [
         (&format!(r"{tmp}[A-Za-z0-9]{{6}}"), "[TMP]"),
         (r"-\d+\.xml\b", "-[PID].xml"),
         (r#""duration_ms": \d+"#, r#""duration_ms": 0"#),
         (r"\b\d+(\.\d+)? ?(ms|s)\b", "[DURATION]"),
         (r"\b[0-9a-f]{40}\b", "[SHA]"),
         (r#""patch_id": "[^"]*""#, r#""patch_id": "[PATCH_ID]""#),
+        (r"\b\d{10}-\d{6}-\d+\b", "[PATCH_ID]"),
+        (r#""time": \d+"#, r#""time": 0"#),
         (
             r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:?\d\d)?",
             "[TIME]",
@@ -134,6 +139,9 @@ fn percent_encode(path: &str) -> String {
 struct Setup {
     git: bool,
     needs: Vec<String>,
+    /// Commands run before the one under test, each split on whitespace.
+    before: Vec<String>,
+    sarif: bool,
 }
 
 fn setup_of(dir: &Path) -> Setup {
@@ -141,11 +149,15 @@ fn setup_of(dir: &Path) -> Setup {
     let mut s = Setup {
         git: true,
         needs: Vec::new(),
+        before: Vec::new(),
+        sarif: true,
     };
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         match line.split_once(' ') {
             _ if line == "no-git" => s.git = false,
+            _ if line == "no-sarif" => s.sarif = false,
             Some(("needs", program)) => s.needs.push(program.trim().to_string()),
+            Some(("run", command)) => s.before.push(command.trim().to_string()),
             _ => panic!("{}: unknown setup line `{line}`", dir.display()),
         }
     }
@@ -217,6 +229,9 @@ fn run_golden(dir: &Path) -> Result<(), libtest_mimic::Failed> {
     let mut problems = Vec::new();
     let mut exits = Vec::new();
     for (format, file) in FORMATS {
+        if format == "sarif" && !setup.sarif {
+            continue;
+        }
         let place = prepare(dir, &setup);
         let patch_dir = tempfile::tempdir().expect("tempdir");
         let patch_path = patch_dir.path().join("patch.yaml");
@@ -224,6 +239,26 @@ fn run_golden(dir: &Path) -> Result<(), libtest_mimic::Failed> {
             std::fs::copy(dir.join("patch.yaml"), &patch_path).expect("copy patch");
         }
         let patch_arg = patch_path.to_string_lossy().into_owned();
+        for command in &setup.before {
+            let args: Vec<String> = command
+                .split_whitespace()
+                .map(|a| a.replace("{patch}", &patch_arg))
+                .collect();
+            let out = Command::new(BIN)
+                .args(&args)
+                .current_dir(place.path())
+                .stdin(Stdio::null())
+                .output()
+                .expect("patchgate runs");
+            if !out.status.success() {
+                return Err(format!(
+                    "{name}: setup `run {command}` failed:\n{}{}",
+                    String::from_utf8_lossy(&out.stdout),
+                    String::from_utf8_lossy(&out.stderr)
+                )
+                .into());
+            }
+        }
         let mut args: Vec<String> = args_text
             .lines()
             .map(str::trim)

@@ -3,6 +3,13 @@
 //! (libtest-mimic) lists the folders, so `cargo test --test fixtures -- 017` runs one fixture
 //! and `cargo test --test fixtures -- golden/` the golden files.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a test that cannot set up its repository should stop there"
+)]
+#![allow(unreachable_pub, reason = "a test binary has no public API")]
+
 // Shared with the `it` target, which uses all of it; this one uses a part.
 #[allow(dead_code)]
 #[path = "../it/harness.rs"]

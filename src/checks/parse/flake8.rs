@@ -20,6 +20,10 @@ use ::regex::Regex;
 
 use super::{ParseError, RawFinding, Severity, error, excerpt};
 
+#[allow(
+    clippy::expect_used,
+    reason = "a constant pattern: its tests compile it"
+)]
 static LINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(.+?):(\d+):(\d+): (\S+) ?(.*)$").expect("a valid constant pattern")
 });

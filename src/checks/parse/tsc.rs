@@ -20,6 +20,10 @@ use regex::Regex;
 use super::{ParseError, RawFinding, Severity, error, excerpt};
 
 /// `path(line,col): category TScode: message`, or the same without `path(line,col): `.
+#[allow(
+    clippy::expect_used,
+    reason = "a constant pattern: its tests compile it"
+)]
 static DIAGNOSTIC: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"^(?:(?P<path>.+?)\((?P<line>\d+),(?P<column>\d+)\): )?(?P<category>error|warning|message) (?P<code>TS\d+): (?P<message>.*)$",

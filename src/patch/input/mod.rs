@@ -164,11 +164,11 @@ pub(super) struct Line<'a> {
 
 impl<'a> Line<'a> {
     /// The line without a trailing `\r`: what markers and headers are compared with.
-    pub fn head(&self) -> &'a str {
+    pub(super) fn head(&self) -> &'a str {
         self.raw.strip_suffix('\r').unwrap_or(self.raw)
     }
 
-    pub fn span(&self) -> SourceSpan {
+    pub(super) fn span(&self) -> SourceSpan {
         SourceSpan::from((self.start, self.head().len()))
     }
 }
@@ -222,7 +222,7 @@ pub(super) struct Edits {
 
 impl Edits {
     /// The next hunk's origin.
-    pub fn hunk(&mut self, header: &str) -> Hunk {
+    pub(super) fn hunk(&mut self, header: &str) -> Hunk {
         self.hunks += 1;
         Hunk {
             index: self.hunks,
@@ -230,7 +230,7 @@ impl Edits {
         }
     }
 
-    pub fn push(
+    pub(super) fn push(
         &mut self,
         path: &str,
         op: Result<Op, String>,

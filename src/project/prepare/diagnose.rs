@@ -28,33 +28,37 @@ pub enum Diagnosis {
 // ---------------------------------------------------------------------------------------------
 // Recognising the toolchains' own messages
 
+#[allow(
+    clippy::expect_used,
+    reason = "a constant pattern: its tests compile it"
+)]
+fn constant(pattern: &str) -> Regex {
+    Regex::new(pattern).expect("constant regex")
+}
+
 static RUST_VERSION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"rustc (\S+) is not supported by the following packages?:((?:\n[ \t]+\S+ requires rustc \S+[ \t]*)+)")
-        .expect("regex")
+    constant(
+        r"rustc (\S+) is not supported by the following packages?:((?:\n[ \t]+\S+ requires rustc \S+[ \t]*)+)",
+    )
 });
 static RUST_VERSION_ITEM: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(\S+) requires rustc (\S+)").expect("regex"));
-static CARGO_EDITION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"this version of Cargo is older than the `([^`]+)` edition").expect("regex")
-});
-static CARGO_EDITION_UNKNOWN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"supported edition values are (.+), but `([^`]+)` is unknown").expect("regex")
-});
+    LazyLock::new(|| constant(r"(\S+) requires rustc (\S+)"));
+static CARGO_EDITION: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"this version of Cargo is older than the `([^`]+)` edition"));
+static CARGO_EDITION_UNKNOWN: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"supported edition values are (.+), but `([^`]+)` is unknown"));
 static CARGO_LOCKFILE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
+    constant(
         r"lock file version `([^`]+)` was found, but this version of Cargo does not understand",
     )
-    .expect("regex")
 });
 static GO_TOO_OLD: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"go: (\S+) requires go >= (\S+) \(running go (\S+); GOTOOLCHAIN=[^)]*\)")
-        .expect("regex")
+    constant(r"go: (\S+) requires go >= (\S+) \(running go (\S+); GOTOOLCHAIN=[^)]*\)")
 });
-static GO_NO_TOOLCHAIN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"go: download go(\S+) for \S+: toolchain not available").expect("regex")
-});
+static GO_NO_TOOLCHAIN: LazyLock<Regex> =
+    LazyLock::new(|| constant(r"go: download go(\S+) for \S+: toolchain not available"));
 static GO_TOOLCHAIN_DOWNLOAD: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"go: download go([^\s:]+): (.+)").expect("regex"));
+    LazyLock::new(|| constant(r"go: download go([^\s:]+): (.+)"));
 
 pub(super) fn rustup_help(needs: &str) -> String {
     if which("rustup").is_some() {

@@ -1,5 +1,5 @@
 //! Hints for common errors of a failed verify step, from a table of patterns per language
-//! ([`table::TABLE`]): an undefined name, an unresolved import or missing module, a call that
+//! (`table::TABLE`): an undefined name, an unresolved import or missing module, a call that
 //! no longer matches a changed signature (with the other call sites), a variable declared and
 //! not used, a missing go.sum entry, a test timeout.
 //!

@@ -12,7 +12,7 @@ const EXTENSIONS: &[&str] = &[
 /// Directories that are never entered (besides hidden ones such as `.git` and `.venv`).
 const SKIPPED_DIRS: &[&str] = &["target", "node_modules", "vendor", "__pycache__"];
 /// At most this many call sites are listed.
-pub const MAX_SITES: usize = 10;
+pub(super) const MAX_SITES: usize = 10;
 /// A scan stops after this many files, and skips files larger than this.
 const MAX_FILES: usize = 20_000;
 const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
@@ -25,7 +25,7 @@ const KEYWORDS: &[&str] = &[
 
 /// `path:line` (relative to `root`, `/`-separated) of the calls of `name` in the source files
 /// under `root` (a directory's files before its subdirectories, each by name), at most
-/// [`MAX_SITES`]. `.git`, `target`, `node_modules`,
+/// `MAX_SITES`. `.git`, `target`, `node_modules`,
 /// `vendor` and other hidden or generated directories are skipped. A qualified name
 /// (`pkg.Func`, `Type::method`, `obj.method`) is searched by its last segment. Definitions
 /// (`fn name(`, `func name(`, `func (r T) name(`, `def name(`, `function name(`) and comment
@@ -118,7 +118,12 @@ fn relative(path: &Path, root: &Path) -> String {
 /// The function called at `file:line[:col]` (1-based; `file` relative to `root` or absolute):
 /// the identifier before the `(` of the call that starts at, or encloses, the column; without a
 /// column, the first call on the line.
-pub fn callee_at(root: &Path, file: &str, line: usize, col: Option<usize>) -> Option<String> {
+pub(super) fn callee_at(
+    root: &Path,
+    file: &str,
+    line: usize,
+    col: Option<usize>,
+) -> Option<String> {
     let text = std::fs::read_to_string(root.join(file)).ok()?;
     let source = text.lines().nth(line.checked_sub(1)?)?;
     callee_in_line(source, col)

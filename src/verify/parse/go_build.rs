@@ -20,6 +20,10 @@ use regex::Regex;
 use super::{Failure, plain_path};
 
 /// `path.go:line:col: message` (the column is optional).
+#[allow(
+    clippy::expect_used,
+    reason = "a constant pattern: its tests compile it"
+)]
 static POSITION: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^(?:vet: )?(?P<file>\S[^:]*\.go):(?P<line>\d+)(?::\d+)?: (?P<message>.*)$")
         .expect("constant regex")

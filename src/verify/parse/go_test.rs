@@ -38,6 +38,10 @@ use serde::Deserialize;
 use super::go_build::go_build_text;
 use super::{Failure, message};
 
+#[allow(
+    clippy::expect_used,
+    reason = "a constant pattern: its tests compile it"
+)]
 fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("constant regex")
 }

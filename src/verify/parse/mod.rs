@@ -224,7 +224,7 @@ pub(crate) mod test_support {
     use super::Failure;
 
     /// (name, file, line) of each failure: what most parser tests compare.
-    pub fn summary(failures: &[Failure]) -> Vec<(&str, Option<&str>, Option<usize>)> {
+    pub(crate) fn summary(failures: &[Failure]) -> Vec<(&str, Option<&str>, Option<usize>)> {
         failures
             .iter()
             .map(|f| (f.name.as_str(), f.file.as_deref(), f.line))

@@ -36,6 +36,10 @@ use regex::Regex;
 
 use super::{Failure, plain_path};
 
+#[allow(
+    clippy::expect_used,
+    reason = "a constant pattern: its tests compile it"
+)]
 fn regex(pattern: &str) -> Regex {
     Regex::new(pattern).expect("constant regex")
 }

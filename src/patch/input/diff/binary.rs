@@ -151,7 +151,7 @@ fn varint(d: &[u8], at: &mut usize) -> Result<usize, String> {
 }
 
 /// Applies a git delta to `src` (`patch-delta.c`).
-pub fn apply_delta(src: &[u8], delta: &[u8]) -> Result<Vec<u8>, String> {
+pub(crate) fn apply_delta(src: &[u8], delta: &[u8]) -> Result<Vec<u8>, String> {
     let mut at = 0;
     let src_size = varint(delta, &mut at)?;
     if src_size != src.len() {
