@@ -289,6 +289,10 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             return Ok(report);
         }
     };
+    if mode != Mode::Branch {
+        // As `git apply` does: a folder that deleted or moved files left empty goes too.
+        crate::txn::remove_emptied_dirs(&repo.roots, &plan.changes);
+    }
     report.notes.extend(done.notes);
     report.patch_id = Some(done.id);
     report.status = if mode == Mode::Worktree {

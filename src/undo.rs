@@ -173,7 +173,7 @@ pub fn undo(opts: &UndoOptions) -> Result<Report, Error> {
     match done {
         Ok(d) => {
             if place.mode != Mode::Branch {
-                remove_emptied_dirs(&repo, &plan.changes);
+                crate::txn::remove_emptied_dirs(&repo.roots, &plan.changes);
             }
             report.notes.extend(d.notes);
             report.patch_id = Some(d.id);
@@ -347,6 +347,14 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<S
                 help: "undo it by hand".into(),
             });
         }
+        // A patch that changed the executable bit must find it as it left it; otherwise the
+        // mode is the user's business and is kept.
+        let mode_changed = match (&f.old, &f.new) {
+            (State::File { mode: a, .. }, State::File { mode: b, .. }) => {
+                executable(*a) != executable(*b)
+            }
+            _ => false,
+        };
         // A commit records the new content as git's filters stored it, which may not be the
         // working-tree bytes (`txn::filters`).
         let committed = match (&f.new, &f.committed) {
@@ -357,7 +365,7 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<S
             _ => f.new.clone(),
         };
         let in_tree_ok = match &tree {
-            Some(t) => tree_holds(t, &f.path, &committed),
+            Some(t) => tree_holds(t, &f.path, &committed, mode_changed),
             None => true,
         };
         let (current, expected) = match place.mode {
@@ -367,11 +375,11 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<S
             },
             _ => (crate::plan::disk_at(repo.roots.fs(), &f.path), &f.new),
         };
-        if !in_tree_ok || !disk_holds(&current, expected) {
+        if !in_tree_ok || !disk_holds(&current, expected, mode_changed) {
             changed.push(f.path.clone());
             continue;
         }
-        let after = restore(repo, &f.old, &current)?;
+        let after = restore(repo, &f.old, &current, mode_changed)?;
         if after != current {
             changes.push(PathChange {
                 rel: f.path.clone(),
@@ -394,11 +402,19 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<S
     }))
 }
 
-/// Whether a path's state is the one recorded (by content; the mode is not compared).
-fn disk_holds(disk: &Disk, state: &State) -> bool {
+/// Whether a file mode (as recorded or on disk) is executable.
+fn executable(mode: u32) -> bool {
+    mode != crate::txn::NEW_FILE_MODE && mode & 0o111 != 0
+}
+
+/// Whether a path's state is the one recorded: by content, and by the executable bit when the
+/// patch changed it (`exec`).
+fn disk_holds(disk: &Disk, state: &State, exec: bool) -> bool {
     match (state, disk) {
         (State::Missing, Disk::Missing) => true,
-        (State::File { oid, .. }, Disk::File { bytes, .. }) => blob_id(bytes).to_string() == *oid,
+        (State::File { oid, mode }, Disk::File { bytes, mode: now }) => {
+            blob_id(bytes).to_string() == *oid && (!exec || executable(*mode) == executable(*now))
+        }
         (State::Symlink { oid }, Disk::Symlink { target }) => {
             blob_id(target.as_os_str().as_encoded_bytes()).to_string() == *oid
         }
@@ -406,14 +422,15 @@ fn disk_holds(disk: &Disk, state: &State) -> bool {
     }
 }
 
-fn tree_holds(tree: &git2::Tree, path: &str, state: &State) -> bool {
+fn tree_holds(tree: &git2::Tree, path: &str, state: &State, exec: bool) -> bool {
     let entry = tree.get_path(Path::new(path)).ok();
     match (state, entry) {
         (State::Missing, None) => true,
-        (State::File { oid, .. }, Some(en)) => {
+        (State::File { oid, mode }, Some(en)) => {
             en.kind() == Some(git2::ObjectType::Blob)
                 && en.filemode() != 0o120000
                 && en.id().to_string() == *oid
+                && (!exec || executable(*mode) == (en.filemode() == 0o100755))
         }
         (State::Symlink { oid }, Some(en)) => {
             en.filemode() == 0o120000 && en.id().to_string() == *oid
@@ -451,13 +468,17 @@ fn disk_in_tree(repo: &Repo, tree: &git2::Tree, path: &str) -> Result<Disk, Erro
 }
 
 /// The state to restore: the recorded one, with the mode the file has now when it still exists
-/// (the patch did not change modes; a later `chmod` is the user's).
-fn restore(repo: &Repo, state: &State, current: &Disk) -> Result<Disk, Error> {
+/// (a later `chmod` is the user's), its executable bit put back when the patch changed it.
+fn restore(repo: &Repo, state: &State, current: &Disk, exec: bool) -> Result<Disk, Error> {
     Ok(match state {
         State::Missing | State::Other => Disk::Missing,
         State::File { oid, mode } => {
             let mode = match current {
-                Disk::File { mode, .. } => *mode,
+                Disk::File { mode: now, .. } if exec && executable(*mode) => {
+                    now | ((now & 0o444) >> 2)
+                }
+                Disk::File { mode: now, .. } if exec => now & !0o111,
+                Disk::File { mode: now, .. } => *now,
                 _ => *mode,
             };
             Disk::File {
@@ -481,13 +502,13 @@ fn file_changes(changes: &[PathChange], moves: &[Move]) -> Vec<FileChange> {
             && from.before == Disk::Missing
             && to.after == Disk::Missing
         {
-            out.push(FileChange {
-                path: m.from.clone(),
-                from: Some(m.to.clone()),
-                change: ChangeKind::Renamed,
-                before: to.before.shared(),
-                after: from.after.shared(),
-            });
+            out.push(FileChange::new(
+                m.from.clone(),
+                Some(m.to.clone()),
+                ChangeKind::Renamed,
+                &to.before,
+                &from.after,
+            ));
             shown.extend([m.from.as_str(), m.to.as_str()]);
         }
     }
@@ -500,13 +521,13 @@ fn file_changes(changes: &[PathChange], moves: &[Move]) -> Vec<FileChange> {
             (_, Disk::Missing) => ChangeKind::Deleted,
             _ => ChangeKind::Modified,
         };
-        out.push(FileChange {
-            path: c.rel.clone(),
-            from: None,
+        out.push(FileChange::new(
+            c.rel.clone(),
+            None,
             change,
-            before: c.before.shared(),
-            after: c.after.shared(),
-        });
+            &c.before,
+            &c.after,
+        ));
     }
     out
 }
@@ -526,23 +547,4 @@ fn revert_message(e: &Entry) -> String {
         None => format!("This reverts patchgate patch {}.", e.patch_id),
     };
     format!("{title}\n\n{what}\n")
-}
-
-/// The directories that removing files left empty (a patch's created folders, usually), deepest
-/// first, up to the working tree's root. Best effort: git does not track directories, so one that
-/// stays behind changes nothing `git status` shows.
-fn remove_emptied_dirs(repo: &Repo, changes: &[PathChange]) {
-    let mut dirs: Vec<&Path> = changes
-        .iter()
-        .filter(|c| c.after == Disk::Missing)
-        .flat_map(|c| Path::new(&c.rel).ancestors().skip(1))
-        .filter(|d| !d.as_os_str().is_empty())
-        .collect();
-    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
-    dirs.dedup();
-    for d in dirs {
-        // Fails (and is meant to) on a directory that still holds anything, or on a path that a
-        // symlink now interrupts.
-        let _ = repo.roots.fs().remove_dir(&d.to_string_lossy());
-    }
 }

@@ -36,12 +36,20 @@ DIFFERENCE_KINDS = {
     "that only with --lenient",
     "fuzzy-names": "Aider resolves a file name that is not in the repository to a similar one "
     "(or tries the other files in the chat); patchgate takes the path as written",
+    "hunk-garbage": "git apply skips lines that look like hunk lines outside a hunk as garbage; "
+    "patchgate refuses them (a hunk whose counts are short would lose its rest silently)",
 }
 
 # Which cases are deliberate differences: case id -> (kind, one-line reason). Kept as data so
 # that a reader sees every exception in one place; a case listed here that patchgate handles
 # like the peer simply agrees.
 DOCUMENTED: Dict[str, Tuple[str, str]] = {
+    # git
+    "git/t4135/diff-from-svn": (
+        "hunk-garbage",
+        "Subversion's `@@ +1 0,0 @@` and a stray `-` line for a deleted empty file: git skips "
+        "them, patchgate refuses the patch (docs/input-formats.md, differences from git apply)",
+    ),
     # codex
     "codex/scenario/015_failure_after_partial_success_leaves_changes": (
         "all-or-nothing",

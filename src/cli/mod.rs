@@ -131,6 +131,14 @@ struct ApplyArgs {
     /// SEARCH/REPLACE blocks or a unified diff (`auto`: told from the content).
     #[arg(long, value_enum, default_value_t = crate::patch::InputFormat::Auto)]
     input: crate::patch::InputFormat,
+    /// A unified diff's strip level, as `git apply -p N`: N leading folders are dropped from every
+    /// file name (default: the `a/`/`b/` prefix of a git diff; guessed for a plain `diff -u`).
+    #[arg(short = 'p', long = "strip", value_name = "N")]
+    strip: Option<usize>,
+    /// A unified diff's hunks without context that only add lines are placed by their line
+    /// number, as `git apply --unidiff-zero` (the report says so); without it they are refused.
+    #[arg(long)]
+    unidiff_zero: bool,
     /// Run as if started in DIR (the repository is discovered from there).
     #[arg(short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
@@ -434,7 +442,11 @@ fn run_apply(a: ApplyArgs) -> i32 {
         verify: a.verify.clone(),
         check: a.check.choice(),
     };
-    let result = read_patch(a.patch.as_deref(), &dir, a.input).and_then(|patch| {
+    let input_opts = crate::patch::InputOptions {
+        strip: a.strip,
+        unidiff_zero: a.unidiff_zero,
+    };
+    let result = read_patch(a.patch.as_deref(), &dir, a.input, &input_opts).and_then(|patch| {
         crate::timing::mark("patch parsed");
         apply(&patch, &choice.options()?)
     });
@@ -506,6 +518,7 @@ fn read_patch(
     path: Option<&std::path::Path>,
     dir: &std::path::Path,
     input: crate::patch::InputFormat,
+    opts: &crate::patch::InputOptions,
 ) -> Result<crate::patch::Patch, Error> {
     use crate::patch::limit;
     let max = limit::max_bytes()?;
@@ -558,5 +571,5 @@ fn read_patch(
             )
         }
     };
-    crate::patch::parse_input(&bytes, &name, input)
+    crate::patch::parse_input_with(&bytes, &name, input, opts)
 }

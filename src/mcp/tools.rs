@@ -85,6 +85,14 @@ pub struct ApplyPatchArgs {
     pub patch_text: Option<String>,
     /// The format of `patch_text` (default `auto`: told from the content).
     pub input: Option<InputFormat>,
+    /// For a unified diff: drop this many leading folders from every file name, as
+    /// `git apply -p N` (default: the `a/`/`b/` prefix of a git diff; guessed for a plain
+    /// `diff -u`).
+    pub strip: Option<usize>,
+    /// For a unified diff: place hunks without context that only add lines by their line
+    /// number, as `git apply --unidiff-zero` (the report says so).
+    #[serde(default)]
+    pub unidiff_zero: bool,
     /// Verify every edit and run the checks; write nothing.
     #[serde(default)]
     pub dry_run: bool,
@@ -291,14 +299,26 @@ fn apply_patch(a: ApplyPatchArgs, scope: &Scope) -> CallToolResult {
     let run = || -> Result<Report, Error> {
         let dir = repository(scope, a.repository.as_deref())?;
         let patch = match (&a.patch, &a.patch_text) {
+            (Some(_), None) if a.strip.is_some() || a.unidiff_zero => {
+                return Err(Error::Usage {
+                    message: "`strip` and `unidiff_zero` are options of a unified diff, given as \
+                              `patch_text`; `patch` is a patchgate edit list"
+                        .into(),
+                    help: "leave them out, or give the diff as `patch_text`".into(),
+                });
+            }
             (Some(p), None) => {
                 let bytes = serde_json::to_vec(p).unwrap_or_default();
                 crate::patch::parse_input(&bytes, "patch", InputFormat::Json)?
             }
-            (None, Some(text)) => crate::patch::parse_input(
+            (None, Some(text)) => crate::patch::parse_input_with(
                 text.as_bytes(),
                 "patch_text",
                 a.input.unwrap_or_default(),
+                &crate::patch::InputOptions {
+                    strip: a.strip,
+                    unidiff_zero: a.unidiff_zero,
+                },
             )?,
             _ => {
                 return Err(Error::Usage {

@@ -80,11 +80,32 @@ pub enum InputFormat {
 /// Parses patch bytes in the given input format into edits (`Auto`: told from the content, see
 /// [`input::detect`]).
 pub fn parse_input(bytes: &[u8], name: &str, input: InputFormat) -> Result<Patch, Error> {
+    parse_input_with(bytes, name, input, &InputOptions::default())
+}
+
+/// [`parse_input`] with the options of a unified diff (`--strip`, `--unidiff-zero`).
+pub fn parse_input_with(
+    bytes: &[u8],
+    name: &str,
+    input: InputFormat,
+    opts: &InputOptions,
+) -> Result<Patch, Error> {
     let limit = limit::max_bytes()?;
     if bytes.len() as u64 > limit {
         return Err(limit::too_big(name, limit));
     }
-    input::parse(bytes, name, input)
+    input::parse(bytes, name, input, opts)
+}
+
+/// How a unified diff is read, as `git apply`'s options say it (docs/input-formats.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InputOptions {
+    /// `-p N`: the leading path components dropped from every name. `None`: as `git apply`
+    /// does (one, the `a/`/`b/` prefix, for a `git diff`; guessed for a traditional `diff -u`).
+    pub strip: Option<usize>,
+    /// `--unidiff-zero`: a hunk without context that only adds lines is placed by its line
+    /// number (else it is refused: there is no text to find it by).
+    pub unidiff_zero: bool,
 }
 
 use std::sync::Arc;
@@ -168,6 +189,60 @@ pub enum Op {
         to: String,
         replace: Option<Replace>,
     },
+    /// A diff's mode change: the file's executable bit set (git's `100755`) or cleared
+    /// (`100644`).
+    Mode {
+        executable: bool,
+    },
+    /// A symlink (git's mode `120000`): `old` is the target it must have now (`None`: the path
+    /// must not exist), `new` the target it gets (`None`: it is removed). Targets stay inside
+    /// the repository.
+    Link {
+        old: Option<String>,
+        new: Option<String>,
+    },
+    /// A diff's `copy from`/`copy to`: the file as it was before the patch (as `git apply`
+    /// reads a copy's source) is copied to `to`, which must not exist, with its mode.
+    Copy {
+        to: String,
+    },
+    /// A `GIT binary patch`: the whole content replaced, checked against git blob ids.
+    Binary(Box<Binary>),
+    /// A diff hunk without context that only adds lines, placed by its line number.
+    Insert(Insert),
+}
+
+/// A `GIT binary patch` of one file (its forward hunk).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binary {
+    /// The git blob id (40 hex digits) the file must have now; `None`: it must not exist.
+    pub old_id: Option<String>,
+    /// The blob id of the result; `None`: the file is deleted.
+    pub new_id: Option<String>,
+    /// The forward hunk, inflated.
+    pub data: BinaryData,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BinaryData {
+    /// The new content itself.
+    Literal(Vec<u8>),
+    /// A git delta (`patch-delta.c`'s format) from the old content to the new.
+    Delta(Vec<u8>),
+}
+
+/// Lines added at a line number: a `@@ -N,0 +M,K @@` hunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Insert {
+    /// The 1-based line the text goes before, in the file as the earlier edits left it (one past
+    /// the last line: at the end).
+    pub line: usize,
+    pub text: String,
+    /// Only an empty file takes it: a `@@ -0,0 +1,N @@` hunk without `--unidiff-zero`.
+    pub only_empty: bool,
+    /// A missing file is created with the text (a traditional diff that does not say whether
+    /// the file is new, as `git apply` reads it).
+    pub create: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,8 +293,13 @@ pub struct Near {
     pub line: Option<usize>,
     /// codex `@@` anchors, outermost first: lines the text follows, each after the previous one.
     pub anchors: Vec<String>,
-    /// codex `*** End of File`: the text must end the file.
+    /// codex `*** End of File`: the text must end the file. A diff hunk with leading but no
+    /// trailing context: among several occurrences, the one that ends the file is preferred (as
+    /// `git apply` anchors it).
     pub at_eof: bool,
+    /// A diff hunk from line 1: among several occurrences, the one that starts the file is
+    /// preferred (as `git apply` anchors it).
+    pub at_start: bool,
 }
 
 /// `start_line..=end_line`, 1-based; `end` open means "to the end of the file".
@@ -238,6 +318,13 @@ impl Op {
             Op::Delete => "delete",
             Op::Append { .. } => "append",
             Op::Move { .. } => "move",
+            Op::Mode { .. } => "mode",
+            Op::Link { .. } => "symlink",
+            Op::Copy { .. } => "copy",
+            // A diff's deletion is checked by blob id too (the removals must empty the file).
+            Op::Binary(b) if b.new_id.is_none() => "delete",
+            Op::Binary(_) => "binary",
+            Op::Insert(_) => "insert",
         }
     }
 }

@@ -12,6 +12,7 @@
 //!   set, and then only on a *unique* whitespace/unicode match; a fuzzy candidate is never applied.
 //! - `lines` are always the line numbers of the file as it was just before that edit.
 
+mod diffops;
 pub mod doc;
 mod near;
 pub mod paths;
@@ -158,8 +159,38 @@ pub struct FileChange {
     pub path: String,
     pub from: Option<String>,
     pub change: ChangeKind,
+    /// A regular file's content (a symlink's target is in `links`).
     pub before: Option<Arc<Vec<u8>>>,
     pub after: Option<Arc<Vec<u8>>>,
+    /// git's mode of each side (`0o100644`, `0o100755`, `0o120000`); `None`: no file there.
+    pub modes: (Option<u32>, Option<u32>),
+    /// A symlink's target on each side.
+    pub links: (Option<PathBuf>, Option<PathBuf>),
+}
+
+impl FileChange {
+    /// The report's view of a path that changed from `before` to `after`.
+    pub fn new(
+        path: String,
+        from: Option<String>,
+        change: ChangeKind,
+        before: &Disk,
+        after: &Disk,
+    ) -> FileChange {
+        let link = |d: &Disk| match d {
+            Disk::Symlink { target } => Some(target.clone()),
+            _ => None,
+        };
+        FileChange {
+            path,
+            from,
+            change,
+            before: before.shared(),
+            after: after.shared(),
+            modes: (diffops::git_mode(before), diffops::git_mode(after)),
+            links: (link(before), link(after)),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -247,6 +278,8 @@ pub enum Source<'a> {
 
 struct Planner<'a> {
     roots: &'a Roots,
+    /// The patch is a unified diff: its paths and file types are checked as `git apply` does.
+    diff: bool,
     source: &'a Source<'a>,
     record: &'a Record,
     opts: Options<'a>,
@@ -260,6 +293,7 @@ struct Planner<'a> {
 pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts: Options) -> Plan {
     let mut p = Planner {
         roots,
+        diff: patch.source.format == crate::patch::Format::Diff,
         source,
         record,
         opts,
@@ -439,7 +473,7 @@ impl Planner<'_> {
                 return (out, None);
             }
         };
-        let resolved = match self.resolve(&edit.file_path) {
+        let mut resolved = match self.resolve(&edit.file_path) {
             Ok(r) => r,
             Err(why) => {
                 out.invalid = true;
@@ -447,6 +481,10 @@ impl Planner<'_> {
                 return (out, None);
             }
         };
+        if self.diff {
+            // A diff names paths, never what a symlink points to (`git apply` uses lstat).
+            resolved.real = resolved.rel.clone();
+        }
         out.file_path = resolved.rel.clone();
         let digest = digest.unwrap_or_else(|| record::digest(&resolved.rel, op));
         if let Some(want) = &edit.expect_sha256 {
@@ -462,6 +500,11 @@ impl Planner<'_> {
             }
         }
         let recorded = self.record.contains(&digest);
+        if let Some((why, invalid)) = self.refuse_for_diff(&resolved, op, recorded) {
+            out.invalid = invalid;
+            out.message = Some(why);
+            return (out, Some(digest));
+        }
         let step = match op {
             // A YAML/JSON edit that would change nothing is invalid input; a converted hunk
             // (no `old_string` of its own) is not checked here.
@@ -511,17 +554,52 @@ impl Planner<'_> {
                     } else {
                         &resolved.real
                     };
-                    let over = edit.replace_existing;
-                    self.move_to(
-                        src,
-                        &resolved.rel,
-                        &dest.real,
-                        replace.as_ref(),
-                        recorded,
-                        over,
-                    )
+                    if let Some(why) = self.link_escapes_at(src, &dest.real) {
+                        out.invalid = true;
+                        Step::msg(EditStatus::Error, why)
+                    } else {
+                        let over = edit.replace_existing;
+                        self.move_to(
+                            src,
+                            &resolved.rel,
+                            &dest.real,
+                            replace.as_ref(),
+                            recorded,
+                            over,
+                        )
+                    }
                 }
             },
+            Op::Mode { executable } => self.set_mode(&resolved, *executable, recorded),
+            Op::Link { old, new } => match new.as_deref().and_then(|t| {
+                let key = if resolved.is_link {
+                    &resolved.rel
+                } else {
+                    &resolved.real
+                };
+                self.link_escapes(key, t)
+            }) {
+                Some(why) => {
+                    out.invalid = true;
+                    Step::msg(EditStatus::Error, why)
+                }
+                None => self.link(&resolved, old.as_deref(), new.as_deref(), recorded),
+            },
+            Op::Copy { to } => match self.resolve(to) {
+                Err(why) => {
+                    out.invalid = true;
+                    Step::msg(EditStatus::Error, why)
+                }
+                Ok(dest) => match self.link_escapes_at(&resolved.real, &dest.real) {
+                    Some(why) => {
+                        out.invalid = true;
+                        Step::msg(EditStatus::Error, why)
+                    }
+                    None => self.copy(&resolved, &dest.real, recorded),
+                },
+            },
+            Op::Binary(b) => self.binary(&resolved, b, recorded),
+            Op::Insert(ins) => self.insert(&resolved, ins, recorded),
         };
         out.status = step.status;
         out.match_kind = step.match_kind;
@@ -980,13 +1058,13 @@ impl Planner<'_> {
             });
             if let (Some(from), true, Disk::Missing) = (origin, from_gone, &c.before) {
                 renamed_from.push(from);
-                files.push(FileChange {
-                    path: c.rel.clone(),
-                    from: Some(from.to_string()),
-                    change: ChangeKind::Renamed,
-                    before: self.originals.get(from).and_then(Disk::shared),
-                    after: c.after.shared(),
-                });
+                files.push(FileChange::new(
+                    c.rel.clone(),
+                    Some(from.to_string()),
+                    ChangeKind::Renamed,
+                    self.originals.get(from).unwrap_or(&Disk::Missing),
+                    &c.after,
+                ));
             }
         }
         // Both ends of every rename are shown once, by the entry above.
@@ -1003,13 +1081,13 @@ impl Planner<'_> {
                 (_, Disk::Missing) => ChangeKind::Deleted,
                 _ => ChangeKind::Modified,
             };
-            files.push(FileChange {
-                path: c.rel.clone(),
-                from: None,
+            files.push(FileChange::new(
+                c.rel.clone(),
+                None,
                 change,
-                before: c.before.shared(),
-                after: c.after.shared(),
-            });
+                &c.before,
+                &c.after,
+            ));
         }
         let final_state = {
             use rayon::prelude::*;
@@ -1187,9 +1265,10 @@ fn replace_with(
     }
 
     // A converted hunk's line number or anchors choose among several occurrences, never more.
+    let mut note = None;
     let matches = match &r.near {
         Some(near) if !r.replace_all && (matches.len() > 1 || near.at_eof) => {
-            let kept = near::narrow(doc, matches.clone(), near);
+            let (kept, why) = near::narrow_noted(doc, matches.clone(), near);
             if kept.is_empty() && !matches.is_empty() {
                 let mut s = Step::new(EditStatus::NotFound);
                 s.lines = matches.iter().map(|m| doc.line_range(m)).collect();
@@ -1201,6 +1280,7 @@ fn replace_with(
                 ));
                 return s;
             }
+            note = why;
             kept
         }
         _ => matches,
@@ -1221,7 +1301,9 @@ fn replace_with(
         1 => {
             let lines = vec![doc.line_range(&matches[0])];
             doc.replace(matches[0].clone(), &new);
-            Step::applied(Some(MatchKind::Exact), 1, lines)
+            let mut s = Step::applied(Some(MatchKind::Exact), 1, lines);
+            s.message = note;
+            s
         }
         n if r.replace_all => {
             let lines = matches.iter().map(|m| doc.line_range(m)).collect();

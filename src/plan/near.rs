@@ -8,7 +8,11 @@
 //!   previous anchor; every place the whole anchor chain is found picks the first occurrence after
 //!   it. One distinct pick wins.
 //! - line (a diff hunk's start line): the occurrence starting nearest to it; a tie of distances
-//!   stays ambiguous.
+//!   stays ambiguous. When the line decided between several places, the edit says so
+//!   ([`narrow_noted`]): a stale line number could have picked the wrong one.
+//! - `at_eof` of codex (`*** End of File`): only occurrences that end the file;
+//! - `at_start` / `at_eof` of a diff hunk (from line 1, or without trailing context: where `git
+//!   apply` anchors it): among several occurrences, the one that starts / ends the file, if any.
 
 use std::ops::Range;
 
@@ -19,8 +23,25 @@ use crate::patch::Near;
 pub fn narrow(doc: &TextDoc, matches: Vec<Range<usize>>, near: &Near) -> Vec<Range<usize>> {
     let text = doc.text();
     let mut matches = matches;
-    if near.at_eof {
-        matches.retain(|m| text[m.end..].trim_end_matches(['\n', '\r']).is_empty());
+    let ends = |m: &Range<usize>| text[m.end..].trim_end_matches(['\n', '\r']).is_empty();
+    if near.line.is_none() {
+        // codex's `*** End of File`: a requirement.
+        if near.at_eof {
+            matches.retain(ends);
+        }
+    } else if matches.len() > 1 {
+        // A diff hunk from line 1, or without trailing context: where `git apply` anchors it,
+        // preferred among several occurrences (its line numbers alone are never trusted).
+        for (on, at) in [(near.at_start, true), (near.at_eof, false)] {
+            let kept: Vec<Range<usize>> = matches
+                .iter()
+                .filter(|m| on && if at { m.start == 0 } else { ends(m) })
+                .cloned()
+                .collect();
+            if !kept.is_empty() {
+                matches = kept;
+            }
+        }
     }
     if matches.len() > 1 && !near.anchors.is_empty() {
         let picked = after_anchors(text, &matches, &near.anchors);
@@ -46,6 +67,42 @@ pub fn narrow(doc: &TextDoc, matches: Vec<Range<usize>>, near: &Near) -> Vec<Ran
         }
     }
     matches
+}
+
+/// [`narrow`], and a note for the edit when the line number was what decided between several
+/// occurrences.
+pub fn narrow_noted(
+    doc: &TextDoc,
+    matches: Vec<Range<usize>>,
+    near: &Near,
+) -> (Vec<Range<usize>>, Option<String>) {
+    let Some(line) = near.line else {
+        return (narrow(doc, matches, near), None);
+    };
+    let unlined = Near {
+        line: None,
+        ..near.clone()
+    };
+    let open = narrow(doc, matches.clone(), &unlined);
+    let kept = narrow(doc, matches, near);
+    let note = match kept.as_slice() {
+        [one] if open.len() > 1 => {
+            let at: Vec<String> = open
+                .iter()
+                .map(|m| doc.line_range(m).0.to_string())
+                .collect();
+            Some(format!(
+                "line numbers decided between {} places (lines {}): applied at line {}, the one \
+                 nearest to the hunk's line {line}; if the diff is older than the file, check \
+                 that this is the place meant",
+                open.len(),
+                at.join(", "),
+                doc.line_range(one).0
+            ))
+        }
+        _ => None,
+    };
+    (kept, note)
 }
 
 /// For every place the anchor chain is found, the first match starting after its last anchor

@@ -23,6 +23,9 @@ pub struct Resolved {
     pub real: String,
     /// The last component is itself a symlink (delete and move act on the link, not its target).
     pub is_link: bool,
+    /// A folder on the way is a symlink (inside the repository): `git apply` refuses such a path
+    /// ("beyond a symbolic link"), and so does a diff here.
+    pub through_link: bool,
 }
 
 /// The repository root and git directory, canonical, for containment checks; and the root open,
@@ -64,6 +67,7 @@ impl Roots {
             real: rel.clone(),
             rel,
             is_link: false,
+            through_link: false,
         })
     }
 
@@ -122,12 +126,14 @@ impl Roots {
         let parts: Vec<&str> = rel.split('/').collect();
         let mut real = self.root.clone();
         let mut is_link = false;
+        let mut through_link = false;
         for (i, part) in parts.iter().enumerate() {
             let next = real.join(part);
             match std::fs::symlink_metadata(&next) {
                 Ok(md) if md.file_type().is_symlink() => {
                     let last = i + 1 == parts.len();
                     is_link = last;
+                    through_link |= !last;
                     match std::fs::canonicalize(&next) {
                         Ok(target) => {
                             self.check_inside(&target, given)?;
@@ -147,11 +153,12 @@ impl Roots {
                 _ => real = next,
             }
         }
+        // Unix paths: `/` is the only separator; a backslash is part of a file name.
         let real_rel = real
             .strip_prefix(&self.root)
             .ok()
             .and_then(|r| r.to_str())
-            .map(|r| r.replace('\\', "/"))
+            .map(str::to_string)
             .ok_or_else(|| format!("`{given}` resolves outside the repository"))?;
         if real_rel.is_empty() {
             return Err(format!(
@@ -162,6 +169,7 @@ impl Roots {
             rel,
             real: real_rel,
             is_link,
+            through_link,
         })
     }
 

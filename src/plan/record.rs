@@ -186,6 +186,29 @@ pub fn digest(path: &str, op: &Op) -> String {
                 field(if r.replace_all { "all" } else { "one" });
             }
         }
+        Op::Mode { executable } => {
+            field("mode");
+            field(if *executable { "100755" } else { "100644" });
+        }
+        Op::Link { old, new } => {
+            field("symlink");
+            field(old.as_deref().unwrap_or("\0"));
+            field(new.as_deref().unwrap_or("\0"));
+        }
+        Op::Copy { to } => {
+            field("copy");
+            field(to);
+        }
+        Op::Binary(b) => {
+            field("binary");
+            field(b.old_id.as_deref().unwrap_or("-"));
+            field(b.new_id.as_deref().unwrap_or("-"));
+        }
+        Op::Insert(i) => {
+            field("insert");
+            field(&i.line.to_string());
+            field(&i.text);
+        }
     }
     format!("{:x}", h.finalize())
 }

@@ -213,10 +213,11 @@ pub fn render_human(r: &Report, color: bool) -> String {
             };
             let _ = writeln!(
                 out,
-                "  {:<9} {name}  {} {}",
+                "  {:<9} {name}  {} {}{}",
                 change_name(f.change),
                 paint.p(GREEN, &format!("+{}", f.added)),
-                paint.p(RED, &format!("-{}", f.removed))
+                paint.p(RED, &format!("-{}", f.removed)),
+                super::ModeReport::note(f.mode.as_ref(), "->")
             );
         }
         // How an edit applied, where it is worth saying: a relaxed match, a reading of the hunk

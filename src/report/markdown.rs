@@ -184,10 +184,11 @@ pub fn render_markdown(r: &Report) -> String {
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "- {} `{name}` (+{} −{}){hash}",
+                "- {} `{name}` (+{} −{}){}{hash}",
                 change_name(f.change),
                 f.added,
-                f.removed
+                f.removed,
+                super::ModeReport::note(f.mode.as_ref(), "→")
             );
         }
         if r.status == Status::DryRun {

@@ -159,12 +159,50 @@ pub struct FileReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
     pub diff: String,
-    /// SHA-256 (hex) of the bytes written (after `--fix`); `None` for a deleted file.
+    /// SHA-256 (hex) of the bytes written (after `--fix`); `None` for a deleted file or a
+    /// symlink.
     pub sha256: Option<String>,
+    /// git's mode of each side, where it matters: the mode changed, or a created or deleted
+    /// file is an executable or a symlink.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<ModeReport>,
     #[serde(skip)]
     pub added: usize,
     #[serde(skip)]
     pub removed: usize,
+}
+
+/// `files[].mode`: git's modes as it writes them (`100644`, `100755`, `120000`); `null` where
+/// there is no file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModeReport {
+    pub old: Option<String>,
+    pub new: Option<String>,
+}
+
+impl ModeReport {
+    /// ` (mode 100644 -> 100755)` after a file's line in the human and markdown reports.
+    pub(crate) fn note(m: Option<&ModeReport>, arrow: &str) -> String {
+        let Some(m) = m else {
+            return String::new();
+        };
+        let name = |s: &Option<String>| s.clone().unwrap_or_else(|| "none".into());
+        format!(" (mode {} {arrow} {})", name(&m.old), name(&m.new))
+    }
+
+    /// The modes of a changed file, when the report shows them.
+    fn of(f: &FileChange) -> Option<ModeReport> {
+        let (old, new) = f.modes;
+        let plain = |m: Option<u32>| m.is_none_or(|m| m == 0o100644);
+        if old == new || (plain(old) && plain(new)) && (old.is_none() || new.is_none()) {
+            return None;
+        }
+        let name = |m: Option<u32>| m.map(|m| format!("{m:o}"));
+        Some(ModeReport {
+            old: name(old),
+            new: name(new),
+        })
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -373,12 +411,28 @@ fn file_reports(plan: &Plan) -> Vec<FileReport> {
 
 fn file_report(f: &FileChange) -> FileReport {
     let old_name = f.from.as_deref().unwrap_or(&f.path);
-    let (diff, added, removed) = unified_diff(
-        old_name,
-        &f.path,
-        f.before.as_deref().map(|v| v.as_slice()),
-        f.after.as_deref().map(|v| v.as_slice()),
-    );
+    // A symlink's diff is the one of its target's text, as git shows it.
+    let side =
+        |bytes: &Option<std::sync::Arc<Vec<u8>>>, link: &Option<std::path::PathBuf>| match link {
+            Some(t) => Some(t.as_os_str().as_encoded_bytes().to_vec()),
+            None => bytes.as_deref().cloned(),
+        };
+    let (before, after) = (side(&f.before, &f.links.0), side(&f.after, &f.links.1));
+    let mode = ModeReport::of(f);
+    let (mut diff, added, removed) = if before.is_some() && before == after {
+        (String::new(), 0, 0)
+    } else {
+        unified_diff(old_name, &f.path, before.as_deref(), after.as_deref())
+    };
+    if let Some(m) = &mode {
+        let header = match (&m.old, &m.new) {
+            (Some(o), Some(n)) => format!("old mode {o}\nnew mode {n}\n"),
+            (None, Some(n)) => format!("new file mode {n}\n"),
+            (Some(o), None) => format!("deleted file mode {o}\n"),
+            (None, None) => String::new(),
+        };
+        diff.insert_str(0, &header);
+    }
     FileReport {
         path: f.path.clone(),
         change: f.change,
@@ -388,6 +442,7 @@ fn file_report(f: &FileChange) -> FileReport {
             use sha2::{Digest, Sha256};
             format!("{:x}", Sha256::digest(b))
         }),
+        mode,
         added,
         removed,
     }

@@ -83,10 +83,20 @@ pub fn json_schema() -> Value {
             "from": {"type": "string", "description": "The old path of a renamed file."},
             "diff": {"type": "string", "description": "Unified diff of the file."},
             "sha256": {"type": ["string", "null"], "pattern": "^[0-9a-f]{64}$",
-                       "description": "SHA-256 (hex) of the bytes written, after --fix; null for a deleted file."}
+                       "description": "SHA-256 (hex) of the bytes written, after --fix; null for a deleted file or a symlink."},
+            "mode": {
+                "type": "object",
+                "description": "git's mode of each side, where it matters: the mode changed, or a created or deleted file is an executable or a symlink.",
+                "properties": {
+                    "old": {"enum": ["100644", "100755", "120000", null], "description": "null: there was no file."},
+                    "new": {"enum": ["100644", "100755", "120000", null], "description": "null: there is no file."}
+                },
+                "required": ["old", "new"],
+                "additionalProperties": false
+            }
         }),
         &["path", "change", "diff", "sha256"],
-        &["from"],
+        &["from", "mode"],
     );
     let finding = strict(
         json!({

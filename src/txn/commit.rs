@@ -187,12 +187,56 @@ pub fn summary_message(files: &[crate::plan::FileChange]) -> String {
     m
 }
 
+/// The files whose executable bit a transaction sets or clears (a created executable
+/// included), with the bit: what the index must record even where `core.fileMode` is false and
+/// `git update-index` would keep the entry's old bit.
+pub fn exec_changes(files: &[super::journal::FileEntry]) -> Vec<(String, bool)> {
+    use super::journal::State;
+    let exec = |s: &State| match s {
+        State::File { mode, .. } => Some(*mode != super::NEW_FILE_MODE && mode & 0o111 != 0),
+        _ => None,
+    };
+    files
+        .iter()
+        .filter_map(|f| match (exec(&f.old), exec(&f.new)) {
+            (Some(a), Some(b)) if a != b => Some((f.path.clone(), b)),
+            (None, Some(true)) => Some((f.path.clone(), true)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Points the index entries of `paths` at their working-tree content (after write-back, that is the
-/// committed content), leaving every other entry as it was.
-pub fn update_index(git_dir: &Path, workdir: &Path, paths: &[String]) -> Result<(), Error> {
+/// committed content), leaving every other entry as it was; `exec` are [`exec_changes`].
+pub fn update_index(
+    git_dir: &Path,
+    workdir: &Path,
+    paths: &[String],
+    exec: &[(String, bool)],
+) -> Result<(), Error> {
     if paths.is_empty() {
         return Ok(());
     }
+    run_update_index(git_dir, workdir, &["--add", "--remove"], paths)?;
+    for (flag, bit) in [("--chmod=+x", true), ("--chmod=-x", false)] {
+        let these: Vec<String> = exec
+            .iter()
+            .filter(|(p, b)| *b == bit && paths.contains(p))
+            .map(|(p, _)| p.clone())
+            .collect();
+        if !these.is_empty() {
+            run_update_index(git_dir, workdir, &[flag], &these)?;
+        }
+    }
+    Ok(())
+}
+
+fn run_update_index(
+    git_dir: &Path,
+    workdir: &Path,
+    flags: &[&str],
+    paths: &[String],
+) -> Result<(), Error> {
     let mut last = String::new();
     // Another git process may hold index.lock for a moment; wait a little before giving up.
     for attempt in 0..20 {
@@ -200,7 +244,9 @@ pub fn update_index(git_dir: &Path, workdir: &Path, paths: &[String]) -> Result<
             .args(super::git_fsync_args())
             .arg(format!("--git-dir={}", git_dir.display()))
             .arg(format!("--work-tree={}", workdir.display()))
-            .args(["update-index", "--add", "--remove", "--"])
+            .arg("update-index")
+            .args(flags.iter())
+            .arg("--")
             .args(paths.iter())
             .env("GIT_INDEX_FILE", git_dir.join("index"))
             .timeout(Duration::from_secs(60))

@@ -39,5 +39,5 @@ mod writeback;
 pub use durable::{durable_git, git_fsync_args};
 pub use writeback::{
     Hooks, NEW_FILE_MODE, atomic_write, default_file_mode, fsync_enabled, missing_parents,
-    temp_path_for, write_back,
+    remove_emptied_dirs, temp_path_for, write_back,
 };

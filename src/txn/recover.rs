@@ -206,7 +206,8 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
             .filter(|f| !left_alone.contains(&f.path))
             .map(|f| f.path.clone())
             .collect();
-        super::commit::update_index(git_dir, workdir, &paths)?;
+        let exec = super::commit::exec_changes(&j.files);
+        super::commit::update_index(git_dir, workdir, &paths, &exec)?;
     }
     if let Some(fs) = &tree {
         remove_temps(fs, j);
@@ -276,8 +277,9 @@ pub fn move_files(
     Ok((restored, left))
 }
 
-/// Whether `rel` holds `state` (by content; the mode is not compared). A symlink on the way is an
-/// error: the path changed, and nothing may be written along it.
+/// Whether `rel` holds `state`: by content, and for a file by its executable bit too (a
+/// transaction may change only that), never by its other permission bits. A symlink on the way
+/// is an error: the path changed, and nothing may be written along it.
 fn holds(fs: &Root, rel: &str, state: &State) -> std::io::Result<bool> {
     let md = match fs.lstat(rel) {
         Ok(m) => m,
@@ -287,8 +289,9 @@ fn holds(fs: &Root, rel: &str, state: &State) -> std::io::Result<bool> {
     let blob_of = |b: &[u8]| Oid::hash_object(git2::ObjectType::Blob, b).ok();
     Ok(match state {
         State::Missing => md.is_none(),
-        State::File { oid, .. } => {
-            md.is_some_and(|m| m.kind == Kind::File)
+        State::File { oid, mode } => {
+            let executable = *mode != super::NEW_FILE_MODE && mode & 0o111 != 0;
+            md.is_some_and(|m| m.kind == Kind::File && (m.mode & 0o111 != 0) == executable)
                 && fs
                     .read(rel)
                     .ok()
@@ -337,13 +340,14 @@ fn put(repo: &Repository, fs: &Root, rel: &str, state: &State) -> Result<(), Err
                 .map_err(|e| fail("write", e))
         }
         State::Symlink { oid } => {
-            let target = String::from_utf8_lossy(&blob(oid)?).into_owned();
+            use std::os::unix::ffi::OsStrExt;
+            let target = blob(oid)?;
             parents(fs)?;
             let (d, name) = fs
                 .parent_of(rel)
                 .map_err(|e| fail("open the folder of", e))?;
             let tmp = crate::fs::temp_name(name);
-            d.symlink(Path::new(&target), &tmp)
+            d.symlink(Path::new(std::ffi::OsStr::from_bytes(&target)), &tmp)
                 .and_then(|()| d.rename(&tmp, name))
                 .map_err(|e| {
                     let _ = d.unlink(&tmp);

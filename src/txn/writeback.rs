@@ -393,3 +393,22 @@ fn rollback(
         Err(Error::RollbackFailed { paths: failed })
     }
 }
+
+/// The directories that removing files left empty (a patch's created folders, usually), deepest
+/// first, up to the working tree's root. Best effort: git does not track directories, so one that
+/// stays behind changes nothing `git status` shows.
+pub fn remove_emptied_dirs(roots: &Roots, changes: &[PathChange]) {
+    let mut dirs: Vec<&Path> = changes
+        .iter()
+        .filter(|c| c.after == Disk::Missing)
+        .flat_map(|c| Path::new(&c.rel).ancestors().skip(1))
+        .filter(|d| !d.as_os_str().is_empty())
+        .collect();
+    dirs.sort_by_key(|d| std::cmp::Reverse(d.components().count()));
+    dirs.dedup();
+    for d in dirs {
+        // Fails (and is meant to) on a directory that still holds anything, or on a path that a
+        // symlink now interrupts.
+        let _ = roots.fs().remove_dir(&d.to_string_lossy());
+    }
+}

@@ -10,6 +10,7 @@ mod crash;
 mod filters;
 mod formats;
 mod gate_real;
+mod gitapply;
 mod golangci;
 mod guards;
 mod harden;

@@ -446,3 +446,55 @@ fn python_mcp_client_runs_the_sequence() {
     assert!(stdout.contains("ok: all steps"), "{stdout}");
     assert!(repo.read_str("app.py").contains("f'Hello, {name}!'"));
 }
+
+/// `apply_patch` takes a diff's `strip` and `unidiff_zero`, as `patchgate apply --strip N
+/// --unidiff-zero` does; they are refused with an edit list.
+#[test]
+fn apply_patch_reads_a_diff_with_strip_and_unidiff_zero() {
+    let repo = python_repo();
+    let dir = repo.path().canonicalize().expect("canonical");
+    runtime().block_on(async {
+        let client = connect(&dir).await;
+        let tools = client.list_tools(None).await.expect("tools/list").tools;
+        let props = &tools[0].input_schema["properties"];
+        assert!(props.get("strip").is_some() && props.get("unidiff_zero").is_some());
+        // Made with `diff -U0` between two trees, two folders deep.
+        let diff = "--- old/pkg/app.py\n+++ new/pkg/app.py\n@@ -2,0 +3,2 @@\n+\n+\n";
+        let r = call(
+            &client,
+            "apply_patch",
+            json!({"patch_text": diff, "input": "diff", "checks": "none"}),
+        )
+        .await;
+        assert_eq!(r.is_error, Some(true), "{}", text_of(&r));
+        assert_eq!(repo.read_str("app.py"), APP, "a refused patch wrote");
+        let r = call(
+            &client,
+            "apply_patch",
+            json!({"patch_text": diff, "input": "diff", "checks": "none",
+                   "strip": 2, "unidiff_zero": true}),
+        )
+        .await;
+        assert_ne!(r.is_error, Some(true), "{}", text_of(&r));
+        let s = structured(&r);
+        assert_eq!(s["edits"][0]["file_path"], "app.py");
+        assert!(
+            s["edits"][0]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("line numbers")),
+            "{s}"
+        );
+        assert_eq!(
+            repo.read_str("app.py"),
+            APP.replacen("'Hello, ' + name\n", "'Hello, ' + name\n\n\n", 1)
+        );
+        let r = call(
+            &client,
+            "apply_patch",
+            json!({"patch": {"edits": []}, "strip": 1}),
+        )
+        .await;
+        assert_eq!(r.is_error, Some(true));
+        assert!(text_of(&r).contains("strip"), "{}", text_of(&r));
+    });
+}

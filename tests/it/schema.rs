@@ -120,6 +120,14 @@ fn reports_of_real_runs_match_the_report_schema() {
     r.assert_code(2);
     let hunk = check(&r, "a diff hunk that misses");
     assert_eq!(hunk["edits"][0]["hunk"]["index"], 1, "{hunk}");
+    // A diff's modes: a chmod, a new symlink, in `files[].mode`.
+    let modes = "diff --git a/loader.py b/loader.py\nold mode 100644\nnew mode 100755\n\
+diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+loader.py\n\
+\\ No newline at end of file\n";
+    let r = own.apply(modes, &["--input", "diff", "--checks", "none"]);
+    r.assert_code(0);
+    let moded = check(&r, "a diff with modes");
+    assert_eq!(moded["files"][1]["mode"]["new"], "120000", "{moded}");
 
     // Rejected: a whitespace-only miss (suggestions) and an ambiguous edit.
     let r = repo.apply(

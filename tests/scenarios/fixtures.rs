@@ -3,6 +3,8 @@
 //! - `expect.json`: `{"exit": N, "report": {...}}`, the report a subset of the JSON output;
 //! - `after/`: the exact working tree afterwards (without it, the tree must equal `before/`);
 //! - `args`: extra command-line arguments, one per line;
+//! - `modes`: git's mode of paths afterwards, one per line: `100644 PATH`, `100755 PATH`,
+//!   `120000 PATH -> TARGET` (a symlink and its target), `0 PATH` (absent);
 //! - `expect2.json`: when present, the same patch is applied a second time and checked against it.
 //!
 //! Each folder is its own test, named `fixtures/<folder>`.
@@ -136,6 +138,9 @@ fn run_scenario(dir: &Path) {
             first.stdout
         );
     }
+    if let Ok(modes) = std::fs::read_to_string(dir.join("modes")) {
+        check_modes(&name, repo.path(), &modes);
+    }
     if dir.join("expect2.json").exists() {
         let files_after_first = files_of(repo.path());
         check("expect2.json", 2);
@@ -144,5 +149,34 @@ fn run_scenario(dir: &Path) {
             files_after_first,
             "{name}: the re-run changed files"
         );
+    }
+}
+
+/// The `modes` file of a scenario: each path's type, executable bit and link target.
+fn check_modes(name: &str, root: &Path, modes: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    for line in modes.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let (mode, rest) = line
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("{name}/modes: `{line}`"));
+        let (path, target) = match rest.split_once(" -> ") {
+            Some((p, t)) => (p, Some(t)),
+            None => (rest, None),
+        };
+        let p = root.join(path);
+        let got = match std::fs::symlink_metadata(&p) {
+            Err(_) => "0".to_string(),
+            Ok(md) if md.file_type().is_symlink() => format!(
+                "120000 -> {}",
+                std::fs::read_link(&p).expect("link").display()
+            ),
+            Ok(md) if md.permissions().mode() & 0o111 != 0 => "100755".into(),
+            Ok(_) => "100644".into(),
+        };
+        let want = match target {
+            Some(t) => format!("{mode} -> {t}"),
+            None => mode.to_string(),
+        };
+        assert_eq!(got, want, "{name}: the mode of {path}");
     }
 }

@@ -423,6 +423,7 @@ fn chunk_op(b: Body, anchors: Vec<String>) -> Result<Op, String> {
         line: None,
         anchors,
         at_eof: b.at_eof,
+        at_start: false,
     });
     // codex retries without the chunk's trailing empty context lines (a blank line before the
     // next `@@`, or the file's final line break) when they are not in the file.

@@ -22,12 +22,14 @@ mod aider;
 mod codex;
 mod diff;
 
+pub(crate) use diff::{EMPTY_BLOB, apply_delta};
+
 use std::sync::Arc;
 
 use miette::SourceSpan;
 
 use super::parse::{check_nul, check_path_text, patch_error};
-use super::{Edit, Format, Hunk, InputFormat, Near, Op, Patch, PatchSource, Replace};
+use super::{Edit, Format, Hunk, InputFormat, InputOptions, Near, Op, Patch, PatchSource, Replace};
 use crate::error::{Error, PatchError};
 
 /// The format of a patch text, told from its content (never [`InputFormat::Auto`]; YAML and JSON
@@ -57,25 +59,41 @@ pub fn detect(text: &str) -> InputFormat {
     InputFormat::Yaml
 }
 
-/// Parses patch bytes in `input` format (see [`super::parse_input`]).
-pub(crate) fn parse(bytes: &[u8], name: &str, input: InputFormat) -> Result<Patch, Error> {
+/// Parses patch bytes in `input` format (see [`super::parse_input`]); `opts` are a diff's.
+pub(crate) fn parse(
+    bytes: &[u8],
+    name: &str,
+    input: InputFormat,
+    opts: &InputOptions,
+) -> Result<Patch, Error> {
     let format = match input {
-        InputFormat::Yaml | InputFormat::Json => return super::parse_bytes(bytes, name),
-        InputFormat::Codex => Format::Codex,
-        InputFormat::Aider => Format::Aider,
-        InputFormat::Diff => Format::Diff,
-        InputFormat::Auto => {
-            // Detection needs text; undecodable bytes get the YAML parser's precise message.
-            let Ok(text) = std::str::from_utf8(bytes) else {
-                return super::parse_bytes(bytes, name);
-            };
-            match detect(text) {
-                InputFormat::Codex => Format::Codex,
-                InputFormat::Aider => Format::Aider,
-                InputFormat::Diff => Format::Diff,
-                _ => return super::parse_bytes(bytes, name),
-            }
-        }
+        InputFormat::Yaml | InputFormat::Json => None,
+        InputFormat::Codex => Some(Format::Codex),
+        InputFormat::Aider => Some(Format::Aider),
+        InputFormat::Diff => Some(Format::Diff),
+        // Detection needs text; undecodable bytes get the YAML parser's precise message.
+        InputFormat::Auto => match std::str::from_utf8(bytes).map(detect) {
+            Ok(InputFormat::Codex) => Some(Format::Codex),
+            Ok(InputFormat::Aider) => Some(Format::Aider),
+            Ok(InputFormat::Diff) => Some(Format::Diff),
+            _ => None,
+        },
+    };
+    if format != Some(Format::Diff) && *opts != InputOptions::default() {
+        return Err(Error::Usage {
+            message: format!(
+                "--strip and --unidiff-zero are options of a unified diff, and {name} is {}",
+                match format {
+                    Some(Format::Codex) => "a codex patch",
+                    Some(Format::Aider) => "an aider patch",
+                    _ => "a YAML/JSON patch",
+                }
+            ),
+            help: "leave them out, or give a unified diff (`--input diff`)".into(),
+        });
+    }
+    let Some(format) = format else {
+        return super::parse_bytes(bytes, name);
     };
     let text = decode(bytes, name)?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
@@ -97,7 +115,7 @@ pub(crate) fn parse(bytes: &[u8], name: &str, input: InputFormat) -> Result<Patc
     let (message, edits) = match format {
         Format::Codex => (None, codex::convert(&src, &lines)?),
         Format::Aider => (None, aider::convert(&src, &lines)?),
-        _ => diff::convert(&src, &lines)?,
+        _ => diff::convert(&src, &lines, opts)?,
     };
     Ok(Patch {
         message,

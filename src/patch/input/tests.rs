@@ -4,6 +4,11 @@
 use super::*;
 use crate::patch::{Fallback, LineWindow};
 
+/// The converters with default options (a diff's `--strip` and `--unidiff-zero` unset).
+fn parse(bytes: &[u8], name: &str, input: InputFormat) -> Result<Patch, Error> {
+    super::parse(bytes, name, input, &InputOptions::default())
+}
+
 fn ok(text: &str, input: InputFormat) -> Patch {
     match parse(text.as_bytes(), "p", input) {
         Ok(p) => p,
@@ -831,14 +836,21 @@ fn diff_plain_quoted_crlf_and_context_free_hunks() {
         InputFormat::Diff,
     );
     assert_eq!(replace(&p.edits[0]).old, "a\r\nb\r\n");
-    // Adding to an empty file (line 0) is a replacement of nothing; elsewhere it cannot be placed.
+    // Adding to line 0 fills an empty file (or creates a missing one: a traditional diff does not
+    // say the file is new); elsewhere it cannot be placed without --unidiff-zero.
     let p = ok(
         "--- a/e\n+++ b/e\n@@ -0,0 +1 @@\n+first\n--- a/f\n+++ b/f\n@@ -3,0 +4 @@\n+fourth\n",
         InputFormat::Diff,
     );
-    let r = replace(&p.edits[0]);
-    assert_eq!((r.old.as_str(), r.new.as_str()), ("", "first\n"));
+    match &p.edits[0].op {
+        Ok(Op::Insert(i)) => assert_eq!(
+            (i.line, i.text.as_str(), i.only_empty, i.create),
+            (1, "first\n", true, true)
+        ),
+        other => panic!("{other:?}"),
+    }
     assert!(invalid(&p.edits[1]).contains("without any context"));
+    assert!(invalid(&p.edits[1]).contains("--unidiff-zero"));
     // A pure deletion with -U0: placed at the line after the new-side start.
     let p = ok(
         "--- a/g\n+++ b/g\n@@ -5,2 +4,0 @@\n-x\n-y\n",
@@ -853,29 +865,182 @@ fn diff_plain_quoted_crlf_and_context_free_hunks() {
 }
 
 #[test]
-fn diff_modes_and_copies_are_refused_in_place() {
+fn diff_modes_symlinks_and_copies_become_their_operations() {
     let p = ok(
         "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n",
         InputFormat::Diff,
     );
-    assert!(invalid(&p.edits[0]).contains("mode changes are not supported"));
+    assert_eq!(p.edits[0].op, Ok(Op::Mode { executable: true }));
+    // A new executable: created, then made executable.
     let p = ok(
         "diff --git a/t.sh b/t.sh\nnew file mode 100755\n--- /dev/null\n+++ b/t.sh\n@@ -0,0 +1 @@\n+echo\n",
         InputFormat::Diff,
     );
-    assert!(invalid(&p.edits[0]).contains("mode 100755"));
+    assert_eq!(
+        p.edits.iter().map(|e| e.op.clone()).collect::<Vec<_>>(),
+        vec![
+            Ok(Op::Create {
+                content: "echo\n".into()
+            }),
+            Ok(Op::Mode { executable: true })
+        ]
+    );
     let p = ok(
         "diff --git a/a b/c\nsimilarity index 100%\ncopy from a\ncopy to c\n",
         InputFormat::Diff,
     );
-    assert!(invalid(&p.edits[0]).contains("copies"));
-    // A mode change with content: the mode is refused, the hunk is still converted.
+    assert_eq!(p.edits[0].file_path, "a");
+    assert_eq!(p.edits[0].op, Ok(Op::Copy { to: "c".into() }));
+    // A mode change with content: the hunk, then the mode.
     let p = ok(
         "diff --git a/r b/r\nold mode 100644\nnew mode 100755\n--- a/r\n+++ b/r\n@@ -1 +1 @@\n-a\n+b\n",
         InputFormat::Diff,
     );
     assert_eq!(p.edits.len(), 2);
-    assert!(p.edits[0].op.is_err() && p.edits[1].op.is_ok());
+    assert_eq!(replace(&p.edits[0]).new, "b\n");
+    assert_eq!(p.edits[1].op, Ok(Op::Mode { executable: true }));
+    // A symlink: its target is the hunk's one line without a newline.
+    let p = ok(
+        "diff --git a/l b/l\nnew file mode 120000\nindex 0000000..1\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+x.txt\n\\ No newline at end of file\n",
+        InputFormat::Diff,
+    );
+    assert_eq!(
+        p.edits[0].op,
+        Ok(Op::Link {
+            old: None,
+            new: Some("x.txt".into())
+        })
+    );
+    let p = ok(
+        "diff --git a/l b/l\nindex 1..2 120000\n--- a/l\n+++ b/l\n@@ -1 +1 @@\n-x.txt\n\\ No newline at end of file\n+y.txt\n\\ No newline at end of file\n",
+        InputFormat::Diff,
+    );
+    assert_eq!(
+        p.edits[0].op,
+        Ok(Op::Link {
+            old: Some("x.txt".into()),
+            new: Some("y.txt".into())
+        })
+    );
+    // A symlink target with a newline, a submodule, a file turned into a link: refused in place.
+    let p = ok(
+        "diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+x.txt\n",
+        InputFormat::Diff,
+    );
+    assert!(invalid(&p.edits[0]).contains("newline"));
+    let p = ok(
+        "diff --git a/m b/m\nindex 1..2 160000\n--- a/m\n+++ b/m\n@@ -1 +1 @@\n-Subproject commit 1\n+Subproject commit 2\n",
+        InputFormat::Diff,
+    );
+    assert!(invalid(&p.edits[0]).contains("submodule"));
+    let p = ok(
+        "diff --git a/k b/k\nold mode 100644\nnew mode 120000\n",
+        InputFormat::Diff,
+    );
+    assert!(invalid(&p.edits[0]).contains("symlink"));
+}
+
+#[test]
+fn diff_strip_levels_and_unidiff_zero() {
+    let with = |text: &str, strip: Option<usize>, unidiff_zero: bool| {
+        super::parse(
+            text.as_bytes(),
+            "p",
+            InputFormat::Diff,
+            &InputOptions {
+                strip,
+                unidiff_zero,
+            },
+        )
+        .expect("parses")
+    };
+    let text = "--- a/src/x.rs\n+++ b/src/x.rs\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(with(text, None, false).edits[0].file_path, "src/x.rs");
+    assert_eq!(with(text, Some(2), false).edits[0].file_path, "x.rs");
+    // -p0: of `a/src/x.rs` and `b/src/x.rs`, git takes the `+++` name.
+    assert_eq!(with(text, Some(0), false).edits[0].file_path, "b/src/x.rs");
+    // `--no-prefix`: the `diff --git` line names the same text twice, nothing is stripped.
+    let text = "diff --git src/x.rs src/x.rs\n--- src/x.rs\n+++ src/x.rs\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(with(text, None, false).edits[0].file_path, "src/x.rs");
+    // Mnemonic prefixes (`diff.mnemonicPrefix`): one component, as git strips.
+    let text = "diff --git i/x.rs w/x.rs\n--- i/x.rs\n+++ w/x.rs\n@@ -1 +1 @@\n-a\n+b\n";
+    assert_eq!(with(text, None, false).edits[0].file_path, "x.rs");
+    // Too few components for the strip level: an error that names --strip.
+    let e = super::parse(
+        b"--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n",
+        "p",
+        InputFormat::Diff,
+        &InputOptions {
+            strip: Some(3),
+            unidiff_zero: false,
+        },
+    )
+    .expect_err("no name left");
+    assert!(format!("{e}").contains("--strip 3"), "{e}");
+    // --unidiff-zero: a context-free addition is placed by its new-side line.
+    let text = "--- a/f\n+++ b/f\n@@ -3,0 +4,2 @@\n+four\n+five\n";
+    match &with(text, None, true).edits[0].op {
+        Ok(Op::Insert(i)) => assert_eq!(
+            (i.line, i.text.as_str(), i.only_empty),
+            (4, "four\nfive\n", false)
+        ),
+        other => panic!("{other:?}"),
+    }
+    // ... and hunks with context lose git's start/end anchoring with it.
+    let text = "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n";
+    let r = replace(&with(text, None, false).edits[0]).clone();
+    let near = r.near.expect("near");
+    assert!(near.at_start && near.at_eof);
+    let r = replace(&with(text, None, true).edits[0]).clone();
+    let near = r.near.expect("near");
+    assert!(!near.at_start && !near.at_eof);
+    // The options belong to diffs.
+    let e = super::parse(
+        b"edits: []\n",
+        "p",
+        InputFormat::Auto,
+        &InputOptions {
+            strip: Some(1),
+            unidiff_zero: false,
+        },
+    )
+    .expect_err("not a diff");
+    assert!(format!("{e}").contains("--strip"), "{e}");
+}
+
+#[test]
+fn diff_binary_patches_carry_their_blob_ids() {
+    let text = "diff --git a/bin.dat b/bin.dat\n\
+index b43761b27df02a0c6c305120d37445368d1ac5e1..47651a430d995725cace39821bf216b716849a24 100644\n\
+GIT binary patch\n\
+literal 11\n\
+ScmZQzWODNKa}0|7&j0`mpaRGM\n\
+\n\
+literal 10\n\
+RcmZQzWJ=1+ODwAV4*(1}1Bd_s\n\
+\n";
+    let p = ok(text, InputFormat::Diff);
+    assert_eq!(p.edits.len(), 1);
+    match &p.edits[0].op {
+        Ok(Op::Binary(b)) => {
+            assert_eq!(
+                b.old_id.as_deref(),
+                Some("b43761b27df02a0c6c305120d37445368d1ac5e1")
+            );
+            assert_eq!(
+                b.data,
+                crate::patch::BinaryData::Literal(b"\x00\x01\x02BINARY\xff\x00".to_vec())
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(p.edits[0].origin.as_ref().map(|h| h.index), Some(1));
+    // Abbreviated ids cannot be checked: refused in place.
+    let short = text.replace(
+        "b43761b27df02a0c6c305120d37445368d1ac5e1..47651a430d995725cace39821bf216b716849a24",
+        "b43761b..47651a4",
+    );
+    assert!(invalid(&ok(&short, InputFormat::Diff).edits[0]).contains("full `index"));
 }
 
 #[test]
@@ -941,6 +1106,31 @@ fn diff_errors_have_their_line() {
             4,
         ),
         (
+            "diff --git a/x b/x\n--- a/x\n+++ b/y\n@@ -1 +1 @@\n-a\n+b\n",
+            "inconsistent names",
+            3,
+        ),
+        (
+            "diff --git a/x b/x\nnew file mode 100644\ndeleted file mode 100644\n",
+            "inconsistent header lines",
+            3,
+        ),
+        (
+            "diff --git a/x b/x\nold mode 10x644\n",
+            "not a file mode",
+            2,
+        ),
+        (
+            "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n\r\n-b\r\n+c\r\n",
+            "carriage return",
+            4,
+        ),
+        (
+            "diff --git a/b b/b\nindex 1..2\nGIT binary patch\nliteral 3\nzzzzzz\n\n",
+            "corrupt binary patch",
+            5,
+        ),
+        (
             "diff --git a/i.png b/i.png\nindex 1..2 100644\nBinary files a/i.png and b/i.png differ\n",
             "binary",
             3,
@@ -948,7 +1138,7 @@ fn diff_errors_have_their_line() {
         (
             "diff --git a/i.png b/i.png\nGIT binary patch\nliteral 3\n",
             "binary",
-            2,
+            3,
         ),
         ("hello there\n", "no file diff", 1),
     ];
