@@ -1491,8 +1491,8 @@ fn miss(
             msg.push_str(" (a `stale` candidate is never applied, not even with --lenient)");
         }
         Some(c) if c.kind == CandidateKind::Symbol => msg.push_str(&format!(
-            "; {}: lines {}-{} are the current text; copy the exact text from the suggestion \
-             (a `symbol` candidate is never applied, not even with --lenient)",
+            "; {}. Copy the current text of lines {}-{} from the suggestion (a `symbol` \
+             candidate is never applied, not even with --lenient)",
             c.note.as_deref().unwrap_or("a line of it stands in the file"),
             c.start_line,
             c.end_line,

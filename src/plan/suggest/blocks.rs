@@ -224,7 +224,13 @@ impl<'a> Structure<'a> {
                 while m < n && self.depth[m + 1] > d0 {
                     m += 1;
                 }
-                return m.min(n - 1);
+                let m = m.min(n - 1);
+                // Where indentation makes the blocks, closing brackets end only the header (a
+                // signature over several lines); the body below is deeper.
+                if matches!(self.family, Family::Python | Family::Hash | Family::Dash) {
+                    return m.max(self.indented_end(l));
+                }
+                return m;
             }
             // A balanced header whose block opens on the next line (`if (x)` then `{`).
             if let Some(next) = (l + 1..n).find(|&i| !self.is_blank(i))

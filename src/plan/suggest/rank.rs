@@ -52,6 +52,8 @@ const LAST_EDIT_WEIGHT: f64 = 0.1;
 /// Look-alikes: weak candidates this close in score whose texts are this similar to each other.
 const TIE_SCORE: f64 = 0.05;
 const TIE_TEXTS: f64 = 0.8;
+/// Look-alikes whose evidence differs by more than this were told apart by it.
+const TIE_EVIDENCE: f64 = 0.02;
 /// A rare name is in at most this many lines of the file.
 const RARE_LINES: usize = 3;
 
@@ -94,6 +96,9 @@ struct Entry {
     c: Candidate,
     tier: u8,
     score: f64,
+    /// The part of `score` that the edit's other evidence gave (kept lines and names, the line
+    /// window, the previous edit): look-alikes it separates are not a tie.
+    evidence: f64,
 }
 
 fn tier(c: &Candidate) -> u8 {
@@ -134,6 +139,7 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
         .map(|c| Entry {
             tier: tier(&c),
             score: c.similarity,
+            evidence: 0.0,
             c,
         })
         .collect();
@@ -141,6 +147,7 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
         entries.push(Entry {
             tier: tier(&s.candidate),
             score: s.candidate.similarity + if s.exact { 0.0 } else { PARTIAL_STALE_WEIGHT },
+            evidence: 0.0,
             c: s.candidate.clone(),
         });
     }
@@ -155,6 +162,7 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
                 entries.push(Entry {
                     tier: 5,
                     score: f.candidate.similarity + ANCHOR_WEIGHT * f.strength,
+                    evidence: 0.0,
                     c: f.candidate,
                 });
             }
@@ -169,6 +177,7 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
             entries.extend(last_resort(q.text, &lines, &hashes, &st, &needle).map(|c| Entry {
                 tier: 5,
                 score: c.similarity,
+                evidence: 0.0,
                 c,
             }));
         }
@@ -303,22 +312,25 @@ fn weigh(
         if e.tier != 5 {
             continue;
         }
+        let mut add = 0.0;
         if most > 0.0 {
-            e.score += KEPT_WEIGHT * h / most;
+            add += KEPT_WEIGHT * h / most;
         }
         let inside = q
             .window
             .iter()
             .any(|&(a, b)| a <= e.c.start_line && e.c.end_line <= b);
         if inside && !q.within {
-            e.score += WINDOW_WEIGHT;
+            add += WINDOW_WEIGHT;
         }
         if let Some((a, b)) = last
             && e.c.start_line <= b + 5
             && a <= e.c.end_line + 5
         {
-            e.score += LAST_EDIT_WEIGHT;
+            add += LAST_EDIT_WEIGHT;
         }
+        e.score += add;
+        e.evidence += add;
     }
 }
 
@@ -375,7 +387,14 @@ fn kept_marks(
             }
         }
         if !at.is_empty() && at.len() <= RARE_LINES {
-            let w = 0.5 / at.len() as f64;
+            // A string literal (a route, a key, a message) kept by new_string names its place
+            // as well as a whole line does.
+            let class = if t.starts_with(['"', '\'', '`']) {
+                1.0
+            } else {
+                0.5
+            };
+            let w = class / at.len() as f64;
             out.push((at, w));
         }
     }
@@ -432,6 +451,7 @@ fn ties(text: &str, out: &[Entry]) -> Vec<(usize, usize)> {
             e.tier == 5
                 && e.c.kind == first.c.kind
                 && first.score - e.score <= TIE_SCORE
+                && (first.evidence - e.evidence).abs() < TIE_EVIDENCE
                 && similarity(body(first), body(e)) >= TIE_TEXTS
         })
         .map(|e| (e.c.start_line, e.c.end_line))

@@ -155,7 +155,7 @@ fn text_of(repo: &Repository, oid: Oid) -> Option<Arc<String>> {
 }
 
 /// The blob of `path` in a commit's tree.
-fn blob_at(repo: &Repository, commit: &git2::Commit, path: &str) -> Option<Oid> {
+fn blob_at(commit: &git2::Commit, path: &str) -> Option<Oid> {
     let entry = commit.tree().ok()?.get_path(Path::new(path)).ok()?;
     (entry.kind() == Some(ObjectType::Blob) && entry.filemode() != 0o120000).then(|| entry.id())
 }
@@ -169,12 +169,12 @@ fn commit_versions(h: &History, path: &str) -> Arc<Vec<Version>> {
     let mut out = Vec::new();
     if let Some(base) = h.base.and_then(|b| h.repo.find_commit(b).ok()) {
         let mut commit = base;
-        let mut blob = blob_at(h.repo, &commit, path);
+        let mut blob = blob_at(&commit, path);
         for _ in 0..MAX_WALK {
             let Ok(parent) = commit.parent(0) else {
                 break;
             };
-            let before = blob_at(h.repo, &parent, path);
+            let before = blob_at(&parent, path);
             if before != blob {
                 match before {
                     Some(oid) => out.push(Version {
@@ -239,7 +239,7 @@ fn versions(h: &History, path: &str, original: Option<&[u8]>) -> Vec<Version> {
     let mut out: Vec<Version> = patch_versions(h, path).into_iter().map(|(v, _)| v).collect();
     if h.worktree
         && let Some(head) = h.base.and_then(|b| h.repo.find_commit(b).ok())
-        && let Some(committed) = blob_at(h.repo, &head, path)
+        && let Some(committed) = blob_at(&head, path)
         && original.is_some_and(|b| Oid::hash_object(ObjectType::Blob, b).ok() != Some(committed))
     {
         out.push(Version {
@@ -380,9 +380,57 @@ fn map_lines(old: &str, new: &str, a: usize, b: usize) -> Range<usize> {
         .algorithm(Algorithm::Myers)
         .timeout(DIFF_TIMEOUT)
         .diff_lines(old, new);
+    let mapped = map_ops(diff.ops(), a, b);
+    // A block moved (and re-indented) is a deletion here and an insertion elsewhere: when an
+    // inserted or replacing hunk holds more of the old lines (but for whitespace) than the
+    // mapped region, the text went there.
+    let old_lines = line_ranges(old);
+    let new_lines = line_ranges(new);
+    let wanted: std::collections::HashSet<u64> = (a..b.min(old_lines.len()))
+        .map(|i| &old[old_lines[i].clone()])
+        .filter(|l| !super::blocks::is_trivial(l))
+        .map(collapsed_hash)
+        .collect();
+    if wanted.is_empty() {
+        return mapped;
+    }
+    let held = |r: &Range<usize>| {
+        (r.start..r.end.min(new_lines.len()))
+            .filter(|&i| wanted.contains(&collapsed_hash(&new[new_lines[i].clone()])))
+            .count()
+    };
+    let here = held(&mapped);
+    let moved = diff
+        .ops()
+        .iter()
+        .map(|op| op.as_tag_tuple())
+        .filter(|(tag, _, n)| *tag != DiffTag::Equal && !n.is_empty())
+        .map(|(_, _, n)| n)
+        .map(|n| (held(&n), n))
+        .filter(|(h, _)| *h > here)
+        .max_by(|x, y| x.0.cmp(&y.0).then(y.1.start.cmp(&x.1.start)));
+    match moved {
+        Some((_, n)) => {
+            // Blank lines at the hunk's ends are not the text.
+            let blank = |i: usize| is_blank(&new[new_lines[i].clone()]);
+            let (mut s, mut e) = (n.start, n.end.min(new_lines.len()));
+            while s < e && blank(s) {
+                s += 1;
+            }
+            while e > s && blank(e - 1) {
+                e -= 1;
+            }
+            if s < e { s..e } else { mapped }
+        }
+        None => mapped,
+    }
+}
+
+/// [`map_lines`] on the operations of a line diff, without looking for moved text.
+fn map_ops(ops: &[similar::DiffOp], a: usize, b: usize) -> Range<usize> {
     let (mut lo, mut hi) = (usize::MAX, 0usize);
     let mut point = None;
-    for op in diff.ops() {
+    for op in ops {
         let (tag, o, n) = op.as_tag_tuple();
         match tag {
             DiffTag::Equal => {
@@ -512,22 +560,22 @@ fn candidate(
     let by = v.source.describe();
     let note = if deleted {
         format!(
-            "{what} the text of lines {was} before {by} changed the file; that text was deleted, \
+            "{what} the text of {was} before {by} changed the file; that text was deleted, \
              here is where it stood"
         )
     } else {
-        format!("{what} the text of lines {was} before {by} changed the file; it is now lines {now}")
+        format!("{what} the text of {was} before {by} changed the file; it is now {now}")
     };
     let message = if deleted {
         format!(
-            "{what} the file's text at lines {was} before {by} changed it: that text was deleted \
+            "{what} the file's text at {was} before {by} changed it: that text was deleted \
              (it stood around line {}): re-read the file",
             a + 1
         )
     } else {
         format!(
-            "{what} the file's text at lines {was} before {by} changed it: that text is now lines \
-             {now}; copy the current text from the suggestion"
+            "{what} the file's text at {was} before {by} changed it: that text is now {now}; \
+             copy the current text from the suggestion"
         )
     };
     let sim = similarity(current.get(byte_range.clone()).unwrap_or_default(), needle.body);
@@ -547,11 +595,12 @@ fn candidate(
     }
 }
 
+/// `line 5` or `lines 5-6`.
 fn span(a: usize, b: usize) -> String {
     if a >= b {
-        a.to_string()
+        format!("line {a}")
     } else {
-        format!("{a}-{b}")
+        format!("lines {a}-{b}")
     }
 }
 

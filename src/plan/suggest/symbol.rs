@@ -37,6 +37,9 @@ use super::{Candidate, CandidateKind};
 
 /// A needle line found more often than this anchors nothing.
 const MAX_REPEATS: usize = 3;
+/// Anchors weaker than this together (a line repeated in look-alike blocks, a lone comment) say
+/// less about the place than the fuzzy rung's windows, and would take their place.
+const MIN_CLUSTER_WEIGHT: f64 = 0.5;
 /// Clusters turned into candidates, at most.
 const MAX_CLUSTERS: usize = 3;
 /// A top-level piece of the file longer than this is not parsed for an exact extent.
@@ -59,6 +62,8 @@ struct Anchor {
     class: Class,
     /// Found by the name it defines, not by its text.
     by_name: Option<String>,
+    /// Found by the block header it opens (`:root {` for `:root{--bg:#fff}`), not by its text.
+    by_header: Option<String>,
 }
 
 impl Anchor {
@@ -158,6 +163,7 @@ fn anchors(
                     count: at.len(),
                     class: class_of(st, i, &text[lines[i].clone()]),
                     by_name: None,
+                    by_header: None,
                 });
             }
         }
@@ -178,9 +184,11 @@ fn anchors(
                 count: 1,
                 class: Class::Definition,
                 by_name: Some(name.to_string()),
+                by_header: None,
             });
         }
     }
+    header_anchors(text, lines, st, needle, &hits, &mut out);
     out.sort_by(|a, b| {
         b.weight()
             .total_cmp(&a.weight())
@@ -188,6 +196,73 @@ fn anchors(
             .then(a.line.cmp(&b.line))
     });
     out
+}
+
+/// What a line opens a bracket block with: its text before the first `{`, without any
+/// whitespace (`:root`, `.card>a`, `functionf(a,b)`); `None` when that says too little.
+fn header_of(line: &str) -> Option<String> {
+    let (head, _) = line.split_once('{')?;
+    let squashed: String = head.split_whitespace().collect();
+    (!blocks::is_trivial(&squashed) && squashed.chars().any(char::is_alphanumeric))
+        .then_some(squashed)
+}
+
+/// Lines of `old_string` that open a bracket block (a CSS rule, a function) whose header the file
+/// opens at most [`MAX_REPEATS`] times, however the rest differs: `:root{--bg:#fff}` written on
+/// one line from memory, for a `:root {` block of the file.
+fn header_anchors(
+    text: &str,
+    lines: &[Range<usize>],
+    st: &Structure,
+    needle: &Needle,
+    hits: &HashMap<u64, Vec<usize>>,
+    out: &mut Vec<Anchor>,
+) {
+    if !matches!(st.family, Family::Brace { .. }) {
+        return;
+    }
+    let wanted: Vec<(usize, String)> = needle
+        .lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !hits.contains_key(&collapsed_hash(l)))
+        .filter_map(|(j, l)| header_of(l).map(|h| (j, h)))
+        .take(8)
+        .collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let mut found: Vec<Vec<usize>> = vec![Vec::new(); wanted.len()];
+    for (i, r) in lines.iter().enumerate() {
+        let line = &text[r.clone()];
+        if !line.contains('{') || st.is_comment(i) {
+            continue;
+        }
+        let Some(h) = header_of(line) else {
+            continue;
+        };
+        for (w, at) in wanted.iter().zip(found.iter_mut()) {
+            if w.1 == h && at.len() <= MAX_REPEATS {
+                at.push(i);
+            }
+        }
+    }
+    for ((j, h), at) in wanted.into_iter().zip(found) {
+        if at.is_empty() || at.len() > MAX_REPEATS {
+            continue;
+        }
+        let count = at.len();
+        for i in at {
+            out.push(Anchor {
+                j,
+                line: i,
+                count,
+                class: Class::Definition,
+                by_name: None,
+                by_header: Some(format!("{} {{", text[lines[i].clone()].trim().split('{').next().unwrap_or(&h).trim_end())),
+            });
+        }
+    }
 }
 
 /// Groups anchors whose file positions agree with their needle positions (within a few lines:
@@ -293,6 +368,7 @@ pub(super) fn candidates(
     let mut out: Vec<Found> = Vec::new();
     for cluster in clusters(anchors(text, lines, line_hashes, st, needle), k)
         .into_iter()
+        .filter(|c| c.iter().map(Anchor::weight).sum::<f64>() >= MIN_CLUSTER_WEIGHT)
         .take(MAX_CLUSTERS)
     {
         let best = &cluster[0];
@@ -323,9 +399,9 @@ pub(super) fn candidates(
             // Lines of old_string above its first anchor that the file lacks do not pull the
             // window up past the block the anchor sits in.
             if let Some((s, _)) = st.enclosing(head.line)
-                && a <= s
+                && a < s
             {
-                a = (s + 1).min(head.line);
+                a = s;
             }
             let (ta, tb) = trim_blank(st, a, b);
             a = ta;
@@ -344,6 +420,17 @@ pub(super) fn candidates(
             .take(60)
             .collect();
         let note = match (&head.by_name, whole) {
+            _ if head.by_header.is_some() => format!(
+                "line {} of old_string opens `{}`, as line {} of the file does{}; the rest \
+                 differs: here is that {} (lines {}-{})",
+                head.j + 1,
+                head.by_header.as_deref().unwrap_or_default(),
+                head.line + 1,
+                if head.count == 1 { " (the only such line)" } else { "" },
+                if whole { "whole block" } else { "place" },
+                a + 1,
+                b + 1
+            ),
             (Some(name), true) => format!(
                 "old_string defines `{name}`, which the file defines once, at line {}; its text \
                  differs: here is the whole definition (lines {}-{})",
