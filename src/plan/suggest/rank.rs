@@ -99,6 +99,9 @@ struct Entry {
     /// The part of `score` that the edit's other evidence gave (kept lines and names, the line
     /// window, the previous edit): look-alikes it separates are not a tie.
     evidence: f64,
+    /// A symbol or stale candidate whose extent says more than a fuzzy window's: a whole
+    /// definition, or the region that replaced the text.
+    extent: bool,
 }
 
 fn tier(c: &Candidate) -> u8 {
@@ -140,6 +143,7 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
             tier: tier(&c),
             score: c.similarity,
             evidence: 0.0,
+            extent: false,
             c,
         })
         .collect();
@@ -148,6 +152,7 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
             tier: tier(&s.candidate),
             score: s.candidate.similarity + if s.exact { 0.0 } else { PARTIAL_STALE_WEIGHT },
             evidence: 0.0,
+            extent: true,
             c: s.candidate.clone(),
         });
     }
@@ -163,6 +168,7 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
                     tier: 5,
                     score: f.candidate.similarity + ANCHOR_WEIGHT * f.strength,
                     evidence: 0.0,
+                    extent: f.whole,
                     c: f.candidate,
                 });
             }
@@ -178,6 +184,7 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
                 tier: 5,
                 score: c.similarity,
                 evidence: 0.0,
+                extent: false,
                 c,
             }));
         }
@@ -247,30 +254,51 @@ fn extend_windows(
     }
 }
 
-/// A symbol or stale candidate replaces the weak windows it overlaps: the same place, with its
-/// syntactic extent or its history; its score keeps the better similarity.
+/// A symbol or stale candidate with an extent of its own replaces the fuzzy windows it overlaps:
+/// the same place, with its syntactic extent or its history; its score keeps the better
+/// similarity. A symbol candidate that is only the window its anchors give gives way to a fuzzy
+/// window it overlaps (the better-measured description of the same place), lending it the
+/// strength of its anchors.
 fn absorb(entries: &mut Vec<Entry>) {
     let mut i = 0;
     while i < entries.len() {
-        let takes = entries[i].tier == 5
-            && matches!(entries[i].c.kind, CandidateKind::Symbol | CandidateKind::Stale);
-        if takes {
-            let mut best = 0.0f64;
-            let me = entries[i].c.clone();
-            entries.retain(|e| {
-                let gone = e.c.kind == CandidateKind::Fuzzy && overlaps(&e.c, &me);
-                if gone {
-                    best = best.max(e.c.similarity);
-                }
-                !gone
-            });
-            if let Some(e) = entries
+        let kind = entries[i].c.kind;
+        let weak = |e: &Entry| e.tier == 5 && e.c.kind == CandidateKind::Fuzzy;
+        if entries[i].tier != 5 || !matches!(kind, CandidateKind::Symbol | CandidateKind::Stale)
+        {
+            i += 1;
+            continue;
+        }
+        let me = entries[i].c.clone();
+        if !entries[i].extent {
+            let bonus = entries[i].score - me.similarity;
+            let host = entries
                 .iter_mut()
-                .find(|e| e.c.kind == me.kind && e.c.start_line == me.start_line)
-                && best > e.c.similarity
-            {
-                e.score += best - e.c.similarity;
+                .filter(|e| weak(e) && overlaps(&e.c, &me))
+                .max_by(|a, b| a.score.total_cmp(&b.score));
+            if let Some(h) = host {
+                h.score += bonus;
+                entries.remove(i);
+                continue;
             }
+            i += 1;
+            continue;
+        }
+        let mut best = 0.0f64;
+        let mut j = 0;
+        while j < entries.len() {
+            if j != i && weak(&entries[j]) && overlaps(&entries[j].c, &me) {
+                best = best.max(entries[j].c.similarity);
+                entries.remove(j);
+                if j < i {
+                    i -= 1;
+                }
+            } else {
+                j += 1;
+            }
+        }
+        if best > entries[i].c.similarity {
+            entries[i].score += best - entries[i].c.similarity;
         }
         i += 1;
     }

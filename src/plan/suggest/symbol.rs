@@ -82,6 +82,9 @@ impl Anchor {
 pub(super) struct Found {
     pub(super) candidate: Candidate,
     pub(super) strength: f64,
+    /// The candidate is a whole definition or block (its extent is syntactic), not just the
+    /// window its anchors put `old_string` at.
+    pub(super) whole: bool,
 }
 
 /// Line classes as anchors grade them.
@@ -482,6 +485,7 @@ pub(super) fn candidates(
                 source: None,
             },
             strength,
+            whole,
         });
     }
     out
