@@ -162,6 +162,7 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
             .map(|r| collapsed_hash(&q.text[r.clone()]))
             .collect();
         let st = Structure::new(q.text, &lines, q.path);
+        crate::timing::mark("suggest: structure");
         if !settled {
             for f in symbol::candidates(q.text, &lines, &hashes, &st, &needle, q.path) {
                 entries.push(Entry {

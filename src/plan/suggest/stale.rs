@@ -8,8 +8,9 @@
 //! Earlier versions of the file, newest first ([`versions`]): the version before each patch of
 //! patchgate's history that changed the file (the entry's old blob), HEAD's version when the
 //! working tree differs from it, then the version before each of the last [`MAX_CHANGES`] commits
-//! that changed the file, found by walking at most [`MAX_WALK`] commits along first parents from
-//! the commit the plan reads. Everything is read in-process with libgit2; no subprocess.
+//! that changed the file, found by walking at most [`MAX_WALK`] commits (and for at most
+//! [`WALK_BUDGET`]) along first parents from the commit the plan reads. Everything is read
+//! in-process with libgit2; no subprocess.
 //!
 //! # Matching and mapping
 //!
@@ -23,9 +24,12 @@
 //! # Invariants
 //!
 //! * Runs only on a miss; an exact match never reaches this module.
-//! * Bounded: at most [`MAX_WALK`] commits walked, [`MAX_CHANGES`] commit versions and every
-//!   history entry (at most 50 are kept) looked at, each version read once per process (cached
-//!   by blob id, like the version list by commit and path), blobs over [`MAX_BLOB`] skipped.
+//! * Bounded: at most [`MAX_WALK`] commits walked, for at most [`WALK_BUDGET`]; at most
+//!   [`MAX_CHANGES`] commit versions and every history entry (at most 50 are kept) looked at, the
+//!   newest [`MIN_READ`] always and older ones within [`READ_BUDGET`]; each version read once per
+//!   process (cached by blob id, like the version list by commit and path), blobs over
+//!   [`MAX_BLOB`] skipped. The budgets make a deep history on a loaded machine cost a few
+//!   milliseconds, at the price of older versions not being looked at.
 //! * A repository or object that cannot be read gives no candidate, never an error: this is
 //!   advice on a miss that is reported anyway.
 //! * Never applied, not even with `--lenient`.
@@ -44,7 +48,14 @@ use super::lines::{FastMap, Needle, is_blank, line_ranges, relaxed_starts};
 use super::{Candidate, CandidateKind};
 
 /// Commits walked along first parents, at most.
-const MAX_WALK: usize = 400;
+const MAX_WALK: usize = 200;
+/// The walk stops after this long (a deep history on a slow disk): a miss is answered in
+/// milliseconds, and the versions found by then are the recent ones that matter.
+const WALK_BUDGET: Duration = Duration::from_millis(4);
+/// Versions always read; more only within [`READ_BUDGET`] (a long file with a deep history: each
+/// version is a blob to inflate).
+const MIN_READ: usize = 4;
+const READ_BUDGET: Duration = Duration::from_millis(4);
 /// Commit versions of the file looked at, at most.
 const MAX_CHANGES: usize = 20;
 /// Larger versions are not read.
@@ -170,7 +181,11 @@ fn commit_versions(h: &History, path: &str) -> Arc<Vec<Version>> {
     if let Some(base) = h.base.and_then(|b| h.repo.find_commit(b).ok()) {
         let mut commit = base;
         let mut blob = blob_at(&commit, path);
+        let start = std::time::Instant::now();
         for _ in 0..MAX_WALK {
+            if start.elapsed() > WALK_BUDGET {
+                break;
+            }
             let Ok(parent) = commit.parent(0) else {
                 break;
             };
@@ -497,12 +512,44 @@ pub(super) fn find(
         .copied()
         .filter(|h| *h != BLANK && !present.contains(h))
         .collect();
+    // The text of old lines the current file lacks: a version that has none of them cannot hold
+    // old_string but for whitespace, nor most of its lines including one of them, so only an
+    // exact search (one memmem) is worth doing there.
+    let lost: Vec<&str> = needle
+        .lines
+        .iter()
+        .filter(|l| missing.contains(&collapsed_hash(l)))
+        .map(|l| l.trim())
+        .filter(|t| t.len() >= 4)
+        .collect();
     let mut partial: Option<(Found, &Version, Arc<String>)> = None;
-    for v in &versions {
+    let start = std::time::Instant::now();
+    for (n, v) in versions.iter().enumerate() {
+        // The newest versions are read whatever it costs; older ones while time allows.
+        if n >= MIN_READ && start.elapsed() > READ_BUDGET {
+            break;
+        }
         let Some(text) = text_of(h.repo, v.oid) else {
             continue;
         };
         if text.as_str() == current {
+            continue;
+        }
+        if let Some(at) = memchr::memmem::find(text.as_bytes(), raw.as_bytes()) {
+            let lines = line_ranges(&text);
+            let first = line_index(&lines, at);
+            let last = line_index(&lines, (at + raw.len()).saturating_sub(1).max(at));
+            let found = Found {
+                lines: first..last + 1,
+                exact: true,
+                held: (0, 0),
+            };
+            return Some(candidate(&found, v, &text, current, &cur_lines, needle));
+        }
+        if !lost
+            .iter()
+            .any(|t| memchr::memmem::find(text.as_bytes(), t.as_bytes()).is_some())
+        {
             continue;
         }
         let lines = line_ranges(&text);
