@@ -128,6 +128,12 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
         &record,
         plan::Options {
             lenient: opts.lenient,
+            history: Some(plan::History {
+                repo: &repo.git,
+                git_dir: &repo.git_dir,
+                base: base_oid,
+                worktree: mode != Mode::Branch,
+            }),
         },
     );
     crate::timing::mark("planned");

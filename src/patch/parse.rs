@@ -703,12 +703,8 @@ fn lower_replace(
                 .into(),
         );
     }
-    // Line endings are not a difference (they are matched folded), so neither is this.
-    if old.replace("\r\n", "\n") == new.replace("\r\n", "\n") {
-        return Err(
-            "`old_string` and `new_string` are identical: this edit would change nothing".into(),
-        );
-    }
+    // An `old_string` equal to `new_string` is invalid too, but the planner says so: it also
+    // tells whether the text is in the file at all (see `plan`).
     check_nul("old_string", &old)?;
     check_nul("new_string", &new)?;
     let window = match (start.map(|s| s.value), end.map(|s| s.value)) {
@@ -960,9 +956,14 @@ mod tests {
         let p = ok(
             "- {file_path: a, old_string: '', new_string: y}\n- {file_path: a, old_string: x, new_string: x}\n- {file_path: a, create: true, delete: true}\n- {file_path: a, old_string: x, new_string: y, start_line: 5, end_line: 2}\n- {file_path: a, old_string: x}\n- {old_string: x, new_string: y}\n",
         );
-        let reasons: Vec<String> = p.edits.iter().map(|e| e.op.clone().unwrap_err()).collect();
+        // The identical pair (edit 1) is refused by the planner, which also looks for the text.
+        assert!(matches!(&p.edits[1].op, Ok(Op::Replace(r)) if r.old == r.new));
+        let reasons: Vec<String> = p
+            .edits
+            .iter()
+            .map(|e| e.op.clone().err().unwrap_or_default())
+            .collect();
         assert!(reasons[0].contains("empty"));
-        assert!(reasons[1].contains("identical"));
         assert!(reasons[2].contains("exclude"));
         assert!(reasons[3].contains("before"));
         assert!(reasons[4].contains("new_string"));

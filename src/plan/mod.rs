@@ -32,11 +32,15 @@ use crate::patch::{Edit, Hunk, Op, Patch, Replace};
 use doc::{TextDoc, fold_eol};
 use paths::Roots;
 use record::Record;
-use suggest::{CandidateKind, RelaxedOutcome};
+use suggest::{CandidateKind, ChangeSource, RelaxedOutcome};
+pub use suggest::History;
 
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Options {
+#[derive(Clone, Copy, Default)]
+pub struct Options<'a> {
     pub lenient: bool,
+    /// Where a miss looks for earlier versions of a file (`stale` suggestions, and the place of
+    /// the previous patch); `None`: no look-back.
+    pub history: Option<History<'a>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,10 +72,13 @@ pub struct Suggestion {
     pub end_line: usize,
     pub similarity: f64,
     pub kind: CandidateKind,
-    /// For `Lines`: which line was dropped from or added to `old_string`.
+    /// For `Lines`: which line was dropped from or added to `old_string`; for `Symbol`: which
+    /// line anchored it; for `Stale`: which change replaced the text.
     pub note: Option<String>,
     /// The file's actual text for those lines, with its own line endings.
     pub text: String,
+    /// For `Stale`: the patch or commit that replaced the text.
+    pub source: Option<ChangeSource>,
 }
 
 /// The file text and the ranges a human report underlines for a miss.
@@ -275,7 +282,7 @@ struct Planner<'a> {
     diff: bool,
     source: &'a Source<'a>,
     record: &'a Record,
-    opts: Options,
+    opts: Options<'a>,
     order: Vec<String>,
     slots: HashMap<String, Slot>,
     originals: HashMap<String, Disk>,
@@ -499,6 +506,12 @@ impl Planner<'_> {
             return (out, Some(digest));
         }
         let step = match op {
+            // A YAML/JSON edit that would change nothing is invalid input; a converted hunk
+            // (no `old_string` of its own) is not checked here.
+            Op::Replace(r) if edit.origin.is_none() && fold_eol(&r.old) == fold_eol(&r.new) => {
+                out.invalid = true;
+                self.unchanged(&resolved.real, &resolved.rel, r)
+            }
             Op::Replace(r) => self.replace(&resolved.real, &resolved.rel, r, recorded),
             Op::Create { content } => {
                 self.create(&resolved.real, content, recorded, edit.replace_existing)
@@ -706,18 +719,63 @@ impl Planner<'_> {
     }
 
     fn replace(&mut self, key: &str, shown: &str, r: &Replace, recorded: bool) -> Step {
-        let lenient = self.opts.lenient;
+        let opts = self.opts;
+        let original = self.originals.get(key).and_then(Disk::shared);
         let doc = match self.text_of(key, shown) {
             Ok(d) => d,
             Err(step) => {
                 return *step;
             }
         };
-        let step = replace_in(doc, shown, r, recorded, lenient);
+        let ctx = MissCtx {
+            lenient: opts.lenient,
+            lookback: opts.history.map(|history| suggest::Lookback {
+                history,
+                key,
+                original: original.as_deref().map(Vec::as_slice),
+            }),
+        };
+        let step = replace_with(doc, shown, r, recorded, &ctx);
         if step.status == EditStatus::Applied {
             self.mark_changed(key);
         }
         step
+    }
+
+    /// An edit whose `new_string` equals its `old_string`: invalid input, refused whatever the
+    /// file holds. When `old_string` is not in the file either, the message says so too, with
+    /// the suggestions of a miss (an agent re-sending remembered text unchanged usually has an
+    /// out-of-date picture of the file).
+    fn unchanged(&mut self, key: &str, shown: &str, r: &Replace) -> Step {
+        const WHY: &str = "`old_string` and `new_string` are identical: this edit would change nothing";
+        let opts = self.opts;
+        let original = self.originals.get(key).and_then(Disk::shared);
+        let Ok(doc) = self.text_of(key, shown) else {
+            return Step::msg(EditStatus::Error, WHY);
+        };
+        let old = fold_eol(&r.old);
+        let scope = match scope::resolve(doc, shown, r) {
+            Ok(s) => s,
+            Err(_) => return Step::msg(EditStatus::Error, WHY),
+        };
+        if !whole::find(doc.text(), &scope, &old, r).is_empty() {
+            return Step::msg(EditStatus::Error, WHY);
+        }
+        let ctx = MissCtx {
+            lenient: false,
+            lookback: opts.history.map(|history| suggest::Lookback {
+                history,
+                key,
+                original: original.as_deref().map(Vec::as_slice),
+            }),
+        };
+        let mut s = miss(doc, shown, r, &scope, &old, &old, &ctx);
+        s.status = EditStatus::Error;
+        s.message = Some(format!(
+            "{WHY}; and besides, {}",
+            s.message.as_deref().unwrap_or("old_string is not in the file")
+        ));
+        s
     }
 
     /// `over`: an existing regular file is replaced (codex's `*** Add File:`), keeping its mode.
@@ -1176,8 +1234,30 @@ pub fn replace_text(
     Ok((outcome, after))
 }
 
-/// The replacement rules of docs/patch-format.md on one document.
+/// What a miss may use besides the edit: `--lenient`, and where to look back for earlier
+/// versions of the file.
+struct MissCtx<'a> {
+    lenient: bool,
+    lookback: Option<suggest::Lookback<'a>>,
+}
+
+/// The replacement rules of docs/patch-format.md on one document, without a look-back.
 fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenient: bool) -> Step {
+    let ctx = MissCtx {
+        lenient,
+        lookback: None,
+    };
+    replace_with(doc, shown, r, recorded, &ctx)
+}
+
+/// The replacement rules of docs/patch-format.md on one document.
+fn replace_with(
+    doc: &mut TextDoc,
+    shown: &str,
+    r: &Replace,
+    recorded: bool,
+    ctx: &MissCtx,
+) -> Step {
     let old = fold_eol(&r.old);
     let new = fold_eol(&r.new);
     let scope = match scope::resolve(doc, shown, r) {
@@ -1242,7 +1322,7 @@ fn replace_in(doc: &mut TextDoc, shown: &str, r: &Replace, recorded: bool, lenie
             if let Some(step) = whole::fallback(doc, shown, r, &scope, &mut note) {
                 return step;
             }
-            let mut s = miss(doc, shown, r, &scope, &old, &new, lenient);
+            let mut s = miss(doc, shown, r, &scope, &old, &new, ctx);
             if let (Some(note), Some(m)) = (note, s.message.as_mut()) {
                 m.push_str(". ");
                 m.push_str(&note);
@@ -1367,8 +1447,9 @@ fn miss(
     scope: &scope::Scope,
     old: &str,
     new: &str,
-    lenient: bool,
+    ctx: &MissCtx,
 ) -> Step {
+    let lenient = ctx.lenient;
     let mut not_reindentable = false;
     if lenient {
         // The readings without optional lines (aider's leading blank line of SEARCH, …) come next.
@@ -1391,8 +1472,25 @@ fn miss(
             }
         }
     }
-    let candidates = scope::diagnose(doc, old, scope);
+    let pool = scope::diagnose(doc, old, scope, scope::POOL);
     let text = doc.text();
+    let window = if r.window.is_some() || scope.symbol {
+        scope.line_windows(doc)
+    } else {
+        Vec::new()
+    };
+    let query = suggest::Query {
+        text,
+        old,
+        new,
+        path: shown,
+        window: &window,
+        within: scope.symbol,
+        lookback: ctx.lookback,
+    };
+    let explained = suggest::explain(&query, pool, scope::MAX_CANDIDATES);
+    crate::timing::mark("suggest: ranked");
+    let candidates = explained.candidates;
     let mut s = Step::new(EditStatus::NotFound);
     s.suggestions = candidates
         .iter()
@@ -1403,6 +1501,7 @@ fn miss(
             kind: c.kind,
             note: c.note.clone(),
             text: doc.encode_range(c.byte_range.clone()),
+            source: c.source.clone(),
         })
         .collect();
 
@@ -1415,6 +1514,20 @@ fn miss(
     }
     msg.push_str(&scope.inside);
     match candidates.first() {
+        Some(c) if c.kind == CandidateKind::Stale => {
+            if let Some(why) = &explained.stale {
+                msg.push_str("; ");
+                msg.push_str(why);
+            }
+            msg.push_str(" (a `stale` candidate is never applied, not even with --lenient)");
+        }
+        Some(c) if c.kind == CandidateKind::Symbol => msg.push_str(&format!(
+            "; {}. Copy the current text of lines {}-{} from the suggestion (a `symbol` \
+             candidate is never applied, not even with --lenient)",
+            c.note.as_deref().unwrap_or("a line of it stands in the file"),
+            c.start_line,
+            c.end_line,
+        )),
         Some(c) if c.kind == CandidateKind::Lines => msg.push_str(&format!(
             "; lines {}-{} hold its lines in order, but {}: copy the exact text from the suggestion \
              (a `lines` candidate is never applied, not even with --lenient)",
@@ -1462,6 +1575,25 @@ fn miss(
             c.similarity * 100.0
         )),
         None => msg.push_str("; nothing similar was found: check file_path and re-read the file"),
+    }
+    if let (Some(why), Some(c)) = (&explained.stale, candidates.first())
+        && c.kind != CandidateKind::Stale
+    {
+        msg.push_str(". Also: ");
+        msg.push_str(why);
+    }
+    if !explained.tie.is_empty() {
+        let spans: Vec<String> = explained
+            .tie
+            .iter()
+            .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
+            .collect();
+        msg.push_str(&format!(
+            ". Lines {} look alike and are about equally close to old_string: nothing in the edit \
+             tells them apart, so check which one you mean (add a line that differs, or set \
+             start_line/end_line)",
+            spans.join(", ")
+        ));
     }
     if let Some(note) = scope::outside_note(doc, old, scope) {
         msg.push_str(&note);

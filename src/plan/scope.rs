@@ -23,7 +23,9 @@ use crate::syntax::symbols::Definition;
 use crate::syntax::symbols::lookup::{self, Lookup, LookupError};
 
 /// How many candidates a miss reports.
-const MAX_CANDIDATES: usize = 3;
+pub(super) const MAX_CANDIDATES: usize = 3;
+/// How many the ladder offers for ranking with the rest of the evidence (see `suggest::explain`).
+pub(super) const POOL: usize = 6;
 
 pub(super) struct Scope {
     pub ranges: Vec<Range<usize>>,
@@ -193,16 +195,16 @@ fn labelled(doc: &TextDoc, shown: &str, defs: &[Definition], what: &str) -> Opti
 
 /// Suggestions for a miss: from inside the symbol first, then from the rest of the file; no two
 /// overlapping. Without `within`, the whole file's, as always.
-pub(super) fn diagnose(doc: &TextDoc, old: &str, scope: &Scope) -> Vec<Candidate> {
+pub(super) fn diagnose(doc: &TextDoc, old: &str, scope: &Scope, max: usize) -> Vec<Candidate> {
     let text = doc.text();
     if !scope.symbol {
-        return suggest::diagnose(text, old, MAX_CANDIDATES);
+        return suggest::diagnose(text, old, max);
     }
     let mut inside: Vec<Candidate> = Vec::new();
     for r in &scope.ranges {
         let shift = doc.line_of(r.start) - 1;
         inside.extend(
-            suggest::diagnose(&text[r.clone()], old, MAX_CANDIDATES)
+            suggest::diagnose(&text[r.clone()], old, max)
                 .into_iter()
                 .map(|mut c| {
                     c.start_line += shift;
@@ -218,10 +220,10 @@ pub(super) fn diagnose(doc: &TextDoc, old: &str, scope: &Scope) -> Vec<Candidate
             .then(b.similarity.total_cmp(&a.similarity))
             .then(a.start_line.cmp(&b.start_line))
     });
-    inside.truncate(MAX_CANDIDATES);
+    inside.truncate(max);
     let mut out = inside;
-    for c in suggest::diagnose(text, old, MAX_CANDIDATES) {
-        if out.len() >= MAX_CANDIDATES {
+    for c in suggest::diagnose(text, old, max) {
+        if out.len() >= max {
             break;
         }
         if !out

@@ -121,6 +121,46 @@ pub struct SuggestionReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     pub text: String,
+    /// For `stale`: the change that replaced the text `old_string` still has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceReport>,
+}
+
+/// What changed a file since the text of a `stale` suggestion's `old_string`: one of a patch in
+/// patchgate's history (`patch_id`), a commit (`commit`), or the working tree's uncommitted
+/// changes (`uncommitted`); with the patch's or commit's subject.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SourceReport {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patch_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub uncommitted: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+}
+
+impl From<&crate::plan::suggest::ChangeSource> for SourceReport {
+    fn from(s: &crate::plan::suggest::ChangeSource) -> SourceReport {
+        use crate::plan::suggest::ChangeSource as C;
+        match s {
+            C::Patch { id, subject } => SourceReport {
+                patch_id: Some(id.clone()),
+                subject: Some(subject.clone()),
+                ..SourceReport::default()
+            },
+            C::Commit { id, subject } => SourceReport {
+                commit: Some(id.clone()),
+                subject: Some(subject.clone()),
+                ..SourceReport::default()
+            },
+            C::Uncommitted => SourceReport {
+                uncommitted: true,
+                ..SourceReport::default()
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -365,6 +405,7 @@ fn edit_report(o: &EditOutcome) -> EditReport {
                 kind: s.kind,
                 note: s.note.clone(),
                 text: s.text.clone(),
+                source: s.source.as_ref().map(SourceReport::from),
             })
             .collect(),
         message: o.message.clone(),

@@ -257,6 +257,7 @@ fn a_miss_is_a_result_at_its_best_candidate_and_an_ambiguous_edit_at_its_first_m
             kind: CandidateKind::Whitespace,
             text: "    def run(self):\n        pass\n".into(),
             note: None,
+            source: None,
         },
         SuggestionReport {
             start_line: 40,
@@ -265,6 +266,7 @@ fn a_miss_is_a_result_at_its_best_candidate_and_an_ambiguous_edit_at_its_first_m
             kind: CandidateKind::Fuzzy,
             text: "def ran():\n    pass\n".into(),
             note: None,
+            source: None,
         },
     ];
     let mut amb = edit(2, "src/app.py", EditStatus::Ambiguous);

@@ -25,10 +25,20 @@ pub fn json_schema() -> Value {
             "similarity": {"type": "number", "minimum": 0, "maximum": 1},
             "kind": {"enum": candidate_kinds()},
             "text": {"type": "string", "description": "The file's actual text for those lines."},
-            "note": {"type": "string", "description": "For `lines`: which line of old_string is missing from the file, or which file line is extra."}
+            "note": {"type": "string", "description": "For `lines`: which line of old_string is missing from the file, or which file line is extra; for `symbol`: which line of old_string anchored it; for `stale`: which change replaced the text and where it is now."},
+            "source": strict(
+                json!({
+                    "patch_id": {"type": "string", "description": "A patch in patchgate's history (`patchgate undo --list`) changed the text."},
+                    "commit": {"type": "string", "pattern": "^[0-9a-f]{40}([0-9a-f]{24})?$", "description": "This commit changed the text."},
+                    "uncommitted": {"const": true, "description": "The working tree's uncommitted changes changed the text (it is the file as committed in HEAD)."},
+                    "subject": {"type": "string", "description": "The first line of the patch's or the commit's message."}
+                }),
+                &[],
+                &["patch_id", "commit", "uncommitted", "subject"],
+            )
         }),
         &["start_line", "end_line", "similarity", "kind", "text"],
-        &["note"],
+        &["note", "source"],
     );
     let edit = strict(
         json!({
@@ -300,9 +310,16 @@ fn match_kinds() -> Vec<Value> {
 fn candidate_kinds() -> Vec<Value> {
     use CandidateKind as C;
     let _exhaustive = |c: C| match c {
-        C::Whitespace | C::Unicode | C::Lines | C::Fuzzy => {}
+        C::Whitespace | C::Unicode | C::Lines | C::Fuzzy | C::Symbol | C::Stale => {}
     };
-    names(&[C::Whitespace, C::Unicode, C::Lines, C::Fuzzy])
+    names(&[
+        C::Whitespace,
+        C::Unicode,
+        C::Lines,
+        C::Fuzzy,
+        C::Symbol,
+        C::Stale,
+    ])
 }
 
 fn change_kinds() -> Vec<Value> {

@@ -6,6 +6,14 @@
 //! - `modes`: git's mode of paths afterwards, one per line: `100644 PATH`, `100755 PATH`,
 //!   `120000 PATH -> TARGET` (a symlink and its target), `0 PATH` (absent);
 //! - `expect2.json`: when present, the same patch is applied a second time and checked against it.
+//! - `commits/<NN_subject>/`: history after `before/`: each folder's files are written over the
+//!   tree and committed in order, with the folder name past its number as the subject;
+//! - `pre1.yaml`, `pre2.yaml`, …: patches applied (to the working tree, exit 0) before the patch,
+//!   so that patchgate's own history holds them.
+//!
+//! In the expectations, `{{commitN}}` stands for the id of the N-th commit of `commits/`
+//! (`{{commitN.short}}` for its first 10 digits) and `{{preN}}` for the `patch_id` of
+//! `preN.yaml`'s run.
 //!
 //! Each folder is its own test, named `fixtures/<folder>`.
 
@@ -72,6 +80,7 @@ fn run_scenario(dir: &Path) {
         repo
     };
     let repo = repo.commit();
+    let ids = history(dir, &repo, &name);
     let (patch_file, input) =
         patch_file(dir).unwrap_or_else(|| panic!("{name}: no patch file (patch.yaml, ...)"));
     let patch = std::fs::read_to_string(&patch_file).expect("patch");
@@ -89,10 +98,12 @@ fn run_scenario(dir: &Path) {
     let check = |expect_file: &str, run_no: usize| {
         let run = repo.apply(&patch, &args);
         // Every scenario states its exit code: a missing or mistyped expectation must not pass.
-        let expect: Value = serde_json::from_str(
-            &std::fs::read_to_string(dir.join(expect_file))
-                .unwrap_or_else(|e| panic!("{name}/{expect_file}: {e}")),
-        )
+        let mut text = std::fs::read_to_string(dir.join(expect_file))
+            .unwrap_or_else(|e| panic!("{name}/{expect_file}: {e}"));
+        for (key, id) in &ids {
+            text = text.replace(&format!("{{{{{key}}}}}"), id);
+        }
+        let expect: Value = serde_json::from_str(&text)
         .unwrap_or_else(|e| panic!("{name}/{expect_file}: {e}"));
         let code = expect
             .get("exit")
@@ -150,6 +161,57 @@ fn run_scenario(dir: &Path) {
             "{name}: the re-run changed files"
         );
     }
+}
+
+/// The history a scenario asks for before its patch (`commits/`, `preN.yaml`): the ids its
+/// expectations may name, as (placeholder, id).
+fn history(dir: &Path, repo: &TestRepo, name: &str) -> Vec<(String, String)> {
+    let mut ids = Vec::new();
+    let sorted = |d: PathBuf, want_dir: bool| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = std::fs::read_dir(d)
+            .map(|rd| rd.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        v.retain(|p| p.is_dir() == want_dir);
+        v.sort();
+        v
+    };
+    for (i, c) in sorted(dir.join("commits"), true).into_iter().enumerate() {
+        let folder = c
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let subject = folder
+            .split_once('_')
+            .map_or(folder.as_str(), |(_, s)| s)
+            .replace('_', " ");
+        crate::harness::copy_tree(&c, repo.path());
+        repo.git(&["add", "-A"]);
+        repo.git(&["commit", "-q", "-m", &subject]);
+        let head = repo.head();
+        ids.push((format!("commit{}.short", i + 1), head[..10].to_string()));
+        ids.push((format!("commit{}", i + 1), head));
+    }
+    for p in sorted(dir.to_path_buf(), false) {
+        let file = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let Some(n) = file
+            .strip_prefix("pre")
+            .and_then(|r| r.strip_suffix(".yaml"))
+            .filter(|n| n.parse::<u32>().is_ok())
+        else {
+            continue;
+        };
+        let run = repo.apply(&std::fs::read_to_string(&p).expect("pre patch"), &[]);
+        assert_eq!(run.code, 0, "{name}/{file}: {}", run.stdout);
+        let id = run.json()["patch_id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{name}/{file}: no patch_id"))
+            .to_string();
+        ids.push((format!("pre{n}"), id));
+    }
+    ids
 }
 
 /// The `modes` file of a scenario: each path's type, executable bit and link target.

@@ -335,6 +335,7 @@ pub(super) fn fuzzy_candidates(
                 similarity: sim,
                 byte_range: window[0].start..window[w.len - 1].end,
                 strong: false,
+                source: None,
             })
         })
         .collect();

@@ -67,9 +67,13 @@
 //!   "no newline at end of file" state.
 
 mod align;
+mod blocks;
 mod fuzzy;
 mod lines;
+mod rank;
 mod reindent;
+mod stale;
+mod symbol;
 #[cfg(test)]
 mod tests;
 
@@ -77,7 +81,9 @@ use std::ops::Range;
 
 use fuzzy::{collapsed_hash, coverage_prefix, fuzzy_candidates, round_similarity, similarity};
 use lines::{Needle, line_ranges, relaxed_starts};
+pub use rank::{Explained, Lookback, Query, explain};
 pub use reindent::relaxed_match;
+pub use stale::{ChangeSource, History};
 
 /// Fuzzy search is skipped beyond these sizes: the shortlist is linear, but reranking and
 /// the per-line tables would make a diagnostic cost more than the edit it explains.
@@ -98,16 +104,25 @@ pub enum CandidateKind {
     /// Every old line in order, with one line dropped from or added to `old_string`.
     Lines,
     Fuzzy,
+    /// The current text of the definition or block around a line of `old_string` that stands
+    /// in the file (a signature, a header): a body recalled from memory.
+    Symbol,
+    /// `old_string` was in an earlier version of the file: the current text of the region that
+    /// replaced it, and the change that did.
+    Stale,
 }
 
 impl CandidateKind {
-    /// The name reports use (`"whitespace"`, `"unicode"`, `"lines"`, `"fuzzy"`).
+    /// The name reports use (`"whitespace"`, `"unicode"`, `"lines"`, `"fuzzy"`, `"symbol"`,
+    /// `"stale"`).
     pub fn name(self) -> &'static str {
         match self {
             CandidateKind::Whitespace => "whitespace",
             CandidateKind::Unicode => "unicode",
             CandidateKind::Lines => "lines",
             CandidateKind::Fuzzy => "fuzzy",
+            CandidateKind::Symbol => "symbol",
+            CandidateKind::Stale => "stale",
         }
     }
 }
@@ -116,7 +131,8 @@ impl CandidateKind {
 pub struct Candidate {
     pub kind: CandidateKind,
     /// For `Lines`: which line of `old_string` is not in the file, or which file lines are
-    /// not in `old_string`.
+    /// not in `old_string`; for `Symbol`: which line anchored it; for `Stale`: which change
+    /// replaced the text, and where it is now.
     pub note: Option<String>,
     /// 1-based inclusive line numbers in the haystack.
     pub start_line: usize,
@@ -127,9 +143,12 @@ pub struct Candidate {
     /// start_line to the end of end_line, excluding its '\n').
     pub byte_range: Range<usize>,
     /// Whitespace / Unicode: one indentation prefix swapped on every line (a re-indented
-    /// copy). Lines: every matched line (at least two) is byte for byte in the file. Fuzzy:
-    /// never.
+    /// copy). Lines: every matched line (at least two) is byte for byte in the file. Stale:
+    /// `old_string` stood whole in the earlier version. Symbol: anchored by a unique definition
+    /// line. Fuzzy: never.
     strong: bool,
+    /// For `Stale`: the change that replaced the text.
+    pub source: Option<ChangeSource>,
 }
 
 impl Candidate {
@@ -144,7 +163,7 @@ impl Candidate {
             (CandidateKind::Whitespace, false) => 3,
             (CandidateKind::Unicode, false) => 4,
             (CandidateKind::Lines, false) => 5,
-            (CandidateKind::Fuzzy, _) => 6,
+            (CandidateKind::Fuzzy | CandidateKind::Symbol | CandidateKind::Stale, _) => 6,
         }
     }
 }
@@ -218,6 +237,7 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
                 similarity: round_similarity(sim),
                 byte_range,
                 strong: reindent::uniform_shift(haystack, &lines, &needle, s),
+                source: None,
             });
         }
         group.sort_by(|a, b| {
@@ -292,6 +312,7 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
                 similarity: round_similarity(sim),
                 byte_range,
                 strong: promote,
+                source: None,
             });
         }
         out.retain(|r| !found.iter().any(|f| overlap(f, r)));

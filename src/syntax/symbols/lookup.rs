@@ -87,6 +87,24 @@ pub fn lookup(rel: &str, text: &str, query: &str) -> Result<Lookup, LookupError>
     Ok(resolve(&entries, query))
 }
 
+/// Every definition of `text` that a lookup sees (nested ones included), in source order, from
+/// a fresh parse that leaves the lookup's tree alone: for a piece of a file cut at a top-level
+/// item, where a miss wants the exact extent of one definition. `None` without a tree-sitter
+/// parser for `rel`, or when the text does not parse cleanly (an extent around an error is a
+/// guess).
+pub fn nested_definitions(rel: &str, text: &str) -> Option<Vec<Definition>> {
+    let lang = Language::from_path(rel).filter(|l| l.is_tree_sitter())?;
+    let tree = languages::parse(lang, text)?;
+    let root = tree.root_node();
+    if root.has_error() {
+        return None;
+    }
+    let mut c = Collector::new(lang, text);
+    c.nested = true;
+    c.scope(root, "", Container::Module);
+    Some(c.defs)
+}
+
 /// The tree of `text`, incrementally from the last one when there is one. An incremental parse
 /// is exact whatever the two texts are; a similar text only makes it cheaper.
 fn tree_of(lang: Language, text: &str) -> Option<Tree> {

@@ -399,3 +399,16 @@ fn overloads_are_one_symbol_with_their_implementation() {
     let twice = "def f():\n    pass\n\ndef f():\n    pass\n";
     assert_eq!(ambiguous("m.py", twice, "f").len(), 2);
 }
+
+#[test]
+fn nested_definitions_of_a_piece_of_a_file() {
+    let py = "@decorator\ndef outer(a):\n    def inner():\n        return a\n    return inner\n";
+    let defs = super::nested_definitions("m.py", py).expect("parses");
+    let spans: Vec<(&str, usize, usize)> = defs
+        .iter()
+        .map(|d| (d.qualified.as_str(), d.start_line, d.end_line))
+        .collect();
+    assert_eq!(spans, vec![("outer", 1, 5), ("outer.inner", 3, 4)]);
+    assert!(super::nested_definitions("m.py", "def f(:\n").is_none());
+    assert!(super::nested_definitions("m.css", "a {}\n").is_none());
+}
