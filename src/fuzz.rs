@@ -21,6 +21,9 @@
 //!   a replacement leaves every byte outside the replaced range as it was, gives its new line
 //!   breaks one ending, CRLF in a file that is all CRLF.
 
+// A broken invariant or a failed set-up is reported the way a fuzzer understands: a panic.
+#![allow(clippy::expect_used, clippy::unwrap_used)]
+
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -100,11 +103,12 @@ pub fn diff_options(b: u8) -> InputOptions {
     InputOptions {
         strip: (b & 4 != 0).then_some(usize::from((b >> 4) & 3)),
         unidiff_zero: b & 1 != 0,
+        ..InputOptions::default()
     }
 }
 
 /// The byte [`diff_options`] reads back as `opts`.
-fn diff_options_byte(opts: InputOptions) -> u8 {
+fn diff_options_byte(opts: &InputOptions) -> u8 {
     let strip = opts.strip.map_or(0, |n| 4 | (n.min(3) as u8) << 4);
     strip | u8::from(opts.unidiff_zero)
 }
@@ -530,6 +534,7 @@ pub fn seeds(target: Target, root: &Path) -> Vec<Vec<u8>> {
                 .iter()
                 .find_map(|a| a.strip_prefix("-p").and_then(|n| n.parse().ok())),
             unidiff_zero: args.contains(&"--unidiff-zero"),
+            ..InputOptions::default()
         };
         let read = |name: &str| std::fs::read(dir.join(name)).ok();
         match target {
@@ -539,7 +544,7 @@ pub fn seeds(target: Target, root: &Path) -> Vec<Vec<u8>> {
             Target::InputCodex => out.extend(read("patch.codex")),
             Target::InputAider => out.extend(read("patch.aider")),
             Target::InputDiff => out.extend(read("patch.diff").map(|p| {
-                let mut v = vec![diff_options_byte(opts)];
+                let mut v = vec![diff_options_byte(&opts)];
                 v.extend(p);
                 v
             })),
@@ -561,7 +566,7 @@ pub fn seeds(target: Target, root: &Path) -> Vec<Vec<u8>> {
                     ("patch.diff", InputFormat::Diff),
                 ] {
                     let opts = if input == InputFormat::Diff {
-                        opts
+                        opts.clone()
                     } else {
                         InputOptions::default()
                     };

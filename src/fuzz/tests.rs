@@ -107,8 +107,9 @@ fn diff_options_round_trip_through_a_byte() {
             let o = InputOptions {
                 strip,
                 unidiff_zero,
+                ..InputOptions::default()
             };
-            assert_eq!(diff_options(diff_options_byte(o)), o);
+            assert_eq!(diff_options(diff_options_byte(&o)), o);
         }
     }
 }

@@ -412,7 +412,7 @@ pub(super) fn candidates(
         }
         if out
             .iter()
-            .any(|f| f.candidate.start_line <= b + 1 && a + 1 <= f.candidate.end_line)
+            .any(|f| f.candidate.start_line <= b + 1 && a < f.candidate.end_line)
         {
             continue;
         }
