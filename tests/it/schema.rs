@@ -151,6 +151,21 @@ diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\
             .is_some_and(|s| !s.is_empty()),
         "{missed}"
     );
+    // A stale miss (the text an applied patch of this repository replaced: `source`) and a
+    // recalled body under an exact signature (`symbol`).
+    let r = repo.apply(
+        "- {file_path: notes.txt, old_string: \"alpha\\nbeta\\n\", new_string: x}\n\
+         - {file_path: loader.py, old_string: \"def parse_cfg(text):\\n    return text.strip()\\n\", new_string: x}\n",
+        &[],
+    );
+    r.assert_code(2);
+    let kinds = check(&r, "stale and symbol suggestions");
+    assert_eq!(kinds["edits"][0]["suggestions"][0]["kind"], "stale", "{kinds}");
+    assert!(
+        kinds["edits"][0]["suggestions"][0]["source"]["patch_id"].is_string(),
+        "{kinds}"
+    );
+    assert_eq!(kinds["edits"][1]["suggestions"][0]["kind"], "symbol", "{kinds}");
 
     // checks_failed: the built-in references check (no tool needed) on a rename that forgets
     // its caller.

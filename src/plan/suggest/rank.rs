@@ -49,6 +49,7 @@ const ANCHOR_WEIGHT: f64 = 0.25;
 const PARTIAL_STALE_WEIGHT: f64 = 0.2;
 const WINDOW_WEIGHT: f64 = 0.15;
 const LAST_EDIT_WEIGHT: f64 = 0.1;
+const PREFIX_WEIGHT: f64 = 0.15;
 /// Look-alikes: weak candidates this close in score whose texts are this similar to each other.
 const TIE_SCORE: f64 = 0.05;
 const TIE_TEXTS: f64 = 0.8;
@@ -217,6 +218,21 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
         }
     }
     let tie = ties(q.text, &out);
+    // Look-alikes nothing tells apart are listed in file order, not by a difference in score
+    // that says nothing (one id shorter than another).
+    if !tie.is_empty() {
+        let at: Vec<usize> = (0..out.len())
+            .filter(|&i| tie.contains(&(out[i].c.start_line, out[i].c.end_line)))
+            .collect();
+        let mut tied: Vec<Entry> = Vec::new();
+        for &i in at.iter().rev() {
+            tied.push(out.remove(i));
+        }
+        tied.sort_by_key(|e| e.c.start_line);
+        for (&i, e) in at.iter().zip(tied) {
+            out.insert(i, e);
+        }
+    }
     Explained {
         stale: stale.map(|s| s.message),
         candidates: out.into_iter().map(|e| e.c).collect(),
@@ -285,10 +301,13 @@ fn absorb(entries: &mut Vec<Entry>) {
             i += 1;
             continue;
         }
+        // A window reaching well past the candidate's extent describes more than it does (a
+        // duplicated method and its neighbour, say): both stay, and the better score wins.
+        let within = |c: &Candidate| c.start_line + 2 >= me.start_line && c.end_line <= me.end_line + 2;
         let mut best = 0.0f64;
         let mut j = 0;
         while j < entries.len() {
-            if j != i && weak(&entries[j]) && overlaps(&entries[j].c, &me) {
+            if j != i && weak(&entries[j]) && overlaps(&entries[j].c, &me) && within(&entries[j].c) {
                 best = best.max(entries[j].c.similarity);
                 entries.remove(j);
                 if j < i {
@@ -337,6 +356,15 @@ fn weigh(
     let last = q.lookback.as_ref().and_then(|lb| {
         stale::last_edit(&lb.history, lb.key, q.text)
     });
+    // A comment copied exactly can stand above the wrong function: the first line of code.
+    let first = needle
+        .lines
+        .iter()
+        .map(|l| l.trim())
+        .find(|l| {
+            !l.is_empty() && !["//", "#", "/*", "*", "--", "<!--"].iter().any(|c| l.starts_with(c))
+        })
+        .unwrap_or_default();
     for (e, h) in entries.iter_mut().zip(held) {
         if e.tier != 5 {
             continue;
@@ -358,9 +386,39 @@ fn weigh(
         {
             add += LAST_EDIT_WEIGHT;
         }
+        add += PREFIX_WEIGHT * prefix_share(first, q.text.get(e.c.byte_range.clone()));
         e.score += add;
         e.evidence += add;
     }
+}
+
+/// How much of `first` (old_string's first line of code, trimmed) a line of a candidate's text
+/// starts with, as a share of `first`: agents recall how a statement starts (the call, the
+/// assignment's target) better than how it ends.
+fn prefix_share(first: &str, text: Option<&str>) -> f64 {
+    let Some(text) = text else {
+        return 0.0;
+    };
+    if first.is_empty() {
+        return 0.0;
+    }
+    let common = text
+        .lines()
+        .take(200)
+        .map(|l| {
+            first
+                .bytes()
+                .zip(l.trim().bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        })
+        .max()
+        .unwrap_or(0);
+    // A shared keyword or bracket says nothing about the place.
+    if common < 8 {
+        return 0.0;
+    }
+    common as f64 / first.len() as f64
 }
 
 /// The evidence `new_string` keeps: each kept line's file lines and weight (rarer and more
@@ -479,7 +537,7 @@ fn ties(text: &str, out: &[Entry]) -> Vec<(usize, usize)> {
         .filter(|e| {
             e.tier == 5
                 && e.c.kind == first.c.kind
-                && first.score - e.score <= TIE_SCORE
+                && first.score - e.score <= TIE_SCORE + 1e-9
                 && (first.evidence - e.evidence).abs() < TIE_EVIDENCE
                 && similarity(body(first), body(e)) >= TIE_TEXTS
         })
