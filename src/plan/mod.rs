@@ -32,8 +32,8 @@ use crate::patch::{Edit, Hunk, Op, Patch, Replace};
 use doc::{TextDoc, fold_eol};
 use paths::Roots;
 use record::Record;
-use suggest::{CandidateKind, ChangeSource, RelaxedOutcome};
 pub use suggest::History;
+use suggest::{CandidateKind, ChangeSource, RelaxedOutcome};
 
 #[derive(Clone, Copy, Default)]
 pub struct Options<'a> {
@@ -747,7 +747,8 @@ impl Planner<'_> {
     /// the suggestions of a miss (an agent re-sending remembered text unchanged usually has an
     /// out-of-date picture of the file).
     fn unchanged(&mut self, key: &str, shown: &str, r: &Replace) -> Step {
-        const WHY: &str = "`old_string` and `new_string` are identical: this edit would change nothing";
+        const WHY: &str =
+            "`old_string` and `new_string` are identical: this edit would change nothing";
         let opts = self.opts;
         let original = self.originals.get(key).and_then(Disk::shared);
         let Ok(doc) = self.text_of(key, shown) else {
@@ -773,7 +774,9 @@ impl Planner<'_> {
         s.status = EditStatus::Error;
         s.message = Some(format!(
             "{WHY}; and besides, {}",
-            s.message.as_deref().unwrap_or("old_string is not in the file")
+            s.message
+                .as_deref()
+                .unwrap_or("old_string is not in the file")
         ));
         s
     }
@@ -1555,7 +1558,13 @@ fn miss(
         let spans: Vec<String> = explained
             .tie
             .iter()
-            .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
+            .map(|&(a, b)| {
+                if a == b {
+                    a.to_string()
+                } else {
+                    format!("{a}-{b}")
+                }
+            })
             .collect();
         msg.push_str(&format!(
             ". Lines {} look alike and are about equally close to old_string: nothing in the edit \

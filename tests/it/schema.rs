@@ -160,12 +160,18 @@ diff --git a/l b/l\nnew file mode 120000\n--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\
     );
     r.assert_code(2);
     let kinds = check(&r, "stale and symbol suggestions");
-    assert_eq!(kinds["edits"][0]["suggestions"][0]["kind"], "stale", "{kinds}");
+    assert_eq!(
+        kinds["edits"][0]["suggestions"][0]["kind"], "stale",
+        "{kinds}"
+    );
     assert!(
         kinds["edits"][0]["suggestions"][0]["source"]["patch_id"].is_string(),
         "{kinds}"
     );
-    assert_eq!(kinds["edits"][1]["suggestions"][0]["kind"], "symbol", "{kinds}");
+    assert_eq!(
+        kinds["edits"][1]["suggestions"][0]["kind"], "symbol",
+        "{kinds}"
+    );
 
     // checks_failed: the built-in references check (no tool needed) on a rename that forgets
     // its caller.

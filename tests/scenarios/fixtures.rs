@@ -103,8 +103,8 @@ fn run_scenario(dir: &Path) {
         for (key, id) in &ids {
             text = text.replace(&format!("{{{{{key}}}}}"), id);
         }
-        let expect: Value = serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("{name}/{expect_file}: {e}"));
+        let expect: Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}/{expect_file}: {e}"));
         let code = expect
             .get("exit")
             .unwrap_or_else(|| panic!("{name}/{expect_file}: no \"exit\""));

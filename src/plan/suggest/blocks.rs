@@ -313,7 +313,9 @@ impl<'a> Structure<'a> {
             let prev = self.line(s - 1).trim();
             let attr = prev.starts_with('@')
                 || prev.starts_with("#[")
-                || (prev.starts_with('[') && prev.ends_with(']') && self.family != Family::Markdown);
+                || (prev.starts_with('[')
+                    && prev.ends_with(']')
+                    && self.family != Family::Markdown);
             if attr && self.indent(s - 1) == self.indent(l) {
                 s -= 1;
             } else {
@@ -508,10 +510,8 @@ fn string_at(family: Family, rest: &[u8]) -> Option<(Lex, usize)> {
             b'\'' => {
                 let close = rest.iter().skip(1).take(12).position(|&c| c == b'\'')?;
                 let inner = &rest[1..=close];
-                let char_like =
-                    inner.first() == Some(&b'\\') || std::str::from_utf8(inner).is_ok_and(|s| {
-                        s.chars().count() == 1
-                    });
+                let char_like = inner.first() == Some(&b'\\')
+                    || std::str::from_utf8(inner).is_ok_and(|s| s.chars().count() == 1);
                 char_like.then_some((Lex::Code, close + 2))
             }
             _ => None,
@@ -552,8 +552,19 @@ fn open_tag_name(t: &str) -> Option<&str> {
     let name = rest.get(..len)?;
     let void = matches!(
         name.to_ascii_lowercase().as_str(),
-        "br" | "hr" | "img" | "input" | "meta" | "link" | "area" | "base" | "col" | "embed"
-            | "source" | "track" | "wbr" | "param"
+        "br" | "hr"
+            | "img"
+            | "input"
+            | "meta"
+            | "link"
+            | "area"
+            | "base"
+            | "col"
+            | "embed"
+            | "source"
+            | "track"
+            | "wbr"
+            | "param"
     );
     (len > 0 && rest.as_bytes()[0].is_ascii_alphabetic() && !void).then_some(name)
 }
@@ -595,7 +606,9 @@ pub(super) fn is_trivial(line: &str) -> bool {
     if t.chars().filter(|c| c.is_alphanumeric()).count() < 3 {
         return true;
     }
-    let word = t.trim_end_matches([';', ':', ',', '{', '(', ')', '}']).trim();
+    let word = t
+        .trim_end_matches([';', ':', ',', '{', '(', ')', '}'])
+        .trim();
     matches!(
         word,
         "return"

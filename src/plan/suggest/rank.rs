@@ -132,9 +132,10 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
         };
     };
     let lines = line_ranges(q.text);
-    let stale = q.lookback.as_ref().and_then(|lb| {
-        stale::find(&lb.history, lb.key, q.text, lb.original, &needle, q.old)
-    });
+    let stale = q
+        .lookback
+        .as_ref()
+        .and_then(|lb| stale::find(&lb.history, lb.key, q.text, lb.original, &needle, q.old));
     crate::timing::mark("suggest: stale");
     let settled = base.iter().any(|c| tier(c) <= 2);
     let weak = !settled || base.iter().any(|c| tier(c) == 5) || base.is_empty();
@@ -182,13 +183,15 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
         absorb(&mut entries);
         weigh(q, &lines, &hashes, &st, &needle, &mut entries);
         if entries.is_empty() {
-            entries.extend(last_resort(q.text, &lines, &hashes, &st, &needle).map(|c| Entry {
-                tier: 5,
-                score: c.similarity,
-                evidence: 0.0,
-                extent: false,
-                c,
-            }));
+            entries.extend(
+                last_resort(q.text, &lines, &hashes, &st, &needle).map(|c| Entry {
+                    tier: 5,
+                    score: c.similarity,
+                    evidence: 0.0,
+                    extent: false,
+                    c,
+                }),
+            );
         }
     }
     let in_scope = |c: &Candidate| {
@@ -281,8 +284,7 @@ fn absorb(entries: &mut Vec<Entry>) {
     while i < entries.len() {
         let kind = entries[i].c.kind;
         let weak = |e: &Entry| e.tier == 5 && e.c.kind == CandidateKind::Fuzzy;
-        if entries[i].tier != 5 || !matches!(kind, CandidateKind::Symbol | CandidateKind::Stale)
-        {
+        if entries[i].tier != 5 || !matches!(kind, CandidateKind::Symbol | CandidateKind::Stale) {
             i += 1;
             continue;
         }
@@ -303,11 +305,13 @@ fn absorb(entries: &mut Vec<Entry>) {
         }
         // A window reaching well past the candidate's extent describes more than it does (a
         // duplicated method and its neighbour, say): both stay, and the better score wins.
-        let within = |c: &Candidate| c.start_line + 2 >= me.start_line && c.end_line <= me.end_line + 2;
+        let within =
+            |c: &Candidate| c.start_line + 2 >= me.start_line && c.end_line <= me.end_line + 2;
         let mut best = 0.0f64;
         let mut j = 0;
         while j < entries.len() {
-            if j != i && weak(&entries[j]) && overlaps(&entries[j].c, &me) && within(&entries[j].c) {
+            if j != i && weak(&entries[j]) && overlaps(&entries[j].c, &me) && within(&entries[j].c)
+            {
                 best = best.max(entries[j].c.similarity);
                 entries.remove(j);
                 if j < i {
@@ -353,16 +357,20 @@ fn weigh(
         })
         .collect();
     let most = held.iter().copied().fold(0.0f64, f64::max);
-    let last = q.lookback.as_ref().and_then(|lb| {
-        stale::last_edit(&lb.history, lb.key, q.text)
-    });
+    let last = q
+        .lookback
+        .as_ref()
+        .and_then(|lb| stale::last_edit(&lb.history, lb.key, q.text));
     // A comment copied exactly can stand above the wrong function: the first line of code.
     let first = needle
         .lines
         .iter()
         .map(|l| l.trim())
         .find(|l| {
-            !l.is_empty() && !["//", "#", "/*", "*", "--", "<!--"].iter().any(|c| l.starts_with(c))
+            !l.is_empty()
+                && !["//", "#", "/*", "*", "--", "<!--"]
+                    .iter()
+                    .any(|c| l.starts_with(c))
         })
         .unwrap_or_default();
     for (e, h) in entries.iter_mut().zip(held) {
@@ -457,9 +465,7 @@ fn kept_marks(
         out.push((at, w));
     }
     let new_tokens: std::collections::HashSet<&str> = tokens(q.new).collect();
-    let mut names: Vec<&str> = tokens(q.old)
-        .filter(|t| new_tokens.contains(t))
-        .collect();
+    let mut names: Vec<&str> = tokens(q.old).filter(|t| new_tokens.contains(t)).collect();
     names.sort_unstable();
     names.dedup();
     for t in names.into_iter().take(40) {
@@ -551,6 +557,11 @@ fn ties(text: &str, out: &[Entry]) -> Vec<(usize, usize)> {
     tied
 }
 
+/// How good a last-resort anchor is, lower first: its class (a definition, code, a comment; plus 3
+/// when it stands inside a longer line), how many file lines carry it, and its length (longer
+/// first).
+type Grade = (u8, usize, std::cmp::Reverse<usize>);
+
 /// The last resort of a miss with no candidate: the best line of `old_string` that stands in the
 /// file (a whole line repeated up to twenty times, or a part of one longer line), or else the
 /// line naming the most of its rare names; with the block it opens.
@@ -563,8 +574,8 @@ fn last_resort(
 ) -> Option<Candidate> {
     let n = lines.len();
     // (needle line, file line, grade): lower grade is better.
-    let mut best: Option<(usize, usize, (u8, usize, std::cmp::Reverse<usize>))> = None;
-    let mut consider = |j: usize, i: usize, grade: (u8, usize, std::cmp::Reverse<usize>)| {
+    let mut best: Option<(usize, usize, Grade)> = None;
+    let mut consider = |j: usize, i: usize, grade: Grade| {
         if best.as_ref().is_none_or(|b| grade < b.2) {
             best = Some((j, i, grade));
         }
@@ -585,7 +596,11 @@ fn last_resort(
             }
         };
         if !at.is_empty() && at.len() <= 20 {
-            consider(j, at[0], (class(at[0]), at.len(), std::cmp::Reverse(l.trim().len())));
+            consider(
+                j,
+                at[0],
+                (class(at[0]), at.len(), std::cmp::Reverse(l.trim().len())),
+            );
             continue;
         }
         let t = l.trim();
@@ -597,7 +612,11 @@ fn last_resort(
             if let Some(&i) = inside.first()
                 && inside.len() <= 3
             {
-                consider(j, i, (3 + class(i), inside.len(), std::cmp::Reverse(t.len())));
+                consider(
+                    j,
+                    i,
+                    (3 + class(i), inside.len(), std::cmp::Reverse(t.len())),
+                );
             }
         }
     }
@@ -644,7 +663,9 @@ fn last_resort(
                     found.push(t);
                 }
             }
-            let &(i, _) = count.iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))?;
+            let &(i, _) = count
+                .iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))?;
             (
                 format!(
                     "no line of old_string is in the file, but it names {}, which line {} \

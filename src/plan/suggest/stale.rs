@@ -251,7 +251,10 @@ fn patch_versions(h: &History, path: &str) -> Vec<(Version, Option<Oid>)> {
 
 /// Every earlier version of `path` worth comparing with, newest first, each blob once.
 fn versions(h: &History, path: &str, original: Option<&[u8]>) -> Vec<Version> {
-    let mut out: Vec<Version> = patch_versions(h, path).into_iter().map(|(v, _)| v).collect();
+    let mut out: Vec<Version> = patch_versions(h, path)
+        .into_iter()
+        .map(|(v, _)| v)
+        .collect();
     if h.worktree
         && let Some(head) = h.base.and_then(|b| h.repo.find_commit(b).ok())
         && let Some(committed) = blob_at(&head, path)
@@ -277,7 +280,12 @@ struct Found {
 }
 
 /// Where the needle stands in `text`: exactly, or but for whitespace.
-fn find_whole(text: &str, lines: &[Range<usize>], needle: &Needle, raw: &str) -> Option<Range<usize>> {
+fn find_whole(
+    text: &str,
+    lines: &[Range<usize>],
+    needle: &Needle,
+    raw: &str,
+) -> Option<Range<usize>> {
     if let Some(at) = memchr::memmem::find(text.as_bytes(), raw.as_bytes()) {
         let first = line_index(lines, at);
         let last = line_index(lines, (at + raw.len()).saturating_sub(1).max(at));
@@ -500,7 +508,13 @@ pub(super) fn find(
     let needle_hashes: Vec<u64> = needle
         .lines
         .iter()
-        .map(|l| if is_blank(l) { BLANK } else { collapsed_hash(l) })
+        .map(|l| {
+            if is_blank(l) {
+                BLANK
+            } else {
+                collapsed_hash(l)
+            }
+        })
         .collect();
     let cur_lines = line_ranges(current);
     let present: std::collections::HashSet<u64> = cur_lines
@@ -625,7 +639,10 @@ fn candidate(
              copy the current text from the suggestion"
         )
     };
-    let sim = similarity(current.get(byte_range.clone()).unwrap_or_default(), needle.body);
+    let sim = similarity(
+        current.get(byte_range.clone()).unwrap_or_default(),
+        needle.body,
+    );
     Stale {
         candidate: Candidate {
             kind: CandidateKind::Stale,

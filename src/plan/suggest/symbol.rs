@@ -101,10 +101,18 @@ fn class_of(st: &Structure, l: usize, text: &str) -> Class {
 /// The identifier a definition line defines (`def run(` → `run`), if it reads as one.
 fn defined_name(line: &str) -> Option<&str> {
     let t = line.trim();
-    let head = t.split(['(', '<', '=', ':', '{']).next().unwrap_or(t).trim();
-    let name = head.rsplit(|c: char| c.is_whitespace() || c == '*').next()?;
+    let head = t
+        .split(['(', '<', '=', ':', '{'])
+        .next()
+        .unwrap_or(t)
+        .trim();
+    let name = head
+        .rsplit(|c: char| c.is_whitespace() || c == '*')
+        .next()?;
     let ok = name.len() >= 3
-        && name.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
         && !name.chars().next().is_some_and(|c| c.is_ascii_digit());
     ok.then_some(name)
 }
@@ -262,7 +270,15 @@ fn header_anchors(
                 count,
                 class: Class::Definition,
                 by_name: None,
-                by_header: Some(format!("{} {{", text[lines[i].clone()].trim().split('{').next().unwrap_or(&h).trim_end())),
+                by_header: Some(format!(
+                    "{} {{",
+                    text[lines[i].clone()]
+                        .trim()
+                        .split('{')
+                        .next()
+                        .unwrap_or(&h)
+                        .trim_end()
+                )),
             });
         }
     }
@@ -276,7 +292,8 @@ fn clusters(anchors: Vec<Anchor>, k: usize) -> Vec<Vec<Anchor>> {
     for a in anchors {
         let d = a.line as isize - a.j as isize;
         let home = out.iter_mut().find(|c| {
-            c.iter().any(|b| (b.line as isize - b.j as isize - d).abs() <= slack)
+            c.iter()
+                .any(|b| (b.line as isize - b.j as isize - d).abs() <= slack)
                 && !c.iter().any(|b| b.j == a.j)
         });
         match home {
@@ -295,11 +312,17 @@ fn clusters(anchors: Vec<Anchor>, k: usize) -> Vec<Vec<Anchor>> {
 
 /// The extent of the definition whose header is file line `l`: tree-sitter's on the top-level
 /// piece of the file around it when a parser covers the language, else the structure's.
-fn definition_extent(path: &str, text: &str, lines: &[Range<usize>], st: &Structure, l: usize) -> (usize, usize) {
+fn definition_extent(
+    path: &str,
+    text: &str,
+    lines: &[Range<usize>],
+    st: &Structure,
+    l: usize,
+) -> (usize, usize) {
     let fallback = (st.block_start(l), st.block_end(l));
     // The top-level item around l: from the nearest line above at indentation 0 to its end.
     let mut top = l;
-    while top > 0 && !(st.indent(top) == Some(0) && !st.is_comment(top)) {
+    while top > 0 && (st.indent(top) != Some(0) || st.is_comment(top)) {
         top -= 1;
     }
     let top = st.block_start(top);
@@ -377,9 +400,8 @@ pub(super) fn candidates(
         let best = &cluster[0];
         let strength = best.weight();
         let head = cluster.iter().min_by_key(|a| a.j).unwrap_or(best);
-        let opens = head.j == 0
-            && head.class != Class::Comment
-            && st.block_end(head.line) > head.line;
+        let opens =
+            head.j == 0 && head.class != Class::Comment && st.block_end(head.line) > head.line;
         let (mut a, mut b) = if opens {
             definition_extent(path, text, lines, st, head.line)
         } else {
@@ -412,7 +434,7 @@ pub(super) fn candidates(
         }
         if out
             .iter()
-            .any(|f| f.candidate.start_line <= b + 1 && a + 1 <= f.candidate.end_line)
+            .any(|f| f.candidate.start_line <= b + 1 && a < f.candidate.end_line)
         {
             continue;
         }
@@ -429,7 +451,11 @@ pub(super) fn candidates(
                 head.j + 1,
                 head.by_header.as_deref().unwrap_or_default(),
                 head.line + 1,
-                if head.count == 1 { " (the only such line)" } else { "" },
+                if head.count == 1 {
+                    " (the only such line)"
+                } else {
+                    ""
+                },
                 if whole { "whole block" } else { "place" },
                 a + 1,
                 b + 1
