@@ -557,7 +557,9 @@ fn ties(text: &str, out: &[Entry]) -> Vec<(usize, usize)> {
     tied
 }
 
-/// How good a last-resort anchor is; lower is better.
+/// How good a last-resort anchor is, lower first: its class (a definition, code, a comment; plus 3
+/// when it stands inside a longer line), how many file lines carry it, and its length (longer
+/// first).
 type Grade = (u8, usize, std::cmp::Reverse<usize>);
 
 /// The last resort of a miss with no candidate: the best line of `old_string` that stands in the
