@@ -1268,6 +1268,8 @@ fn diff_names_under_the_current_folder_and_directory() {
         names(traditional, Some("lib"), Some("src")),
         ["src/lib/pkg/x.py"]
     );
+    // An absolute ROOT is not quietly made relative: the planner decides where it lands.
+    assert_eq!(names(git, Some("/etc/"), None), ["/etc/pkg/x.py"]);
     // Not a diff option for other formats.
     let codex = "*** Begin Patch\n*** Add File: a.txt\n+x\n*** End Patch\n";
     let err = super::parse(

@@ -218,7 +218,9 @@ fn relocate(fd: &mut FileDiff, opts: &InputOptions, git: bool) {
     let dirs: Vec<&str> = [cwd, opts.directory.as_deref()]
         .into_iter()
         .flatten()
-        .map(|d| d.trim_matches('/'))
+        // Only trailing slashes go: an absolute ROOT stays absolute, so the planner judges it
+        // (inside the repository, or refused) instead of it silently meaning a folder here.
+        .map(|d| d.trim_end_matches('/'))
         .filter(|d| !d.is_empty() && *d != ".")
         .collect();
     if dirs.is_empty() {
