@@ -260,13 +260,13 @@ fn a_folder_swapped_for_a_symlink_after_planning_is_exit_4_and_nothing_is_writte
         let patch = write_patch(scratch.path(), &race_patch());
         let before_outside = crate::harness::files_of(outside.path());
         let before = repo.snapshot();
+        // The swap is complete before the run resumes: a run resumed mid-swap (the folder
+        // briefly absent) is refused too, but as a file that vanished, not as a symlink.
         let (r, swap) = paused_run(&repo, &patch, point, 0, || {
-            let (root, out) = (repo.path().to_path_buf(), outside.path().to_path_buf());
-            std::thread::spawn(move || {
-                std::fs::rename(root.join("d"), root.join("d.real")).expect("mv");
-                std::os::unix::fs::symlink(out, root.join("d")).expect("ln");
-                1
-            })
+            let root = repo.path();
+            std::fs::rename(root.join("d"), root.join("d.real")).expect("mv");
+            std::os::unix::fs::symlink(outside.path(), root.join("d")).expect("ln");
+            std::thread::spawn(|| 1)
         });
         swap.join().expect("swap");
         r.assert_code(4);
