@@ -25,6 +25,7 @@
 
 pub mod baseline;
 pub mod checker;
+pub mod config;
 pub mod custom;
 pub mod finding;
 pub mod gate;

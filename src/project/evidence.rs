@@ -27,14 +27,12 @@
 //! config was found (eslint flat vs legacy: [`Evidence::find_config`]), one tool replacing others
 //! (xo runs eslint and prettier itself): the checkers' `Uses::Evidence` refinements.
 
-mod command;
+pub(crate) mod command;
 pub mod known;
 mod lintstaged;
 mod precommit;
 mod read;
 mod reason;
-#[cfg(test)]
-mod tests;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -175,6 +173,12 @@ impl Dir {
 }
 
 impl Evidence {
+    /// How many files and directories were read so far (each is read once, whatever asks).
+    #[cfg(test)]
+    pub(crate) fn reads(&self) -> usize {
+        self.files.reads()
+    }
+
     pub fn new(repo_root: &Path) -> Evidence {
         Evidence {
             root: std::path::absolute(repo_root).unwrap_or_else(|_| repo_root.to_path_buf()),

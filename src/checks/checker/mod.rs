@@ -27,6 +27,8 @@ pub mod biome_lint;
 pub mod black;
 pub mod clippy;
 pub mod eslint;
+#[cfg(test)]
+mod evidence_tests;
 pub mod flake8;
 pub mod go_lint;
 pub mod gofmt;

@@ -12,7 +12,7 @@
 //! no word is empty.
 
 /// The normalized words of a command line, `""` separating commands.
-pub(super) fn tokenize(line: &str) -> Vec<String> {
+pub(crate) fn tokenize(line: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut Vec<String>| {

@@ -1,11 +1,11 @@
-//! The evaluator on real directory trees, with the checkers' own declarations.
+//! The evidence evaluator (`project::evidence`) on real directory trees, with the checkers' own
+//! declarations from the table.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
-use super::known::*;
-use crate::checks::checker::eslint::{CONFIGS as ESLINT_CONFIGS, is_eslint_legacy};
-use crate::checks::checker::{
+use super::eslint::{CONFIGS as ESLINT_CONFIGS, is_eslint_legacy};
+use super::{
     biome_format::SIGNALS as BIOME_FORMAT, biome_lint::SIGNALS as BIOME_LINT,
     black::SIGNALS as BLACK, eslint::SIGNALS as ESLINT, flake8::SIGNALS as FLAKE8,
     oxlint::SIGNALS as OXLINT, prettier::SIGNALS as PRETTIER, ruff::SIGNALS as RUFF,
@@ -29,7 +29,8 @@ const ALL: &[&Signals] = &[
     &FLAKE8,
     &MYPY,
 ];
-use super::{Evidence, Signals, Strength, Use};
+use crate::project::evidence::known::*;
+use crate::project::evidence::{Evidence, Signals, Strength, Use};
 
 struct Tree {
     _tmp: tempfile::TempDir,
@@ -493,7 +494,7 @@ fn every_known_declaration_is_well_formed() {
         assert!(!sig.commands.is_empty(), "{}", sig.name);
         for c in sig.commands {
             assert_eq!(
-                super::command::tokenize(c).join(" "),
+                crate::project::evidence::command::tokenize(c).join(" "),
                 *c,
                 "{}: {c}",
                 sig.name
@@ -538,7 +539,7 @@ fn evidence_is_shared_across_threads_and_fast() {
     assert_eq!(first.iter().filter(|u| **u).count(), 3 * files.len());
     // Each directory listed once (root, packages, 10 × 3 below it) and each file present read
     // once (11 package.json, the pre-commit config, pyproject.toml): 32 + 13.
-    assert_eq!(ev.files.reads(), 45);
+    assert_eq!(ev.reads(), 45);
     // A few ms in an optimized build; the bound leaves room for a loaded machine.
     if !cfg!(debug_assertions) {
         assert!(
@@ -559,5 +560,5 @@ fn evidence_is_shared_across_threads_and_fast() {
         joined.flatten().collect()
     });
     assert_eq!(again, first);
-    assert_eq!(ev.files.reads(), 45);
+    assert_eq!(ev.reads(), 45);
 }
