@@ -10,9 +10,9 @@
 use std::path::Path;
 use std::time::Duration;
 
+use super::exec::{Ran, first_lines};
 use super::finding::RawFinding;
 use super::parse;
-use super::tools::{Ran, first_lines};
 use crate::project::config::{Custom, OutputFormat};
 use crate::runner::Cmd;
 
@@ -59,7 +59,7 @@ pub fn run(
         let cmd = Cmd::new(&argv[0], &dir)
             .args(argv[1..].iter())
             .timeout(timeout);
-        let out = match super::tools::ran(cmd.run()) {
+        let out = match super::exec::ran(cmd.run()) {
             Ok(o) => o,
             Err(why) => return why,
         };

@@ -20,10 +20,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::checker::{Batch, Call, Checker, FileOut, Input, Locate, Out, Uses};
+use super::exec::Ran;
 use super::finding::{Finding, RawFinding, Severity};
 use super::gate::{self, LineMap};
 use super::select::{self, Considered, Verdict};
-use super::tools::Ran;
 use super::{CheckFile, CheckReport, Gate, Options, Outcome, Status, baseline, custom};
 use crate::project::config::{Config, Custom, Kind};
 use crate::project::detect::Project;

@@ -3,7 +3,7 @@
 //! The expensive part of a call on a JS/TS project is starting node and loading eslint and
 //! prettier with the project's configuration (most of a second; the rest of a call is tens of
 //! milliseconds). While a [`Warm`] guard lives, the node bridge stays up between calls
-//! ([`crate::checks::node_host`]): one host per tool and project, restarted when a file that
+//! ([`crate::checks::exec::node_host`]): one host per tool and project, restarted when a file that
 //! configures it changes (config files, `package.json`, ignore files, `.editorconfig`, the
 //! tool's version in `node_modules`, the lockfiles). Everything else a call reads (the
 //! repository, `.patchgate.toml`, the evidence of which checkers a project uses) is re-read on
@@ -12,7 +12,7 @@
 //! Dropping the guard stops the hosts (their process groups are killed). If the server dies
 //! without dropping it, each host sees its stdin close and exits by itself.
 
-use crate::checks::node_host;
+use crate::checks::exec::node_host;
 
 pub struct Warm(());
 

@@ -47,12 +47,12 @@ use super::baseline::{self, Maps, cache};
 use super::execute::{Found, Layout, StepRun, execute};
 use super::hints;
 use super::plan::{self, Plan};
-use crate::checks::package::{CARGO, GO, cargo_package};
-use crate::checks::tools::Ran;
+use crate::checks::exec::package::{CARGO, GO, cargo_package};
 use crate::project::config::Config;
 use crate::project::detect::{Lang, Project};
 use crate::project::mirror::Mirror;
 use crate::project::prepare::{self, Toolchain};
+use crate::project::tools::Ran;
 use crate::project::tools::program;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -3,9 +3,14 @@
 //! turns the formatter off (`"formatter": {"enabled": false}`). Run on stdin from the directory
 //! of the configuration: biome must run with its working directory inside the project.
 
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
 use super::{Batch, Call, Checker, Files, Out, Uses, each_file, formatted};
-use crate::checks::runners::{self, Source};
-use crate::checks::tools::Ran;
+use crate::checks::exec::{
+    Ran, Source, first_lines, flag, kept, relative_to, run_tool, with_value,
+};
 use crate::project::config::Kind;
 use crate::project::detect::Lang;
 use crate::project::evidence::{Evidence, Signals, Use};
@@ -60,7 +65,7 @@ fn run(call: &Call) -> Ran<Out> {
             real: i.real,
             text: i.text(),
         };
-        formatted(runners::biome_format(
+        formatted(biome_format(
             call.argv,
             call.cwd,
             &src,
@@ -68,6 +73,64 @@ fn run(call: &Call) -> Ran<Out> {
             call.timeout,
         ))
     })
+}
+
+/// `biome format --stdin-file-path=<path relative to cwd>`: the formatted text (rc 0 whether or
+/// not it changed). A path biome ignores, or a file kind it does not format, is echoed with "The
+/// content was not formatted because …" on stderr: [`Ran::Skipped`]. A syntax error (rc 1, no
+/// output) is an error.
+pub(super) fn biome_format(
+    argv: &[OsString],
+    cwd: &Path,
+    file: &Source,
+    extra: &[String],
+    timeout: Duration,
+) -> Ran<String> {
+    let mut args: Vec<OsString> = vec!["format".into(), "--colors=off".into()];
+    args.extend(kept(
+        extra,
+        &[
+            flag("--write"),
+            flag("--fix"),
+            with_value("--stdin-file-path"),
+            with_value("--reporter"),
+        ],
+    ));
+    let mut path = OsString::from("--stdin-file-path=");
+    path.push(relative_to(file.real, cwd));
+    args.push(path);
+    let out = match run_tool(argv, cwd, args, Some(file.text), &[], timeout) {
+        Ok(o) => o,
+        Err(why) => return why,
+    };
+    let stderr = out.stderr_str();
+    if let Some(line) = stderr
+        .lines()
+        .find(|l| l.contains("The content was not formatted because"))
+    {
+        return Ran::Skipped(line.trim().to_string());
+    }
+    match out.code {
+        Some(0) => Ran::Done(out.stdout_str()),
+        _ => Ran::Error(biome_complaint(&stderr)),
+    }
+}
+
+/// biome's complaint, from its framed stderr: the `×` lines (the reason, then "Biome exited
+/// because …"), without the frame.
+pub(super) fn biome_complaint(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix('×'))
+        .map(str::trim)
+        .filter(|l| !l.starts_with("Some errors were emitted"))
+        .take(3)
+        .collect();
+    if lines.is_empty() {
+        first_lines(stderr)
+    } else {
+        lines.join(" | ")
+    }
 }
 
 #[cfg(test)]

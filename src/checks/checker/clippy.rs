@@ -1,11 +1,22 @@
 //! `cargo clippy`: every Cargo project's linter, over the whole package (tests and benches
 //! included, `--all-targets`) in the mirror, findings anywhere in it.
 
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
 use super::{Batch, Call, Checker, Files, Out, Uses};
-use crate::checks::package;
-use crate::checks::tools::Ran;
+use crate::checks::exec::package::{
+    CARGO, cargo_package, join_rel, mirror_with, overlays, run_cmd,
+};
+use crate::checks::exec::{Ran, first_lines};
+use crate::checks::finding::RawFinding;
+use crate::checks::parse;
 use crate::project::config::Kind;
-use crate::project::detect::Lang;
+use crate::project::detect::{Lang, Project};
+use crate::project::mirror::Overlay;
+use crate::project::prepare::{self, Toolchain};
+use crate::runner::Cmd;
 
 pub static CHECKER: Checker = Checker {
     name: "clippy",
@@ -22,8 +33,8 @@ fn run(call: &Call) -> Ran<Out> {
         Ok(p) => p,
         Err(e) => return e,
     };
-    let overlays = package::overlays(call);
-    match package::clippy(
+    let overlays = overlays(call);
+    match clippy(
         call.argv,
         call.repo_root,
         call.git_dir,
@@ -35,4 +46,82 @@ fn run(call: &Call) -> Ran<Out> {
         Ran::Done(f) => Ran::Done(Out::Package(f)),
         other => other.relay(),
     }
+}
+
+/// `cargo clippy` on the package of `project`, findings with repository-relative paths.
+fn clippy(
+    argv: &[OsString],
+    repo_root: &Path,
+    git_dir: &Path,
+    project: &Project,
+    overlays: &[Overlay],
+    timeout: Duration,
+    offline: bool,
+) -> Ran<Vec<RawFinding>> {
+    let _serial = CARGO.lock().unwrap_or_else(|p| p.into_inner());
+    let (ws_rel, name) = match cargo_package(argv, repo_root, project, timeout) {
+        Ok(x) => x,
+        Err(r) => return r,
+    };
+    let name = name.as_str();
+    let mirror = match mirror_with(repo_root, git_dir, &ws_rel, overlays) {
+        Ok(m) => m,
+        Err(e) => return Ran::Error(e),
+    };
+    let real_dir = prepare::real_dir(repo_root, &ws_rel);
+    let prep = prepare::Package {
+        toolchain: Toolchain::Cargo,
+        argv,
+        git_dir,
+        mirror: &mirror,
+        mirror_rel: &ws_rel,
+        package_rel: &project.rel_root,
+        real_dir: &real_dir,
+        overlays,
+        offline,
+        timeout,
+    };
+    if let Err(u) = prep.ensure() {
+        return u.into();
+    }
+    let mut cmd = Cmd::new(argv[0].clone(), &mirror.root)
+        .args(argv[1..].iter().cloned())
+        .args([
+            "clippy",
+            "--message-format=json",
+            "--all-targets",
+            "--offline",
+            "-p",
+            name,
+        ])
+        .env(
+            "CARGO_TARGET_DIR",
+            git_dir.join("patchgate").join("cargo-target"),
+        )
+        .timeout(timeout);
+    cmd = cmd.env("CARGO_TERM_COLOR", "never");
+    let out = match prep.run(|| run_cmd(cmd.clone())) {
+        Ok(Ok(o)) => o,
+        Ok(Err(r)) => return r,
+        Err(u) => return u.into(),
+    };
+    let findings = match parse::cargo::cargo_json(&out.stdout_str()) {
+        Ok(f) => f,
+        Err(e) => return Ran::Error(format!("unreadable cargo output: {e}")),
+    };
+    if !out.success() && findings.is_empty() {
+        if let Some(u) = prep.explain(&out.stderr_str()) {
+            return u.into();
+        }
+        return Ran::Error(first_lines(&out.stderr_str()));
+    }
+    Ran::Done(
+        findings
+            .into_iter()
+            .map(|mut f| {
+                f.path = join_rel(&ws_rel, &f.path);
+                f
+            })
+            .collect(),
+    )
 }

@@ -1,11 +1,11 @@
-//! eslint, through the node bridge (`checks::node`), where the project configures it (flat
+//! eslint, through the node bridge (`checks::exec::node`), where the project configures it (flat
 //! `eslint.config.*`, legacy `.eslintrc*` or package.json `"eslintConfig"`, a script, lint-staged
 //! entry or pre-commit hook running it). With no configuration eslint reports an error on every
 //! file, so a dependency alone is not evidence. A project that uses xo runs xo instead.
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
-use crate::checks::node::{self, NodeTool};
-use crate::checks::tools::Ran;
+use crate::checks::exec::Ran;
+use crate::checks::exec::node::{self, NodeTool};
 use crate::project::config::Kind;
 use crate::project::detect::Lang;
 use crate::project::evidence::Signals;

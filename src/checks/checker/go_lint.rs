@@ -2,11 +2,21 @@
 //! package of the module in the mirror, findings anywhere in them (a missed call site in another
 //! package is a new finding there).
 
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
 use super::{Batch, Call, Checker, Files, Out, Uses};
-use crate::checks::package;
-use crate::checks::tools::Ran;
+use crate::checks::exec::package::{GO, join_rel, mirror_with, overlays, run_cmd};
+use crate::checks::exec::{Ran, first_lines};
+use crate::checks::finding::RawFinding;
+use crate::checks::parse;
 use crate::project::config::Kind;
-use crate::project::detect::Lang;
+use crate::project::detect::{Lang, Project};
+use crate::project::mirror::Overlay;
+use crate::project::prepare::{self, Toolchain};
+use crate::project::tools::which;
+use crate::runner::Cmd;
 
 pub static CHECKER: Checker = Checker {
     name: "go-lint",
@@ -23,8 +33,8 @@ fn run(call: &Call) -> Ran<Out> {
         Ok(p) => p,
         Err(e) => return e,
     };
-    let overlays = package::overlays(call);
-    match package::go_lint(
+    let overlays = overlays(call);
+    match go_lint(
         call.argv,
         call.repo_root,
         call.git_dir,
@@ -36,4 +46,114 @@ fn run(call: &Call) -> Ran<Out> {
         Ran::Done(f) => Ran::Done(Out::Package(f)),
         other => other.relay(),
     }
+}
+
+/// `golangci-lint run` when it is installed, else `go vet`, on every package of the module.
+fn go_lint(
+    go: &[OsString],
+    repo_root: &Path,
+    git_dir: &Path,
+    project: &Project,
+    overlays: &[Overlay],
+    timeout: Duration,
+    offline: bool,
+) -> Ran<Vec<RawFinding>> {
+    let _serial = GO.lock().unwrap_or_else(|p| p.into_inner());
+    let mirror = match mirror_with(repo_root, git_dir, &project.rel_root, overlays) {
+        Ok(m) => m,
+        Err(e) => return Ran::Error(e),
+    };
+    // Every package of the module, not only the edited ones: a patch breaks the packages that
+    // use what it changed (a missed call site in another package), and the build cache keeps
+    // the untouched packages cheap.
+    let dirs = ["./..."];
+    let real_dir = prepare::real_dir(repo_root, &project.rel_root);
+    let prep = prepare::Package {
+        toolchain: Toolchain::Go,
+        argv: go,
+        git_dir,
+        mirror: &mirror,
+        mirror_rel: &project.rel_root,
+        package_rel: &project.rel_root,
+        real_dir: &real_dir,
+        overlays,
+        offline,
+        timeout,
+    };
+    if let Err(u) = prep.ensure() {
+        return u.into();
+    }
+    // Offline as always (a user's GOPROXY kept): `prepare` did any downloading.
+    let base = |prog: OsString| {
+        let cmd = prepare::go_env(Cmd::new(prog, &mirror.root), false);
+        cmd.env(
+            "GOPROXY",
+            std::env::var_os("GOPROXY").unwrap_or_else(|| "off".into()),
+        )
+        .timeout(timeout)
+    };
+    if let Some(golangci) = which("golangci-lint") {
+        let cmd = base(golangci.into_os_string())
+            .args(["run", "--output.json.path", "stdout", "--show-stats=false"])
+            .args(dirs.iter());
+        let out = match prep.run(|| run_cmd(cmd.clone())) {
+            Ok(Ok(o)) => o,
+            Ok(Err(r)) => return r,
+            Err(u) => return u.into(),
+        };
+        if !matches!(out.code, Some(0) | Some(1))
+            && let Some(u) = prep.explain(&out.stderr_str())
+        {
+            return u.into();
+        }
+        return match (out.code, parse::go::golangci_json(&out.stdout_str())) {
+            (Some(0) | Some(1), Ok(f)) => Ran::Done(
+                f.into_iter()
+                    .map(|mut x| {
+                        x.path = join_rel(&project.rel_root, &x.path);
+                        x
+                    })
+                    .collect(),
+            ),
+            _ => Ran::Error(format!("golangci-lint: {}", first_lines(&out.stderr_str()))),
+        };
+    }
+    let cmd = base(go[0].clone())
+        .args(go[1..].iter().cloned())
+        .arg("vet")
+        .args(dirs.iter());
+    let out = match prep.run(|| run_cmd(cmd.clone())) {
+        Ok(Ok(o)) => o,
+        Ok(Err(r)) => return r,
+        Err(u) => return u.into(),
+    };
+    let text = out.stderr_str();
+    // Before the findings: `main.go:3:8: module lookup disabled by GOPROXY=off` looks like one.
+    if !out.success()
+        && let Some(u) = prep.explain(&text)
+    {
+        return u.into();
+    }
+    let findings = match parse::go::go_vet_text(&text) {
+        Ok(f) => f,
+        Err(e) => return Ran::Error(format!("unreadable go vet output: {e}")),
+    };
+    if !out.success() && findings.is_empty() {
+        return Ran::Error(first_lines(&text));
+    }
+    let mirror_root = mirror.root.to_string_lossy().into_owned();
+    Ran::Done(
+        findings
+            .into_iter()
+            .map(|mut f| {
+                let p = f
+                    .path
+                    .strip_prefix(&format!("{mirror_root}/"))
+                    .unwrap_or(&f.path)
+                    .to_string();
+                f.path = join_rel(&project.rel_root, &p);
+                f
+            })
+            .collect(),
+    )
 }

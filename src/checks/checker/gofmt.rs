@@ -1,7 +1,11 @@
 //! gofmt: every Go module's formatter, on stdin.
 
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
 use super::{Batch, Call, Checker, Files, Out, Uses, each_file, formatted};
-use crate::checks::tools::{self, Invocation, Ran};
+use crate::checks::exec::{Ran, first_lines, run_stdin};
 use crate::project::config::Kind;
 use crate::project::detect::Lang;
 
@@ -21,12 +25,17 @@ fn run(call: &Call) -> Ran<Out> {
         Err(e) => return e,
     };
     each_file(call, |i| {
-        let inv = Invocation {
-            argv: call.argv.to_vec(),
-            project,
-            real: i.real,
-            timeout: call.timeout,
-        };
-        formatted(tools::gofmt(&inv, i.text()))
+        formatted(gofmt(call.argv, &project.root, i.text(), call.timeout))
     })
+}
+
+fn gofmt(argv: &[OsString], root: &Path, text: &str, timeout: Duration) -> Ran<String> {
+    let out = match run_stdin(argv, root, text, timeout) {
+        Ok(o) => o,
+        Err(r) => return r.relay(),
+    };
+    match out.code {
+        Some(0) => Ran::Done(out.stdout_str()),
+        _ => Ran::Error(first_lines(&out.stderr_str())),
+    }
 }

@@ -16,8 +16,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::ContextFile;
+use super::exec::Ran;
 use super::finding::RawFinding;
-use super::tools::Ran;
 use crate::project::config::{Config, Kind};
 use crate::project::detect::{Lang, Project};
 use crate::project::evidence::{Evidence, Signals, Use};
@@ -39,6 +39,8 @@ pub mod ruff;
 pub mod ruff_format;
 pub mod rustfmt;
 pub mod syntax;
+#[cfg(test)]
+mod tool_tests;
 pub mod xo;
 
 /// Every built-in checker. Order is the order of `detect`'s listing within a language.
@@ -221,6 +223,16 @@ pub fn each_file(call: &Call, one: impl Fn(&Input) -> Ran<FileOut>) -> Ran<Out> 
         }
     }
     Ran::Done(Out::Files(outs))
+}
+
+/// A batch's findings (on repository paths) as one verdict per input.
+pub fn per_input(call: &Call, all: Vec<RawFinding>) -> Out {
+    Out::Files(
+        call.files
+            .iter()
+            .map(|i| FileOut::Findings(all.iter().filter(|f| f.path == i.rel).cloned().collect()))
+            .collect(),
+    )
 }
 
 /// A formatter's [`Ran`] as a file verdict.

@@ -1,11 +1,11 @@
-//! prettier, through the node bridge (`checks::node`), where the project configures it
+//! prettier, through the node bridge (`checks::exec::node`), where the project configures it
 //! (`.prettierrc*`, `prettier.config.*`, package.json `"prettier"`, a script, lint-staged entry or
 //! pre-commit hook running it). A dependency alone is not evidence: a project may declare prettier
 //! only to format its Markdown. A project that uses xo does not run prettier separately.
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
-use crate::checks::node::{self, NodeTool};
-use crate::checks::tools::Ran;
+use crate::checks::exec::Ran;
+use crate::checks::exec::node::{self, NodeTool};
 use crate::project::config::Kind;
 use crate::project::detect::Lang;
 use crate::project::evidence::Signals;

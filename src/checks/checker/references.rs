@@ -2,8 +2,8 @@
 //! or renames whose old name is still used elsewhere. Needs no tool; on unless disabled.
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
+use crate::checks::exec::Ran;
 use crate::checks::references;
-use crate::checks::tools::Ran;
 use crate::project::config::Kind;
 
 pub static CHECKER: Checker = Checker {

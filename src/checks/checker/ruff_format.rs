@@ -3,7 +3,7 @@
 //! alone configures the linter only.
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
-use crate::checks::tools::Ran;
+use crate::checks::exec::Ran;
 use crate::project::config::Kind;
 use crate::project::detect::Lang;
 use crate::project::evidence::Signals;

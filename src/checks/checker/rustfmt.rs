@@ -1,8 +1,12 @@
 //! rustfmt: every Cargo project's formatter, on stdin from the file's own directory (so it finds
 //! `rustfmt.toml`), with the package's edition.
 
+use std::ffi::OsString;
+use std::path::Path;
+use std::time::Duration;
+
 use super::{Batch, Call, Checker, Files, Out, Uses, each_file, formatted};
-use crate::checks::tools::{self, Invocation, Ran};
+use crate::checks::exec::{Ran, existing_dir, first_lines, run_stdin};
 use crate::project::config::Kind;
 use crate::project::detect::Lang;
 
@@ -22,12 +26,71 @@ fn run(call: &Call) -> Ran<Out> {
         Err(e) => return e,
     };
     each_file(call, |i| {
-        let inv = Invocation {
-            argv: call.argv.to_vec(),
-            project,
-            real: i.real,
-            timeout: call.timeout,
-        };
-        formatted(tools::rustfmt(&inv, i.text()))
+        formatted(rustfmt(
+            call.argv,
+            &project.root,
+            i.real,
+            i.text(),
+            call.timeout,
+        ))
     })
+}
+
+fn rustfmt(
+    argv: &[OsString],
+    root: &Path,
+    real: &Path,
+    text: &str,
+    timeout: Duration,
+) -> Ran<String> {
+    let mut argv = argv.to_vec();
+    argv.extend([
+        "--edition".into(),
+        rust_edition(root).into(),
+        "--emit".into(),
+        "stdout".into(),
+    ]);
+    argv.extend(["--color", "never"].map(OsString::from));
+    // On stdin rustfmt reads its configuration from the working directory upward.
+    let cwd = existing_dir(real);
+    let out = match run_stdin(&argv, &cwd, text, timeout) {
+        Ok(o) => o,
+        Err(r) => return r.relay(),
+    };
+    match out.code {
+        Some(0) => Ran::Done(out.stdout_str()),
+        _ => Ran::Error(first_lines(&out.stderr_str())),
+    }
+}
+
+/// The edition rustfmt must be told (it does not read Cargo.toml): the package's, following
+/// `edition.workspace = true` to the workspace manifest; 2015 (cargo's default) when unset.
+fn rust_edition(project_root: &Path) -> String {
+    let read = |p: &Path| -> Option<toml::Table> { std::fs::read_to_string(p).ok()?.parse().ok() };
+    let Some(manifest) = read(&project_root.join("Cargo.toml")) else {
+        return "2015".into();
+    };
+    let edition = manifest.get("package").and_then(|p| p.get("edition"));
+    match edition {
+        Some(toml::Value::String(s)) => s.clone(),
+        Some(toml::Value::Table(t))
+            if t.get("workspace").and_then(|v| v.as_bool()) == Some(true) =>
+        {
+            let mut dir = project_root.parent();
+            while let Some(d) = dir {
+                if let Some(ws) = read(&d.join("Cargo.toml"))
+                    && let Some(e) = ws
+                        .get("workspace")
+                        .and_then(|w| w.get("package"))
+                        .and_then(|p| p.get("edition"))
+                        .and_then(|e| e.as_str())
+                {
+                    return e.to_string();
+                }
+                dir = d.parent();
+            }
+            "2015".into()
+        }
+        _ => "2015".into(),
+    }
 }

@@ -3,8 +3,8 @@
 //! introduced blocks. Needs no tool; on unless disabled (`[checkers.syntax] disabled = true`).
 
 use super::{Batch, Call, Checker, FileOut, Files, Out, Uses};
+use crate::checks::exec::Ran;
 use crate::checks::finding::{RawFinding, Severity};
-use crate::checks::tools::Ran;
 use crate::project::config::Kind;
 use crate::syntax::languages::Language;
 

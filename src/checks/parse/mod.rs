@@ -1,25 +1,24 @@
-//! Parsers from each tool's output to [`RawFinding`]s, one file per tool, each tested on output
-//! recorded from the real tool (`testdata/<tool>-<case>.txt`).
+//! Parsers from the output formats several callers read to [`RawFinding`]s, one file per format,
+//! each tested on output recorded from the real tool (`testdata/<tool>-<case>.txt`): cargo's JSON
+//! messages, go vet's text, tsc, mypy (the package checkers and verify's steps), ESLint's JSON
+//! (eslint's and xo's), and the generic JSON, SARIF and regex formats of custom checkers. A
+//! parser only one checker uses lives in that checker's file (`checks::checker::<tool>`), with
+//! its tests on the same recordings.
 //!
 //! Every parser takes the text the tool printed and returns `Result<Vec<RawFinding>, ParseError>`:
 //! garbage or truncated output is a [`ParseError`] with a short reason, never a panic. Paths are
 //! kept in the tool's own spelling; mapping them back to repository paths is the caller's job.
 
-pub mod biome;
 pub mod cargo;
 pub mod eslint;
-pub mod flake8;
 pub mod go;
 pub mod json;
 pub mod mypy;
-pub mod oxlint;
 #[cfg(test)]
-mod recordings;
+pub(crate) mod recordings;
 pub mod regex;
-pub mod ruff;
 pub mod sarif;
 pub mod tsc;
-pub mod xo;
 
 pub use self::cargo::cargo_json;
 pub use self::eslint::eslint_json;
@@ -27,19 +26,18 @@ pub use self::go::{go_vet_json, go_vet_text, golangci_json};
 pub use self::json::generic_json;
 pub use self::mypy::mypy_json;
 pub use self::regex::regex_lines;
-pub use self::ruff::ruff_json;
 pub use self::sarif::sarif;
 pub use self::tsc::tsc_text;
 
-use super::finding::{ParseError, RawFinding, Severity};
+pub(crate) use super::finding::{ParseError, RawFinding, Severity};
 
 /// A [`ParseError`] for `tool`: "`tool`: `reason`".
-fn error(tool: &str, reason: impl std::fmt::Display) -> ParseError {
+pub(crate) fn error(tool: &str, reason: impl std::fmt::Display) -> ParseError {
     ParseError(format!("{tool}: {reason}"))
 }
 
 /// `line` shortened to at most 80 characters, for quoting in a [`ParseError`].
-fn excerpt(line: &str) -> String {
+pub(crate) fn excerpt(line: &str) -> String {
     const MAX: usize = 80;
     let line = line.trim();
     match line.char_indices().nth(MAX) {
@@ -49,7 +47,7 @@ fn excerpt(line: &str) -> String {
 }
 
 /// A severity word as tools spell it (case-insensitive): error, warning/warn, info/note.
-fn severity_word(word: &str) -> Option<Severity> {
+pub(crate) fn severity_word(word: &str) -> Option<Severity> {
     match word.to_ascii_lowercase().as_str() {
         "error" => Some(Severity::Error),
         "warning" | "warn" => Some(Severity::Warning),
@@ -85,7 +83,6 @@ mod tests {
                 .filter(|&i| text.is_char_boundary(i));
             for cut in cuts {
                 let input = &text[..cut];
-                let _ = ruff_json(input);
                 let _ = eslint_json(input);
                 let _ = cargo_json(input);
                 let _ = go_vet_text(input);

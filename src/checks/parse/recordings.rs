@@ -3,7 +3,7 @@
 //! list (which covers the older ones).
 
 /// Calls `f` on every recording and on prefixes of it (truncated output), cut at char boundaries.
-pub(super) fn each_prefix(mut f: impl FnMut(&str)) {
+pub(crate) fn each_prefix(mut f: impl FnMut(&str)) {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/checks/parse/testdata");
     let mut seen = 0;
     for entry in std::fs::read_dir(dir).expect("testdata") {

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use super::finding::{RawFinding, Severity};
+use crate::checks::finding::{RawFinding, Severity};
 use crate::runner::{Cmd, RunError};
 
 const BRIDGE: &str = include_str!("bridge.mjs");
@@ -301,7 +301,7 @@ fn prettier_ignore_files(project_root: &Path) -> Vec<String> {
 }
 
 /// Finds eslint's or prettier's package for a checker (the argv is the package directory).
-pub fn locate(l: &super::checker::Locate) -> Result<Vec<std::ffi::OsString>, String> {
+pub fn locate(l: &crate::checks::checker::Locate) -> Result<Vec<std::ffi::OsString>, String> {
     find_module(l.checker, l.project_root, l.repo_root)
         .map(|m| vec![m.into_os_string()])
         .ok_or_else(|| format!("{} not found in node_modules or on PATH", l.checker))
@@ -310,10 +310,10 @@ pub fn locate(l: &super::checker::Locate) -> Result<Vec<std::ffi::OsString>, Str
 /// One bridge run for a checker's call: a verdict per file.
 pub fn run_checker(
     tool: NodeTool,
-    call: &super::checker::Call,
-) -> super::tools::Ran<super::checker::Out> {
-    use super::checker::{FileOut, Out};
-    use super::tools::Ran;
+    call: &crate::checks::checker::Call,
+) -> super::Ran<crate::checks::checker::Out> {
+    use super::Ran;
+    use crate::checks::checker::{FileOut, Out};
     let Some(module) = call.argv.first().map(PathBuf::from) else {
         return Ran::Error("internal: no module for the node bridge".into());
     };

@@ -189,8 +189,8 @@ fn watched(
     files: &[PathBuf],
 ) -> Vec<(PathBuf, Stamp)> {
     let names: &[&str] = match tool {
-        NodeTool::Eslint => super::checker::eslint::CONFIGS,
-        NodeTool::Prettier => super::checker::prettier::SIGNALS.config_files,
+        NodeTool::Eslint => crate::checks::checker::eslint::CONFIGS,
+        NodeTool::Prettier => crate::checks::checker::prettier::SIGNALS.config_files,
     };
     let mut dirs: HashSet<&Path> = HashSet::new();
     for f in files {

@@ -1,9 +1,21 @@
-//! Tests of [`super`] against the real tools on temporary projects. A tool that is not on PATH
+//! The tool runs of the checkers that read patched text on stdin or from a scratch tree (biome,
+//! oxlint, black, flake8, xo), each in its own file, against the real tools on temporary projects. A tool that is not on PATH
 //! skips its tests locally (loudly) and fails them in CI (`CI=true`); `scripts/install-checkers`
 //! installs the pinned versions.
 
-use super::*;
+use std::ffi::OsString;
 use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::biome_format::{biome_complaint, biome_format};
+use super::biome_lint::biome_lint;
+use super::black::black;
+use super::flake8::flake8;
+use super::oxlint::oxlint;
+use super::xo::xo;
+use crate::checks::exec::{Ran, Source, flag, kept, node_complaint, python_complaint, with_value};
+use crate::checks::finding::RawFinding;
 
 const T: Duration = Duration::from_secs(60);
 
