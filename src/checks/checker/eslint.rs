@@ -5,7 +5,7 @@
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
 use crate::checks::exec::Ran;
-use crate::checks::exec::node::{self, NodeTool};
+use crate::checks::exec::node::{self, NodeApi, NodeTool};
 use crate::project::config::Kind;
 use crate::project::detect::Lang;
 use crate::project::evidence::Signals;
@@ -42,6 +42,14 @@ pub static SIGNALS: Signals = Signals {
     ..Signals::NONE
 };
 
+/// eslint through the bridge's ESLint-API driver.
+pub const NODE: NodeTool = NodeTool {
+    package: "eslint",
+    api: NodeApi::Lint,
+    configs: CONFIGS,
+    ignore_files: &[],
+};
+
 pub static CHECKER: Checker = Checker {
     name: "eslint",
     files: Files::Lang(Lang::Node),
@@ -53,7 +61,7 @@ pub static CHECKER: Checker = Checker {
 };
 
 fn run(call: &Call) -> Ran<Out> {
-    node::run_checker(NodeTool::Eslint, call)
+    node::run_checker(NODE, call)
 }
 
 /// Is this config file (a path or a name) an eslint legacy (eslintrc) config? Such a project

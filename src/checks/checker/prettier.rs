@@ -5,7 +5,7 @@
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
 use crate::checks::exec::Ran;
-use crate::checks::exec::node::{self, NodeTool};
+use crate::checks::exec::node::{self, NodeApi, NodeTool};
 use crate::project::config::Kind;
 use crate::project::detect::Lang;
 use crate::project::evidence::Signals;
@@ -39,6 +39,14 @@ pub static SIGNALS: Signals = Signals {
     ..Signals::NONE
 };
 
+/// prettier through the bridge's formatter driver; `.prettierignore` is handed to its API.
+pub const NODE: NodeTool = NodeTool {
+    package: "prettier",
+    api: NodeApi::Format,
+    configs: SIGNALS.config_files,
+    ignore_files: &[".prettierignore"],
+};
+
 pub static CHECKER: Checker = Checker {
     name: "prettier",
     files: Files::Lang(Lang::Node),
@@ -50,5 +58,5 @@ pub static CHECKER: Checker = Checker {
 };
 
 fn run(call: &Call) -> Ran<Out> {
-    node::run_checker(NodeTool::Prettier, call)
+    node::run_checker(NODE, call)
 }

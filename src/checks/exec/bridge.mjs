@@ -1,4 +1,5 @@
-// patchgate's node bridge: runs the project's own eslint or prettier, through their APIs, on
+// patchgate's node bridge: runs the project's own node tool through its API (a linter through
+// the ESLint API, "api": "lint"; a formatter through prettier's, "api": "format"), on
 // in-memory file contents, all files of a batch in this one process (node startup costs ~0.3 s).
 //
 // Usage: node bridge.mjs <input.json>      one batch, then exit
@@ -7,12 +8,12 @@
 //                                            per request on stdout (the output document plus
 //                                            "id"); the loaded tools and eslint engines stay in
 //                                            memory; exits when stdin closes (its server is gone).
-//   input:  {"tool": "eslint"|"prettier", "moduleDir", "projectRoot", "ignoreFiles": [..],
+//   input:  {"tool": <package>, "api": "lint"|"format", "moduleDir", "projectRoot", "ignoreFiles": [..],
 //            "files": [{"path", "text"}]}
 //   output: ONE line of JSON on stdout, the last line written:
 //     {"pid", "version", "ok": true, "results": [..]} or {"pid", "ok": false, "error"}
-//   eslint result:   {"ignored": bool, "messages": [{ruleId, severity, message, line, column, fatal}]}
-//   prettier result: {"formatted": string|null, "error": string|null}
+//   lint result:     {"ignored": bool, "messages": [{ruleId, severity, message, line, column, fatal}]}
+//   format result:   {"formatted": string|null, "error": string|null}
 // Results are in the order of the input files.
 import fs from "node:fs";
 import path from "node:path";
@@ -137,7 +138,7 @@ async function serve() {
       if (!tools.has(input.moduleDir)) tools.set(input.moduleDir, await loadTool(input.moduleDir));
       const { mod, version } = tools.get(input.moduleDir);
       let results;
-      if (input.tool === "eslint") {
+      if (input.api === "lint") {
         const key = input.moduleDir + "\0" + input.projectRoot;
         if (!engines.has(key)) engines.set(key, newEngine(mod, input));
         results = await eslint(mod, input, engines.get(key));
@@ -159,7 +160,7 @@ if (process.argv[2] === "--serve") {
   try {
     const input = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
     const { mod, version } = await loadTool(input.moduleDir);
-    const run = input.tool === "eslint" ? eslint : prettier;
+    const run = input.api === "lint" ? eslint : prettier;
     emit({ ok: true, version, results: await run(mod, input) });
   } catch (e) {
     emit({ ok: false, error: String(e?.message ?? e) });

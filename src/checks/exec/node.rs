@@ -28,19 +28,32 @@ pub struct NodeFile {
     pub text: String,
 }
 
+/// Which of the bridge's two drivers runs a tool: a linter through the ESLint API (an `ESLint`
+/// engine per project, findings per file), or a formatter through prettier's (`format()`, the
+/// formatted text per file).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum NodeTool {
-    Eslint,
-    Prettier,
+pub enum NodeApi {
+    Lint,
+    Format,
+}
+
+/// A node tool as its checker declares it (`checks::checker::<tool>::NODE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeTool {
+    /// The npm package (and binary) name, for [`find_module`].
+    pub package: &'static str,
+    pub api: NodeApi,
+    /// The tool's configuration file names: a change to one restarts a warm host.
+    pub configs: &'static [&'static str],
+    /// Ignore files the API reads only when given them (the CLI would find them itself), looked
+    /// up in the project root and the repository root.
+    pub ignore_files: &'static [&'static str],
 }
 
 impl NodeTool {
     /// The npm package (and binary) name, for [`find_module`].
     pub fn package(self) -> &'static str {
-        match self {
-            NodeTool::Eslint => "eslint",
-            NodeTool::Prettier => "prettier",
-        }
+        self.package
     }
 }
 
@@ -171,9 +184,10 @@ pub fn run(
     let failed = |what: &str, e: &dyn std::fmt::Display| NodeError::Failed(format!("{what}: {e}"));
     let doc = serde_json::json!({
         "tool": name,
+        "api": match tool.api { NodeApi::Lint => "lint", NodeApi::Format => "format" },
         "moduleDir": module_dir.to_string_lossy(),
         "projectRoot": project_root.to_string_lossy(),
-        "ignoreFiles": prettier_ignore_files(project_root),
+        "ignoreFiles": ignore_files(project_root, tool.ignore_files),
         "files": files.iter()
             .map(|f| serde_json::json!({"path": f.path.to_string_lossy(), "text": f.text}))
             .collect::<Vec<_>>(),
@@ -207,13 +221,17 @@ pub fn run(
     }
     let results = files.iter().zip(doc.results).map(|(f, r)| {
         let path = f.path.clone();
-        match tool {
-            NodeTool::Eslint => FileResult::Lint {
-                findings: r.messages.into_iter().map(|m| finding(&path, m)).collect(),
+        match tool.api {
+            NodeApi::Lint => FileResult::Lint {
+                findings: r
+                    .messages
+                    .into_iter()
+                    .map(|m| finding(&path, m, name))
+                    .collect(),
                 ignored: r.ignored,
                 path,
             },
-            NodeTool::Prettier => FileResult::Format {
+            NodeApi::Format => FileResult::Format {
                 path,
                 formatted: r.formatted,
                 error: r.error,
@@ -273,34 +291,36 @@ fn one_shot(
     }
 }
 
-fn finding(path: &Path, m: EslintMessage) -> RawFinding {
+fn finding(path: &Path, m: EslintMessage, tool: &str) -> RawFinding {
     RawFinding {
         path: path.to_string_lossy().into_owned(),
         line: m.line,
         column: m.column,
-        // eslint gives a parse error no rule id; name it so reports can still group it.
+        // The ESLint API gives a parse error no rule id; name it so reports can still group it.
         rule: m
             .rule_id
-            .unwrap_or_else(|| if m.fatal { "parse-error" } else { "eslint" }.to_string()),
+            .unwrap_or_else(|| if m.fatal { "parse-error" } else { tool }.to_string()),
         severity: [Severity::Warning, Severity::Error][usize::from(m.severity >= 2)],
         message: m.message,
     }
 }
 
-/// The `.prettierignore` files prettier's CLI would honour when run from the project root, plus
-/// the repository root's: the API only reads the ignore files it is given.
-fn prettier_ignore_files(project_root: &Path) -> Vec<String> {
+/// The ignore files named `names` that the tool's CLI would honour when run from the project
+/// root, plus the repository root's: the API only reads the ignore files it is given.
+fn ignore_files(project_root: &Path, names: &[&str]) -> Vec<String> {
     let git_root = project_root.ancestors().find(|d| d.join(".git").exists());
     let mut dirs = vec![project_root];
     dirs.extend(git_root.filter(|g| *g != project_root));
-    let files = dirs.into_iter().map(|d| d.join(".prettierignore"));
+    let files = dirs
+        .into_iter()
+        .flat_map(|d| names.iter().map(move |n| d.join(n)));
     files
         .filter(|p| p.is_file())
         .map(|p| p.to_string_lossy().into_owned())
         .collect()
 }
 
-/// Finds eslint's or prettier's package for a checker (the argv is the package directory).
+/// Finds a node tool's package for a checker (the argv is the package directory).
 pub fn locate(l: &crate::checks::checker::Locate) -> Result<Vec<std::ffi::OsString>, String> {
     find_module(l.checker, l.project_root, l.repo_root)
         .map(|m| vec![m.into_os_string()])
@@ -450,7 +470,7 @@ mod tests {
             ("src/gen/x.js", "let u;\n"),
             ("src/b.js", "x = ;\n"),
         ];
-        let r = go(NodeTool::Eslint, &root, &list, 60_000).expect("runs");
+        let r = go(crate::checks::checker::eslint::NODE, &root, &list, 60_000).expect("runs");
         let (findings, ignored) = lint(&r[0]);
         assert!(!ignored && findings.len() == 1, "{findings:?}");
         let f = &findings[0];
@@ -471,7 +491,13 @@ mod tests {
         let Some((_d, root)) = project(None) else {
             return;
         };
-        let err = go(NodeTool::Eslint, &root, &[("a.js", "let a;\n")], 60_000).err();
+        let err = go(
+            crate::checks::checker::eslint::NODE,
+            &root,
+            &[("a.js", "let a;\n")],
+            60_000,
+        )
+        .err();
         assert!(
             matches!(&err, Some(NodeError::Failed(m)) if m.contains("config")),
             "{err:?}"
@@ -494,7 +520,7 @@ mod tests {
             ("src/data.xyz", "?"),
             ("src/syn.js", "x = ;\n"),
         ];
-        let r = go(NodeTool::Prettier, &root, &list, 60_000).expect("runs");
+        let r = go(crate::checks::checker::prettier::NODE, &root, &list, 60_000).expect("runs");
         let got: Vec<_> = r.iter().map(format).collect();
         let want = [Some(good), Some(good), Some("let a = 1\n"), None, None];
         assert_eq!(got[..5], want.map(|f| (f, None)));
@@ -518,7 +544,7 @@ mod tests {
             .map(|(p, t)| (p.as_str(), t.as_str()))
             .collect();
         let start = std::time::Instant::now();
-        let r = go(NodeTool::Eslint, &root, &list, 60_000).expect("runs");
+        let r = go(crate::checks::checker::eslint::NODE, &root, &list, 60_000).expect("runs");
         eprintln!("eslint, 20 files, one call: {:?}", start.elapsed());
         let bridges = BRIDGES.with_borrow(|b| b.clone());
         assert!(
@@ -539,7 +565,13 @@ mod tests {
         let Some((_d, root)) = project(Some(RECOMMENDED)) else {
             return;
         };
-        let err = go(NodeTool::Eslint, &root, &[("a.js", "")], 1).err();
+        let err = go(
+            crate::checks::checker::eslint::NODE,
+            &root,
+            &[("a.js", "")],
+            1,
+        )
+        .err();
         assert_eq!(err, Some(NodeError::Timeout));
     }
 
@@ -563,7 +595,15 @@ mod tests {
         let on_path = find_on_path("eslint", global.join("bin").as_os_str());
         assert_eq!(on_path, pkgs[1].canonicalize().ok());
         assert_eq!(find_on_path("eslint", d.path().as_os_str()), None);
-        let err = run(NodeTool::Prettier, &app, &app, &[], &app, Duration::ZERO).err();
+        let err = run(
+            crate::checks::checker::prettier::NODE,
+            &app,
+            &app,
+            &[],
+            &app,
+            Duration::ZERO,
+        )
+        .err();
         let want = "prettier not found in node_modules or on PATH";
         assert_eq!(err, Some(NodeError::Missing(want.into())));
     }

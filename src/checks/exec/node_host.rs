@@ -188,10 +188,7 @@ fn watched(
     project_root: &Path,
     files: &[PathBuf],
 ) -> Vec<(PathBuf, Stamp)> {
-    let names: &[&str] = match tool {
-        NodeTool::Eslint => crate::checks::checker::eslint::CONFIGS,
-        NodeTool::Prettier => crate::checks::checker::prettier::SIGNALS.config_files,
-    };
+    let names: &[&str] = tool.configs;
     let mut dirs: HashSet<&Path> = HashSet::new();
     for f in files {
         for d in f.ancestors().skip(1) {
