@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::Failure;
 use super::parse;
 use super::plan::{Parser, Plan};
-use super::run::{Status, Step};
+use super::{Status, Step};
 use crate::project::prepare;
 use crate::runner::{Cmd, RunError};
 

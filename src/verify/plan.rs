@@ -22,7 +22,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::run::Step;
+use super::Step;
 use crate::project::config::{Config, StepCommands};
 use crate::project::detect::{Lang, Project};
 use crate::project::tools::{project_local, which};

@@ -24,9 +24,9 @@ use sha2::{Digest, Sha256};
 
 use super::super::execute::{Found, StepRun};
 use super::super::plan::Plan;
-use super::super::run::{Status, Step};
 use crate::project::detect::Project;
 use crate::project::tools::which;
+use crate::verify::{Status, Step};
 
 /// Beyond this many entries, the least recently used are removed (down to 3/4 of it).
 pub const MAX_ENTRIES: usize = 512;

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::super::run::Change;
+use crate::verify::Change;
 
 /// A file whose working-tree content is not HEAD's.
 #[derive(Debug, Clone, PartialEq, Eq)]

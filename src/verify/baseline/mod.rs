@@ -24,7 +24,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use super::execute::{Found, Origin};
-use super::run::{Change, Status};
+use super::{Change, Status};
 use crate::checks::gate::LineMap;
 
 /// How the lines of each changed file correspond to the original's.
