@@ -114,87 +114,14 @@ impl Ctx<'_> {
 /// Runs every applicable checker on `files` (deleted files have nothing to check).
 pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
     let ev = Evidence::new(ctx.repo_root);
-    let mut items: Vec<(Item, Vec<Considered>)> = Vec::new();
-    for f in files {
-        let Ok(text) = std::str::from_utf8(&f.after) else {
-            continue;
-        };
-        let before = f
-            .before
-            .as_ref()
-            .and_then(|b| std::str::from_utf8(b).ok())
-            .map(|s| Arc::new(s.to_string()));
-        let considered = select::consider(
-            ctx.repo_root,
-            &ev,
-            ctx.config,
-            ctx.opts.only.as_deref(),
-            &f.rel,
-        );
-        items.push((
-            Item {
-                rel: f.rel.clone(),
-                real: f.real.clone(),
-                before,
-                text: Arc::new(text.to_string()),
-                from: f.from.clone(),
-            },
-            considered,
-        ));
-    }
-
-    // A deleted file has nothing to check, but the checkers that look past the edited files (the
-    // references check over the patch, clippy and go vet over the package) must run for it even
-    // when no changed file would start them: a patch that only deletes a module whose function
-    // is still used elsewhere.
-    let for_removed: Vec<Considered> = ctx
-        .removed
-        .iter()
-        .flat_map(|(rel, _)| {
-            select::consider(
-                ctx.repo_root,
-                &ev,
-                ctx.config,
-                ctx.opts.only.as_deref(),
-                rel,
-            )
-        })
-        .filter(|c| matches!(c.checker.batch, Batch::Patch | Batch::Package))
-        .collect();
-
+    let mut items = items(ctx, &ev, files);
+    let for_removed = for_removed(ctx, &ev);
     crate::timing::mark("checks: checkers selected");
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(ctx.opts.jobs)
         .build();
     let bar = progress_bar(ctx.opts.progress);
-    let run_jobs = |mut jobs: Vec<Job>| -> Vec<JobResult> {
-        bar.inc_length(jobs.len() as u64);
-        // The long jobs (a node start, a cargo or go build) first, in FIFO order, so every worker
-        // starts on one of them and the quick per-file tools fill in around them.
-        jobs.sort_by_key(|j| match j {
-            Job::Table { checker, .. } => !matches!(checker.batch, Batch::Package),
-            Job::Custom { .. } => true,
-        });
-        let results = std::sync::Mutex::new(Vec::with_capacity(jobs.len()));
-        let run_all = || {
-            rayon::scope_fifo(|s| {
-                for j in jobs {
-                    let results = &results;
-                    let bar = &bar;
-                    s.spawn_fifo(move |_| {
-                        let r = run_job(ctx, j);
-                        bar.inc(1);
-                        results.lock().unwrap_or_else(|p| p.into_inner()).push(r);
-                    });
-                }
-            })
-        };
-        match &pool {
-            Ok(p) => p.install(run_all),
-            Err(_) => run_all(),
-        }
-        results.into_inner().unwrap_or_else(|p| p.into_inner())
-    };
+    let run_jobs = |jobs: Vec<Job>| run_jobs(ctx, pool.as_ref().ok(), &bar, jobs);
 
     let mut reports = Vec::new();
     let mut fixed: BTreeMap<String, String> = BTreeMap::new();
@@ -230,7 +157,6 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
             b.checker.as_str(),
         ))
     });
-
     let blocked = reports.iter().any(|r| match r.status {
         Status::Fail => ctx.opts.gate != Gate::Off,
         Status::Missing | Status::Error | Status::Timeout => ctx.opts.require_tools,
@@ -248,6 +174,87 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
         },
         blocked,
     }
+}
+
+/// Each text file to check, with the checkers considered for it (a binary file has none).
+fn items(ctx: &Ctx, ev: &Evidence, files: &[CheckFile]) -> Vec<(Item, Vec<Considered>)> {
+    let mut items: Vec<(Item, Vec<Considered>)> = Vec::new();
+    for f in files {
+        let Ok(text) = std::str::from_utf8(&f.after) else {
+            continue;
+        };
+        let before = f
+            .before
+            .as_ref()
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .map(|s| Arc::new(s.to_string()));
+        let considered = select::consider(
+            ctx.repo_root,
+            ev,
+            ctx.config,
+            ctx.opts.only.as_deref(),
+            &f.rel,
+        );
+        items.push((
+            Item {
+                rel: f.rel.clone(),
+                real: f.real.clone(),
+                before,
+                text: Arc::new(text.to_string()),
+                from: f.from.clone(),
+            },
+            considered,
+        ));
+    }
+    items
+}
+
+/// The checkers a deleted file starts. It has nothing to check, but the checkers that look past
+/// the edited files (the references check over the patch, clippy and go vet over the package)
+/// must run for it even when no changed file would start them: a patch that only deletes a
+/// module whose function is still used elsewhere.
+fn for_removed(ctx: &Ctx, ev: &Evidence) -> Vec<Considered> {
+    ctx.removed
+        .iter()
+        .flat_map(|(rel, _)| {
+            select::consider(ctx.repo_root, ev, ctx.config, ctx.opts.only.as_deref(), rel)
+        })
+        .filter(|c| matches!(c.checker.batch, Batch::Patch | Batch::Package))
+        .collect()
+}
+
+/// Runs `jobs` on the pool (or the global one if it could not be built), the long ones first.
+fn run_jobs(
+    ctx: &Ctx,
+    pool: Option<&rayon::ThreadPool>,
+    bar: &indicatif::ProgressBar,
+    mut jobs: Vec<Job>,
+) -> Vec<JobResult> {
+    bar.inc_length(jobs.len() as u64);
+    // The long jobs (a node start, a cargo or go build) first, in FIFO order, so every worker
+    // starts on one of them and the quick per-file tools fill in around them.
+    jobs.sort_by_key(|j| match j {
+        Job::Table { checker, .. } => !matches!(checker.batch, Batch::Package),
+        Job::Custom { .. } => true,
+    });
+    let results = std::sync::Mutex::new(Vec::with_capacity(jobs.len()));
+    let run_all = || {
+        rayon::scope_fifo(|s| {
+            for j in jobs {
+                let results = &results;
+                s.spawn_fifo(move |_| {
+                    let r = run_job(ctx, j);
+                    bar.inc(1);
+                    results.lock().unwrap_or_else(|p| p.into_inner()).push(r);
+                });
+            }
+        })
+    };
+    match pool {
+        Some(p) => p.install(run_all),
+        None => run_all(),
+    }
+    results.into_inner().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A bar on stderr that appears only if the checks are still running after a moment (a fast run

@@ -291,6 +291,110 @@ fn read_strays(entry: &Path) -> Vec<String> {
         .collect()
 }
 
+/// Tracked and untracked-but-not-ignored files under `project_rel`: what a build in the working
+/// tree would see.
+fn listed(repo_root: &Path, project_rel: &str) -> Result<Vec<String>, String> {
+    let specs = pathspecs(project_rel);
+    let out = Cmd::new("git", repo_root)
+        .args([
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+            "--",
+        ])
+        .args(specs.iter())
+        .timeout(Duration::from_secs(120))
+        .run()
+        .map_err(|e| format!("git ls-files: {e}"))?;
+    if !out.success() {
+        return Err(format!("git ls-files failed: {}", out.stderr_str().trim()));
+    }
+    Ok(out
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect())
+}
+
+/// Files laid over since they were copied: forgotten by the manifest (so copied again), or
+/// removed when the working tree has none; the other projects' strays are kept listed.
+fn drop_strays(
+    entry: &Path,
+    base: &Path,
+    project_rel: &str,
+    seen: &HashSet<&str>,
+    manifest: &mut Manifest,
+) -> Result<(), String> {
+    let _guard = STRAYS.lock().unwrap_or_else(|p| p.into_inner());
+    let strays = read_strays(entry);
+    let (mine, others): (Vec<String>, Vec<String>) =
+        strays.into_iter().partition(|r| covers(project_rel, r));
+    if mine.is_empty() {
+        return Ok(());
+    }
+    for rel in &mine {
+        manifest.files.remove(rel);
+        if !seen.contains(rel.as_str()) {
+            let _ = std::fs::remove_file(base.join(rel));
+        }
+    }
+    let mut text = Vec::new();
+    for rel in &others {
+        text.extend_from_slice(rel.as_bytes());
+        text.push(0);
+    }
+    std::fs::write(strays_path(entry), text).map_err(|e| format!("{}: {e}", entry.display()))
+}
+
+/// Copies `rel` (a file or a symlink) into the mirror unless the copy there is as fresh as the
+/// manifest says; records it.
+fn copy_if_stale(
+    repo_root: &Path,
+    base: &Path,
+    rel: &str,
+    manifest: &mut Manifest,
+) -> Result<(), String> {
+    let src = repo_root.join(rel);
+    let Ok(md) = std::fs::symlink_metadata(&src) else {
+        return Ok(());
+    };
+    if !md.is_file() && !md.file_type().is_symlink() {
+        return Ok(());
+    }
+    let s = stamp(&md);
+    let dst = base.join(rel);
+    let fresh = manifest.files.get(rel).is_some_and(|e| {
+        e.src == s && std::fs::symlink_metadata(&dst).is_ok_and(|d| copy_stamp(&d) == e.copy)
+    });
+    if fresh {
+        return Ok(());
+    }
+    if let Some(parent) = dst.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    let digest = if md.file_type().is_symlink() {
+        let target = std::fs::read_link(&src).map_err(|e| format!("{rel}: {e}"))?;
+        let _ = std::fs::remove_file(&dst);
+        std::os::unix::fs::symlink(&target, &dst).map_err(|e| format!("link {rel}: {e}"))?;
+        link_digest(&target)
+    } else {
+        copy_file(&src, &dst, md.permissions()).map_err(|e| format!("copy {rel}: {e}"))?
+    };
+    let copied = std::fs::symlink_metadata(&dst).map_err(|e| format!("copy {rel}: {e}"))?;
+    manifest.files.insert(
+        rel.to_string(),
+        Entry {
+            src: s,
+            copy: copy_stamp(&copied),
+            digest,
+        },
+    );
+    Ok(())
+}
+
 impl Mirror {
     /// Brings the mirror of `project_rel` (relative to the repository root, `""` for the root) up
     /// to date with the working tree.
@@ -314,95 +418,11 @@ impl Mirror {
             .filter(|m| m.version == MANIFEST_VERSION)
             .unwrap_or_default();
         manifest.version = MANIFEST_VERSION;
-
-        // Tracked and untracked-but-not-ignored files: what a build in the working tree would see.
-        let specs = pathspecs(project_rel);
-        let out = Cmd::new("git", repo_root)
-            .args([
-                "ls-files",
-                "-z",
-                "--cached",
-                "--others",
-                "--exclude-standard",
-                "--",
-            ])
-            .args(specs.iter())
-            .timeout(Duration::from_secs(120))
-            .run()
-            .map_err(|e| format!("git ls-files: {e}"))?;
-        if !out.success() {
-            return Err(format!("git ls-files failed: {}", out.stderr_str().trim()));
-        }
-        let listed: Vec<String> = out
-            .stdout
-            .split(|b| *b == 0)
-            .filter(|p| !p.is_empty())
-            .map(|p| String::from_utf8_lossy(p).into_owned())
-            .collect();
+        let listed = listed(repo_root, project_rel)?;
         let seen: HashSet<&str> = listed.iter().map(String::as_str).collect();
-
-        // Files laid over since they were copied: copied again below, or removed.
-        {
-            let _guard = STRAYS.lock().unwrap_or_else(|p| p.into_inner());
-            let strays = read_strays(&entry);
-            let (mine, others): (Vec<String>, Vec<String>) =
-                strays.into_iter().partition(|r| covers(project_rel, r));
-            if !mine.is_empty() {
-                for rel in &mine {
-                    manifest.files.remove(rel);
-                    if !seen.contains(rel.as_str()) {
-                        let _ = std::fs::remove_file(base.join(rel));
-                    }
-                }
-                let mut text = Vec::new();
-                for rel in &others {
-                    text.extend_from_slice(rel.as_bytes());
-                    text.push(0);
-                }
-                std::fs::write(strays_path(&entry), text)
-                    .map_err(|e| format!("{}: {e}", entry.display()))?;
-            }
-        }
-
+        drop_strays(&entry, &base, project_rel, &seen, &mut manifest)?;
         for rel in &listed {
-            let src = repo_root.join(rel);
-            let Ok(md) = std::fs::symlink_metadata(&src) else {
-                continue;
-            };
-            if !md.is_file() && !md.file_type().is_symlink() {
-                continue;
-            }
-            let s = stamp(&md);
-            let dst = base.join(rel);
-            let fresh = manifest.files.get(rel).is_some_and(|e| {
-                e.src == s
-                    && std::fs::symlink_metadata(&dst).is_ok_and(|d| copy_stamp(&d) == e.copy)
-            });
-            if fresh {
-                continue;
-            }
-            if let Some(parent) = dst.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("{}: {e}", parent.display()))?;
-            }
-            let digest = if md.file_type().is_symlink() {
-                let target = std::fs::read_link(&src).map_err(|e| format!("{rel}: {e}"))?;
-                let _ = std::fs::remove_file(&dst);
-                std::os::unix::fs::symlink(&target, &dst)
-                    .map_err(|e| format!("link {rel}: {e}"))?;
-                link_digest(&target)
-            } else {
-                copy_file(&src, &dst, md.permissions()).map_err(|e| format!("copy {rel}: {e}"))?
-            };
-            let copied = std::fs::symlink_metadata(&dst).map_err(|e| format!("copy {rel}: {e}"))?;
-            manifest.files.insert(
-                rel.clone(),
-                Entry {
-                    src: s,
-                    copy: copy_stamp(&copied),
-                    digest,
-                },
-            );
+            copy_if_stale(repo_root, &base, rel, &mut manifest)?;
         }
         let gone: Vec<String> = manifest
             .files

@@ -83,43 +83,88 @@ struct Test {
     lines: Vec<(String, Option<String>)>,
 }
 
+/// What a `go test -json` run said, gathered by test and package.
+#[derive(Default)]
+struct Events {
+    /// `build-output` by import path, in order.
+    builds: Vec<(String, String)>,
+    /// Lines that are not events (stderr, `go vet` and compiler output).
+    text: String,
+    tests: HashMap<(String, String), Test>,
+    test_order: Vec<(String, String)>,
+    failed_order: Vec<(String, String)>,
+    package_output: HashMap<String, Vec<String>>,
+    failed_packages: Vec<(String, Option<String>)>,
+}
+
+/// The failures found so far, each once.
+#[derive(Default)]
+struct Found {
+    failures: Vec<Failure>,
+    seen: HashSet<String>,
+}
+
+impl Found {
+    fn push(&mut self, failure: Failure) {
+        if self.seen.insert(format!("{failure:?}")) {
+            self.failures.push(failure);
+        }
+    }
+}
+
 /// Parses `go test -json` output (stdout, possibly followed by stderr) into failures: build
 /// errors first, then failing tests in the order they failed, then timeouts.
 pub fn go_test_json(output: &str) -> Vec<Failure> {
-    let mut builds: Vec<(String, String)> = Vec::new();
-    let mut text = String::new();
-    let mut tests: HashMap<(String, String), Test> = HashMap::new();
-    let mut test_order: Vec<(String, String)> = Vec::new();
-    let mut failed_order: Vec<(String, String)> = Vec::new();
-    let mut package_output: HashMap<String, Vec<String>> = HashMap::new();
-    let mut failed_packages: Vec<(String, Option<String>)> = Vec::new();
+    let events = Events::read(output);
+    let mut found = Found::default();
+    for (_, lines) in &events.builds {
+        go_build_text(lines).into_iter().for_each(|f| found.push(f));
+    }
+    go_build_text(&events.text)
+        .into_iter()
+        .for_each(|f| found.push(f));
+    let build_failed = !found.failures.is_empty();
+    let mut reported = events.failed_tests(&mut found);
+    let timed_out = events.timed_out_tests(&mut found, &mut reported);
+    events.failed_packages(&mut found, &timed_out, build_failed);
+    found.failures
+}
 
-    for line in output.lines() {
-        let Some(event) = line
-            .trim()
-            .starts_with('{')
-            .then(|| serde_json::from_str::<Event>(line.trim()).ok())
-            .flatten()
-        else {
-            text.push_str(line);
-            text.push('\n');
-            continue;
-        };
+impl Events {
+    fn read(output: &str) -> Events {
+        let mut ev = Events::default();
+        for line in output.lines() {
+            let Some(event) = line
+                .trim()
+                .starts_with('{')
+                .then(|| serde_json::from_str::<Event>(line.trim()).ok())
+                .flatten()
+            else {
+                ev.text.push_str(line);
+                ev.text.push('\n');
+                continue;
+            };
+            ev.add(event);
+        }
+        ev
+    }
+
+    fn add(&mut self, event: Event) {
         let out = event.output.unwrap_or_default();
         match (event.action.as_str(), event.test) {
             ("build-output", _) => {
                 let path = event.import_path.unwrap_or_default();
-                match builds.iter_mut().find(|(p, _)| *p == path) {
+                match self.builds.iter_mut().find(|(p, _)| *p == path) {
                     Some((_, lines)) => lines.push_str(&out),
-                    None => builds.push((path, out)),
+                    None => self.builds.push((path, out)),
                 }
             }
             ("output", Some(test)) => {
                 let key = (event.package, test);
-                if !tests.contains_key(&key) {
-                    test_order.push(key.clone());
+                if !self.tests.contains_key(&key) {
+                    self.test_order.push(key.clone());
                 }
-                let entry = tests.entry(key).or_default();
+                let entry = self.tests.entry(key).or_default();
                 for piece in out.lines() {
                     entry
                         .lines
@@ -127,116 +172,111 @@ pub fn go_test_json(output: &str) -> Vec<Failure> {
                 }
             }
             ("output", None) => {
-                let lines = package_output.entry(event.package).or_default();
+                let lines = self.package_output.entry(event.package).or_default();
                 lines.extend(out.lines().map(str::to_string));
             }
             ("fail", Some(test)) => {
                 let key = (event.package, test);
-                if !tests.contains_key(&key) {
-                    test_order.push(key.clone());
+                if !self.tests.contains_key(&key) {
+                    self.test_order.push(key.clone());
                 }
-                tests.entry(key.clone()).or_default();
-                failed_order.push(key);
+                self.tests.entry(key.clone()).or_default();
+                self.failed_order.push(key);
             }
-            ("fail", None) => failed_packages.push((event.package, event.failed_build)),
+            ("fail", None) => self
+                .failed_packages
+                .push((event.package, event.failed_build)),
             _ => {}
         }
     }
 
-    let mut failures = Vec::new();
-    let mut seen = HashSet::new();
-    let mut push = |failures: &mut Vec<Failure>, failure: Failure| {
-        if seen.insert(format!("{failure:?}")) {
-            failures.push(failure);
-        }
-    };
-    for (_, lines) in &builds {
-        for failure in go_build_text(lines) {
-            push(&mut failures, failure);
-        }
-    }
-    for failure in go_build_text(&text) {
-        push(&mut failures, failure);
-    }
-    let build_failed = !failures.is_empty();
-
-    let mut reported: HashSet<(String, String)> = HashSet::new();
-    for key in &failed_order {
-        let (package, test) = key;
-        let Some(state) = tests.get(key) else {
-            continue;
-        };
-        let Some(failure) = test_failure(package, test, &state.lines) else {
-            // A parent of failed subtests, with nothing of its own to say.
-            let prefix = format!("{test}/");
-            if failed_order
-                .iter()
-                .any(|(p, t)| p == package && t.starts_with(&prefix))
-            {
+    /// The tests with a `fail` event, in that order (a parent of failed subtests with nothing of
+    /// its own to say left out); the tests reported.
+    fn failed_tests(&self, found: &mut Found) -> HashSet<(String, String)> {
+        let mut reported: HashSet<(String, String)> = HashSet::new();
+        for key in &self.failed_order {
+            let (package, test) = key;
+            let Some(state) = self.tests.get(key) else {
                 continue;
-            }
-            push(
-                &mut failures,
-                Failure {
+            };
+            let Some(failure) = test_failure(package, test, &state.lines) else {
+                let prefix = format!("{test}/");
+                if self
+                    .failed_order
+                    .iter()
+                    .any(|(p, t)| p == package && t.starts_with(&prefix))
+                {
+                    continue;
+                }
+                found.push(Failure {
                     new: true,
                     name: format!("{package}.{test}"),
                     file: None,
                     line: None,
                     message: "failed".to_string(),
-                },
-            );
+                });
+                reported.insert(key.clone());
+                continue;
+            };
+            found.push(failure);
             reported.insert(key.clone());
-            continue;
-        };
-        push(&mut failures, failure);
-        reported.insert(key.clone());
+        }
+        reported
     }
 
-    // Timeouts: the test that was running has output but no `fail` event.
-    let mut timed_out_packages = HashSet::new();
-    for key in &test_order {
-        let Some(state) = tests.get(key) else {
-            continue;
-        };
-        let lines: Vec<&str> = state.lines.iter().map(|(l, _)| l.as_str()).collect();
-        for (test, failure) in timeouts(&key.0, Some(&key.1), &lines) {
-            timed_out_packages.insert(key.0.clone());
-            if reported.insert((key.0.clone(), test.unwrap_or_default())) {
-                push(&mut failures, failure);
+    /// Timeouts: the test that was running has output but no `fail` event. The packages that
+    /// timed out.
+    fn timed_out_tests(
+        &self,
+        found: &mut Found,
+        reported: &mut HashSet<(String, String)>,
+    ) -> HashSet<String> {
+        let mut timed_out_packages = HashSet::new();
+        for key in &self.test_order {
+            let Some(state) = self.tests.get(key) else {
+                continue;
+            };
+            let lines: Vec<&str> = state.lines.iter().map(|(l, _)| l.as_str()).collect();
+            for (test, failure) in timeouts(&key.0, Some(&key.1), &lines) {
+                timed_out_packages.insert(key.0.clone());
+                if reported.insert((key.0.clone(), test.unwrap_or_default())) {
+                    found.push(failure);
+                }
             }
         }
+        timed_out_packages
     }
-    for (package, failed_build) in &failed_packages {
-        if timed_out_packages.contains(package) || failed_order.iter().any(|(p, _)| p == package) {
-            continue;
-        }
-        let lines: Vec<&str> = package_output
-            .get(package)
-            .map(|v| v.iter().map(String::as_str).collect())
-            .unwrap_or_default();
-        let found = timeouts(package, None, &lines);
-        if !found.is_empty() {
-            for (_, failure) in found {
-                push(&mut failures, failure);
+
+    /// Failed packages not explained by a failed test, a timeout or a build failure.
+    fn failed_packages(&self, found: &mut Found, timed_out: &HashSet<String>, build_failed: bool) {
+        for (package, failed_build) in &self.failed_packages {
+            if timed_out.contains(package) || self.failed_order.iter().any(|(p, _)| p == package) {
+                continue;
             }
-            continue;
-        }
-        let build_line = lines
-            .iter()
-            .any(|l| l.contains("[build failed]") || l.contains("[setup failed]"));
-        if failed_build.is_some() || (build_failed && build_line) {
-            continue;
-        }
-        let own: Vec<&str> = lines
-            .iter()
-            .copied()
-            .filter(|l| !FRAME.is_match(l))
-            .map(str::trim)
-            .collect();
-        let text = message(own);
-        push(
-            &mut failures,
-            Failure {
+            let lines: Vec<&str> = self
+                .package_output
+                .get(package)
+                .map(|v| v.iter().map(String::as_str).collect())
+                .unwrap_or_default();
+            let timeouts = timeouts(package, None, &lines);
+            if !timeouts.is_empty() {
+                timeouts.into_iter().for_each(|(_, f)| found.push(f));
+                continue;
+            }
+            let build_line = lines
+                .iter()
+                .any(|l| l.contains("[build failed]") || l.contains("[setup failed]"));
+            if failed_build.is_some() || (build_failed && build_line) {
+                continue;
+            }
+            let own: Vec<&str> = lines
+                .iter()
+                .copied()
+                .filter(|l| !FRAME.is_match(l))
+                .map(str::trim)
+                .collect();
+            let text = message(own);
+            found.push(Failure {
                 new: true,
                 name: package.clone(),
                 file: None,
@@ -246,10 +286,9 @@ pub fn go_test_json(output: &str) -> Vec<Failure> {
                 } else {
                     text
                 },
-            },
-        );
+            });
+        }
     }
-    failures
 }
 
 /// The failure of one test from its output lines, or `None` when it printed nothing of its own.
