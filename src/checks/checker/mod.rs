@@ -40,6 +40,8 @@ pub mod ruff_format;
 pub mod rustfmt;
 pub mod syntax;
 #[cfg(test)]
+mod table_tests;
+#[cfg(test)]
 mod tool_tests;
 pub mod xo;
 
