@@ -1,27 +1,25 @@
 //! Checks: the project's own linters and formatters, run on the patched content of the edited
 //! files, in parallel, blaming only what the patch introduced (docs/checks.md).
 //!
-//! How each checker sees the patched content without the user's working tree being touched:
-//! - rustfmt and gofmt read it on stdin, one run per file, from the file's real place;
-//! - ruff runs once per project batch on a scratch copy that carries the configuration chain
-//!   (`ruff_batch`), falling back to one stdin run per file;
-//! - eslint and prettier run through a small node bridge (`node`), one process per project batch,
-//!   which lints/formats text "as if at" the real path through their own APIs;
-//! - whole-package tools (clippy, go vet) run in a `mirror` of the project inside patchgate's
-//!   worktree, with the patch laid over it;
-//! - custom checkers (`.patchgate.toml`) run on the patched files materialized in a scratch
-//!   directory of patchgate's.
+//! How each checker sees the patched content without the user's working tree being touched is
+//! its own file's business (`checker::<tool>`: evidence, invocation, batching, output parsing);
+//! docs/checks.md has the table. In short: stdin with the real path (rustfmt, gofmt, black,
+//! flake8, xo, `biome format`), a scratch copy carrying the configuration (ruff, biome's linter,
+//! oxlint), the node bridge over the tools' APIs (eslint, prettier), a mirror of the package with
+//! the patch laid over it (clippy, go vet), and, for custom checkers (`.patchgate.toml`), the
+//! patched files materialized in a scratch directory of patchgate's.
 //!
-//! Modules: `checker` (one definition per checker, in one table), `select` (which checkers run on
-//! a file, and why), `tools` (the stdin tools), `runners` (biome, oxlint, black, flake8, xo),
-//! `ruff_batch`, `node` and `node_host` (the eslint/prettier bridge, kept warm for the MCP
-//! server), `package` (clippy, go vet), `scratch_tree` (a throwaway tree for tools that read files
-//! only), `custom`, `parse` (each tool's output), `finding` (the one shape of a finding),
-//! `references` (dangling references, built in), `pairing` and `gate` (new vs old findings),
-//! `baseline` (cached original results), `run` (scheduling with rayon, timeouts, statuses).
+//! Modules: `checker` (one file per checker, listed in one table), `config` (`.patchgate.toml`
+//! read against the table), `select` (which checkers run on a file, and why), `exec` (what
+//! running a checker needs: stdin runs, the scratch tree, the node bridge and its warm hosts,
+//! whole-package runs in the mirror), `custom`, `parse` (output formats several callers read),
+//! `finding` (the one shape of a finding), `references` (dangling references, built in),
+//! `pairing` and `gate` (new vs old findings), `baseline` (cached original results), `run`
+//! (scheduling with rayon, timeouts, statuses).
 //! What a project is lives in [`crate::project`]: which checkers its files show it uses
-//! (`detect`), `.patchgate.toml` (`config`), how a program is found (`tools`), and the worktree
-//! whole-package tools run in with its dependencies and toolchain (`mirror`, `prepare`).
+//! (`evidence`, reading the signals each checker declares), `.patchgate.toml`'s shape (`config`),
+//! how a program is found (`tools`), and the worktree whole-package tools run in with its
+//! dependencies and toolchain (`mirror`, `prepare`).
 
 pub mod baseline;
 pub mod checker;

@@ -4,8 +4,8 @@
 //! This module holds the types (the options, what is verified, the reports); the driver runs
 //! each project in three steps:
 //! - [`run`]: the driver, and the steps on the verified state, then the baselines they need;
-//! - [`prepare`]: the project's mirror with the verified state laid over it, its toolchain ready;
-//! - [`judge`]: each step's failures marked new or old, its status and note, and the hints;
+//! - `prepare`: the project's mirror with the verified state laid over it, its toolchain ready;
+//! - `judge`: each step's failures marked new or old, its status and note, and the hints;
 //! - [`plan`]: the command of each step per language, as the project configures it;
 //! - [`execute`]: running a step and reading its failures;
 //! - [`baseline`]: which failures were already there (the cache, the comparison, HEAD's state);

@@ -147,7 +147,6 @@ pub(super) fn biome_lint(
     }
 }
 
-/// Reading the tool's output.
 mod output {
     //! `biome check --reporter=json F…` and `biome lint --reporter=json F…` (biome 2.6.8).
     //!

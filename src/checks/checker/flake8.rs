@@ -99,7 +99,6 @@ pub(super) fn flake8(
     }
 }
 
-/// Reading the tool's output.
 mod output {
     //! `flake8 F…` and `flake8 --stdin-display-name F -` with the default format (flake8 7.5.0):
     //! one `path:row:col: CODE text` line per finding on stdout, nothing when clean.

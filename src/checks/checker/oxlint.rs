@@ -144,7 +144,6 @@ pub(super) fn oxlint(
     }
 }
 
-/// Reading the tool's output.
 mod output {
     //! `oxlint --format json F…` (oxlint 1.94.0).
     //!

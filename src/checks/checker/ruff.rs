@@ -2,7 +2,7 @@
 //! script or pre-commit hook running it).
 //!
 //! One run per project batch on a scratch copy that carries the configuration chain
-//! ([`copy_batch`]); if that batch fails as a whole, one stdin run per file. `ruff format`
+//! (`copy_batch`); if that batch fails as a whole, one stdin run per file. `ruff format`
 //! (`ruff_format`) shares both ways.
 
 use std::ffi::OsString;
@@ -148,7 +148,6 @@ fn ruff_check(
     }
 }
 
-/// One ruff run per batch, on a scratch copy with the configuration chain.
 mod copy_batch {
     //! ruff once per project batch instead of once per file.
     //!
@@ -359,7 +358,6 @@ mod copy_batch {
     }
 }
 
-/// Reading the tool's output.
 pub(super) mod output {
     //! `ruff check --output-format json FILE...` and `ruff check --output-format json --stdin-filename F -`.
     //!

@@ -182,7 +182,6 @@ pub(super) fn xo(
     }
 }
 
-/// Reading the tool's output.
 mod output {
     //! `xo --stdin --stdin-filename F --reporter=json` (xo 1.2.3, which bundles ESLint 9.39.5): the
     //! ESLint JSON array, read by [`eslint_json`](super::eslint::eslint_json), which this module

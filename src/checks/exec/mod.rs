@@ -9,7 +9,10 @@
 //!   cargo and go, the overlays of a call).
 //!
 //! Nothing here knows a checker by name: each checker's file says how its tool is invoked,
-//! batched and read. A missing program is [`Ran::Missing`] (through [`ran`]).
+//! batched and read. A missing program is [`Ran::Missing`] (through `ran`). Extra arguments a
+//! project gives a tool (a pre-commit hook's `args:`) that would change what it prints are
+//! dropped by the checker (`kept`), since the output must stay the one that is parsed; a
+//! checker's own output options come after the extra ones where the tool lets the last one win.
 
 pub mod node;
 pub mod node_host;

@@ -3,7 +3,7 @@
 //!
 //! Such a tool cannot be pointed at one file, so it runs in a mirror of the project (see
 //! `project::mirror`) with the patched (or, for a baseline, the original) content laid over it
-//! ([`overlays`], [`mirror_with`]), and its findings are mapped to repository paths. Cargo gets a persistent target directory of patchgate's own
+//! ([`overlays`], `mirror_with`), and its findings are mapped to repository paths. Cargo gets a persistent target directory of patchgate's own
 //! (`<git dir>/patchgate/cargo-target`), so repeated checks are incremental and never fight the
 //! user's editor over `target/`'s lock; clippy runs are serialized, since they share it.
 //!
