@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
-use crate::checks::exec::package::{GO, join_rel, mirror_with, overlays, run_cmd};
+use crate::checks::exec::package::{GO, join_rel, mirror_with, run_cmd};
 use crate::checks::exec::{Ran, first_lines};
 use crate::checks::finding::RawFinding;
 use crate::checks::parse;
@@ -33,7 +33,7 @@ fn run(call: &Call) -> Ran<Out> {
         Ok(p) => p,
         Err(e) => return e,
     };
-    let overlays = overlays(call);
+    let overlays = call.overlays();
     match go_lint(
         call.argv,
         call.repo_root,

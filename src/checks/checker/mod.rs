@@ -17,10 +17,12 @@ use std::time::Duration;
 
 use super::ContextFile;
 use super::exec::Ran;
+use super::exec::node::{self, FileResult, NodeError, NodeFile, NodeTool};
 use super::finding::RawFinding;
 use crate::project::config::{Config, Kind};
 use crate::project::detect::{Lang, Project};
 use crate::project::evidence::{Evidence, Signals, Use};
+use crate::project::mirror::Overlay;
 
 pub mod biome_format;
 pub mod biome_lint;
@@ -189,6 +191,44 @@ impl Call<'_> {
     }
 }
 
+impl Call<'_> {
+    /// What a package run lays over the mirror: the state's other differing files (`check
+    /// --staged`), then the call's files (absent ones deleted), then, for the patched state, the
+    /// files the patch deletes inside the project (the baseline keeps them: it is the original).
+    pub fn overlays(&self) -> Vec<Overlay<'_>> {
+        let call = self;
+        let inside = |rel: &str| {
+            call.project.is_none_or(|p| {
+                p.rel_root.is_empty()
+                    || rel
+                        .strip_prefix(p.rel_root.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+            })
+        };
+        let deleted = call
+            .removed
+            .iter()
+            .filter(|_| !call.baseline)
+            .filter(move |(rel, _)| inside(rel))
+            .map(|(rel, _)| Overlay { rel, content: None });
+        let context = call
+            .context
+            .iter()
+            .filter(|(rel, _)| !call.files.iter().any(|i| i.rel == rel))
+            .map(|(rel, content)| Overlay {
+                rel,
+                content: content.as_deref().map(|b| b.as_slice()),
+            });
+        context
+            .chain(call.files.iter().map(|i| Overlay {
+                rel: i.rel,
+                content: i.text.map(str::as_bytes),
+            }))
+            .chain(deleted)
+            .collect()
+    }
+}
+
 /// What a checker said about one file.
 #[derive(Debug, Clone)]
 pub enum FileOut {
@@ -251,6 +291,57 @@ pub fn findings(r: Ran<Vec<RawFinding>>) -> Ran<FileOut> {
         Ran::Done(f) => Ran::Done(FileOut::Findings(f)),
         other => other.relay(),
     }
+}
+
+/// Finds a node tool's package for a checker (the argv is the package directory).
+pub fn node_locate(l: &Locate) -> Result<Vec<OsString>, String> {
+    node::find_module(l.checker, l.project_root, l.repo_root)
+        .map(|m| vec![m.into_os_string()])
+        .ok_or_else(|| format!("{} not found in node_modules or on PATH", l.checker))
+}
+
+/// One bridge run for a checker's call: a verdict per file.
+pub fn node_run(tool: NodeTool, call: &Call) -> Ran<Out> {
+    let Some(module) = call.argv.first().map(std::path::PathBuf::from) else {
+        return Ran::Error("internal: no module for the node bridge".into());
+    };
+    let root = call.project.map_or(call.cwd, |p| p.root.as_path());
+    let files: Vec<NodeFile> = call
+        .files
+        .iter()
+        .map(|i| NodeFile {
+            path: i.real.to_path_buf(),
+            text: i.text().to_string(),
+        })
+        .collect();
+    let scratch = call.git_dir.join("patchgate").join("node");
+    let results = match node::run(tool, &module, root, &files, &scratch, call.timeout) {
+        Ok(r) => r,
+        Err(NodeError::Missing(m)) => return Ran::Missing(m),
+        Err(NodeError::Timeout) => return Ran::Timeout,
+        Err(NodeError::Failed(m)) => return Ran::Error(m),
+    };
+    let name = tool.package();
+    Ran::Done(Out::Files(
+        results
+            .into_iter()
+            .map(|r| match r {
+                FileResult::Format {
+                    formatted: Some(f),
+                    error: None,
+                    ..
+                } => FileOut::Formatted(f),
+                FileResult::Format { error: Some(e), .. } => FileOut::Error(e),
+                FileResult::Format {
+                    formatted: None, ..
+                } => FileOut::Skipped(format!("ignored by the {name} configuration")),
+                FileResult::Lint { ignored: true, .. } => {
+                    FileOut::Skipped(format!("ignored by the {name} configuration"))
+                }
+                FileResult::Lint { findings, .. } => FileOut::Findings(findings),
+            })
+            .collect(),
+    ))
 }
 
 impl std::fmt::Debug for Checker {

@@ -5,7 +5,7 @@
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
 use crate::checks::exec::Ran;
-use crate::checks::exec::node::{self, NodeApi, NodeTool};
+use crate::checks::exec::node::{NodeApi, NodeTool};
 use crate::project::config::Kind;
 use crate::project::detect::Lang;
 use crate::project::evidence::Signals;
@@ -53,10 +53,10 @@ pub static CHECKER: Checker = Checker {
     kind: Kind::Format,
     uses: Uses::Evidence(&SIGNALS, Some(super::xo::replaces)),
     batch: Batch::Project,
-    locate: Some(node::locate),
+    locate: Some(super::node_locate),
     run,
 };
 
 fn run(call: &Call) -> Ran<Out> {
-    node::run_checker(NODE, call)
+    super::node_run(NODE, call)
 }

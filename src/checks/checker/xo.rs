@@ -184,7 +184,7 @@ pub(super) fn xo(
 
 mod output {
     //! `xo --stdin --stdin-filename F --reporter=json` (xo 1.2.3, which bundles ESLint 9.39.5): the
-    //! ESLint JSON array, read by [`eslint_json`](super::eslint::eslint_json), which this module
+    //! ESLint JSON array, read by [`eslint_json`](crate::checks::parse::eslint_json), which this module
     //! re-exports as [`xo_json`] and checks against recorded xo output.
     //!
     //! What differs from plain ESLint, verified on the recordings:

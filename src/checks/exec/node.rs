@@ -320,65 +320,23 @@ fn ignore_files(project_root: &Path, names: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// Finds a node tool's package for a checker (the argv is the package directory).
-pub fn locate(l: &crate::checks::checker::Locate) -> Result<Vec<std::ffi::OsString>, String> {
-    find_module(l.checker, l.project_root, l.repo_root)
-        .map(|m| vec![m.into_os_string()])
-        .ok_or_else(|| format!("{} not found in node_modules or on PATH", l.checker))
-}
-
-/// One bridge run for a checker's call: a verdict per file.
-pub fn run_checker(
-    tool: NodeTool,
-    call: &crate::checks::checker::Call,
-) -> super::Ran<crate::checks::checker::Out> {
-    use super::Ran;
-    use crate::checks::checker::{FileOut, Out};
-    let Some(module) = call.argv.first().map(PathBuf::from) else {
-        return Ran::Error("internal: no module for the node bridge".into());
-    };
-    let root = call.project.map_or(call.cwd, |p| p.root.as_path());
-    let files: Vec<NodeFile> = call
-        .files
-        .iter()
-        .map(|i| NodeFile {
-            path: i.real.to_path_buf(),
-            text: i.text().to_string(),
-        })
-        .collect();
-    let scratch = call.git_dir.join("patchgate").join("node");
-    let results = match run(tool, &module, root, &files, &scratch, call.timeout) {
-        Ok(r) => r,
-        Err(NodeError::Missing(m)) => return Ran::Missing(m),
-        Err(NodeError::Timeout) => return Ran::Timeout,
-        Err(NodeError::Failed(m)) => return Ran::Error(m),
-    };
-    let name = tool.package();
-    Ran::Done(Out::Files(
-        results
-            .into_iter()
-            .map(|r| match r {
-                FileResult::Format {
-                    formatted: Some(f),
-                    error: None,
-                    ..
-                } => FileOut::Formatted(f),
-                FileResult::Format { error: Some(e), .. } => FileOut::Error(e),
-                FileResult::Format {
-                    formatted: None, ..
-                } => FileOut::Skipped(format!("ignored by the {name} configuration")),
-                FileResult::Lint { ignored: true, .. } => {
-                    FileOut::Skipped(format!("ignored by the {name} configuration"))
-                }
-                FileResult::Lint { findings, .. } => FileOut::Findings(findings),
-            })
-            .collect(),
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // The bridge's two drivers, as the eslint and prettier checkers declare them.
+    const ESLINT: NodeTool = NodeTool {
+        package: "eslint",
+        api: NodeApi::Lint,
+        configs: &["eslint.config.js"],
+        ignore_files: &[],
+    };
+    const PRETTIER: NodeTool = NodeTool {
+        package: "prettier",
+        api: NodeApi::Format,
+        configs: &[".prettierrc"],
+        ignore_files: &[".prettierignore"],
+    };
     use std::fs;
 
     /// A temp project wired to the installed tools, or None (after the project's skip rule).
@@ -470,7 +428,7 @@ mod tests {
             ("src/gen/x.js", "let u;\n"),
             ("src/b.js", "x = ;\n"),
         ];
-        let r = go(crate::checks::checker::eslint::NODE, &root, &list, 60_000).expect("runs");
+        let r = go(ESLINT, &root, &list, 60_000).expect("runs");
         let (findings, ignored) = lint(&r[0]);
         assert!(!ignored && findings.len() == 1, "{findings:?}");
         let f = &findings[0];
@@ -491,13 +449,7 @@ mod tests {
         let Some((_d, root)) = project(None) else {
             return;
         };
-        let err = go(
-            crate::checks::checker::eslint::NODE,
-            &root,
-            &[("a.js", "let a;\n")],
-            60_000,
-        )
-        .err();
+        let err = go(ESLINT, &root, &[("a.js", "let a;\n")], 60_000).err();
         assert!(
             matches!(&err, Some(NodeError::Failed(m)) if m.contains("config")),
             "{err:?}"
@@ -520,7 +472,7 @@ mod tests {
             ("src/data.xyz", "?"),
             ("src/syn.js", "x = ;\n"),
         ];
-        let r = go(crate::checks::checker::prettier::NODE, &root, &list, 60_000).expect("runs");
+        let r = go(PRETTIER, &root, &list, 60_000).expect("runs");
         let got: Vec<_> = r.iter().map(format).collect();
         let want = [Some(good), Some(good), Some("let a = 1\n"), None, None];
         assert_eq!(got[..5], want.map(|f| (f, None)));
@@ -544,7 +496,7 @@ mod tests {
             .map(|(p, t)| (p.as_str(), t.as_str()))
             .collect();
         let start = std::time::Instant::now();
-        let r = go(crate::checks::checker::eslint::NODE, &root, &list, 60_000).expect("runs");
+        let r = go(ESLINT, &root, &list, 60_000).expect("runs");
         eprintln!("eslint, 20 files, one call: {:?}", start.elapsed());
         let bridges = BRIDGES.with_borrow(|b| b.clone());
         assert!(
@@ -565,13 +517,7 @@ mod tests {
         let Some((_d, root)) = project(Some(RECOMMENDED)) else {
             return;
         };
-        let err = go(
-            crate::checks::checker::eslint::NODE,
-            &root,
-            &[("a.js", "")],
-            1,
-        )
-        .err();
+        let err = go(ESLINT, &root, &[("a.js", "")], 1).err();
         assert_eq!(err, Some(NodeError::Timeout));
     }
 
@@ -595,15 +541,7 @@ mod tests {
         let on_path = find_on_path("eslint", global.join("bin").as_os_str());
         assert_eq!(on_path, pkgs[1].canonicalize().ok());
         assert_eq!(find_on_path("eslint", d.path().as_os_str()), None);
-        let err = run(
-            crate::checks::checker::prettier::NODE,
-            &app,
-            &app,
-            &[],
-            &app,
-            Duration::ZERO,
-        )
-        .err();
+        let err = run(PRETTIER, &app, &app, &[], &app, Duration::ZERO).err();
         let want = "prettier not found in node_modules or on PATH";
         assert_eq!(err, Some(NodeError::Missing(want.into())));
     }

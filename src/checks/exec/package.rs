@@ -125,38 +125,3 @@ pub fn cargo_package<T>(
     };
     Ok((ws_rel, name.to_string()))
 }
-
-/// What a package run lays over the mirror: the state's other differing files (`check
-/// --staged`), then the call's files (absent ones deleted), then, for the patched state, the
-/// files the patch deletes inside the project (the baseline keeps them: it is the original).
-pub fn overlays<'a>(call: &'a crate::checks::checker::Call<'a>) -> Vec<Overlay<'a>> {
-    let inside = |rel: &str| {
-        call.project.is_none_or(|p| {
-            p.rel_root.is_empty()
-                || rel
-                    .strip_prefix(p.rel_root.as_str())
-                    .is_some_and(|r| r.starts_with('/'))
-        })
-    };
-    let deleted = call
-        .removed
-        .iter()
-        .filter(|_| !call.baseline)
-        .filter(move |(rel, _)| inside(rel))
-        .map(|(rel, _)| Overlay { rel, content: None });
-    let context = call
-        .context
-        .iter()
-        .filter(|(rel, _)| !call.files.iter().any(|i| i.rel == rel))
-        .map(|(rel, content)| Overlay {
-            rel,
-            content: content.as_deref().map(|b| b.as_slice()),
-        });
-    context
-        .chain(call.files.iter().map(|i| Overlay {
-            rel: i.rel,
-            content: i.text.map(str::as_bytes),
-        }))
-        .chain(deleted)
-        .collect()
-}
