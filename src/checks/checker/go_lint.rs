@@ -92,36 +92,52 @@ fn go_lint(
         )
         .timeout(timeout)
     };
-    if let Some(golangci) = which("golangci-lint") {
-        let cmd = base(golangci.into_os_string())
+    if let Some(program) = which("golangci-lint") {
+        let cmd = base(program.into_os_string())
             .args(["run", "--output.json.path", "stdout", "--show-stats=false"])
             .args(dirs.iter());
-        let out = match prep.run(|| run_cmd(cmd.clone())) {
-            Ok(Ok(o)) => o,
-            Ok(Err(r)) => return r,
-            Err(u) => return u.into(),
-        };
-        if !matches!(out.code, Some(0) | Some(1))
-            && let Some(u) = prep.explain(&out.stderr_str())
-        {
-            return u.into();
-        }
-        return match (out.code, parse::go::golangci_json(&out.stdout_str())) {
-            (Some(0) | Some(1), Ok(f)) => Ran::Done(
-                f.into_iter()
-                    .map(|mut x| {
-                        x.path = join_rel(&project.rel_root, &x.path);
-                        x
-                    })
-                    .collect(),
-            ),
-            _ => Ran::Error(format!("golangci-lint: {}", first_lines(&out.stderr_str()))),
-        };
+        return golangci(&prep, cmd, &project.rel_root);
     }
     let cmd = base(go[0].clone())
         .args(go[1..].iter().cloned())
         .arg("vet")
         .args(dirs.iter());
+    vet(&prep, cmd, &mirror.root, &project.rel_root)
+}
+
+/// `golangci-lint run` as prepared in `cmd`: its JSON findings, on repository paths.
+fn golangci(prep: &prepare::Package, cmd: Cmd, rel_root: &str) -> Ran<Vec<RawFinding>> {
+    let out = match prep.run(|| run_cmd(cmd.clone())) {
+        Ok(Ok(o)) => o,
+        Ok(Err(r)) => return r,
+        Err(u) => return u.into(),
+    };
+    if !matches!(out.code, Some(0) | Some(1))
+        && let Some(u) = prep.explain(&out.stderr_str())
+    {
+        return u.into();
+    }
+    match (out.code, parse::go::golangci_json(&out.stdout_str())) {
+        (Some(0) | Some(1), Ok(f)) => Ran::Done(
+            f.into_iter()
+                .map(|mut x| {
+                    x.path = join_rel(rel_root, &x.path);
+                    x
+                })
+                .collect(),
+        ),
+        _ => Ran::Error(format!("golangci-lint: {}", first_lines(&out.stderr_str()))),
+    }
+}
+
+/// `go vet` as prepared in `cmd` (run in the mirror at `mirror_root`): its findings on stderr,
+/// on repository paths.
+fn vet(
+    prep: &prepare::Package,
+    cmd: Cmd,
+    mirror_root: &Path,
+    rel_root: &str,
+) -> Ran<Vec<RawFinding>> {
     let out = match prep.run(|| run_cmd(cmd.clone())) {
         Ok(Ok(o)) => o,
         Ok(Err(r)) => return r,
@@ -141,7 +157,7 @@ fn go_lint(
     if !out.success() && findings.is_empty() {
         return Ran::Error(first_lines(&text));
     }
-    let mirror_root = mirror.root.to_string_lossy().into_owned();
+    let mirror_root = mirror_root.to_string_lossy().into_owned();
     Ran::Done(
         findings
             .into_iter()
@@ -151,7 +167,7 @@ fn go_lint(
                     .strip_prefix(&format!("{mirror_root}/"))
                     .unwrap_or(&f.path)
                     .to_string();
-                f.path = join_rel(&project.rel_root, &p);
+                f.path = join_rel(rel_root, &p);
                 f
             })
             .collect(),
