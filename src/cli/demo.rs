@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
-use crate::apply::{ApplyOptions, apply};
-use crate::cli::{OutputFormat, emit, print_report};
+use super::output::{OutputFormat, emit, print_report};
+use crate::ops::{self, Context};
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -68,19 +68,20 @@ fn run_inner() -> Result<i32, Box<dyn std::error::Error>> {
         };
         emit(&format!("━━ {title}\n$ patchgate apply {name}{flag}\n\n"));
         let patch = crate::patch::parse(yaml, name)?;
-        let report = apply(
-            &patch,
-            &ApplyOptions {
-                dir: dir.clone(),
-                // The project's own checkers, where installed (a missing one is reported, and
-                // blocks only with --require-tools).
-                checks: Some(crate::checks::Options {
-                    require_tools,
-                    ..Default::default()
-                }),
+        // The project's own checkers, where installed (a missing one is reported, and blocks
+        // only with --require-tools).
+        let request = ops::apply::Request {
+            check: ops::check::Settings {
+                require_tools,
                 ..Default::default()
             },
-        )?;
+            ..Default::default()
+        };
+        let ctx = Context {
+            dir: dir.clone(),
+            progress: false,
+        };
+        let report = ops::apply::run(&request, &patch, &ctx)?;
         let code = print_report(&report, OutputFormat::Human);
         emit(&format!("(exit {code})\n\n"));
         Ok(code)
