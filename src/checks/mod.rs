@@ -64,7 +64,8 @@ pub struct CheckFile {
     pub from: Option<String>,
 }
 
-/// The same names serve `--gate` (clap) and the MCP server's `gate` argument (serde, schemars).
+/// Which findings block.
+// The same names serve `--gate` (clap) and the MCP server's `gate` argument (serde, schemars).
 #[derive(
     Debug,
     Clone,

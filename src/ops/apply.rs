@@ -29,7 +29,8 @@ pub struct Request {
     /// The patch's format: a patchgate YAML/JSON patch, codex's `*** Begin Patch` envelope,
     /// Aider's SEARCH/REPLACE blocks or a unified diff (`auto`: told from the content).
     #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::null_as_default")]
+    #[schemars(with = "Option<InputFormat>", extend("default" = "auto"))]
     pub input: InputFormat,
     /// A unified diff's strip level, as `git apply -p N`: N leading folders are dropped from every
     /// file name (default: the `a/`/`b/` prefix of a git diff; guessed for a plain `diff -u`).

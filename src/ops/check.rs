@@ -20,12 +20,14 @@ pub struct Settings {
     /// Which checkers to run: `auto` (all that the projects use), `none`, or a comma-separated
     /// list of checker names (see `detect`, or a custom checker from .patchgate.toml).
     #[arg(long, default_value = "auto", value_name = "auto|none|LIST")]
-    #[serde(default = "auto")]
+    #[serde(default = "auto", deserialize_with = "null_as_auto")]
+    #[schemars(with = "Option<String>", extend("default" = "auto"))]
     pub checks: String,
     /// Which findings block: `new` (only what the change introduced), `any`, or `off` (report
     /// only).
     #[arg(long, value_enum, default_value_t = Gate::New)]
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::null_as_default")]
+    #[schemars(with = "Option<Gate>", extend("default" = "new"))]
     pub gate: Gate,
     /// A checker that is missing, crashes or times out blocks too.
     #[arg(long)]
@@ -49,6 +51,10 @@ pub struct Settings {
 
 fn auto() -> String {
     "auto".into()
+}
+
+fn null_as_auto<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    Ok(Option::<String>::deserialize(d)?.unwrap_or_else(auto))
 }
 
 impl Default for Settings {

@@ -19,6 +19,8 @@ pub mod verify;
 
 use std::path::{Path, PathBuf};
 
+use serde::Deserialize;
+
 /// What an operation needs besides its request, which the adapters know and the request does not.
 #[derive(Debug, Clone)]
 pub struct Context {
@@ -49,6 +51,16 @@ impl Context {
                 .join(&self.dir)
         }
     }
+}
+
+/// An MCP argument given as `null` means its default, as leaving it out does (clients send
+/// `null` for arguments they do not set); the schema says so with `Option<T>`.
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
 /// `path` taken from `base` when relative.

@@ -139,7 +139,12 @@ fn a_patch_object_reads_as_the_same_document_as_text() {
     let shape = |p: &patchgate::patch::Patch| {
         p.edits
             .iter()
-            .map(|e| format!("{} {} {:?} {:?}", e.index, e.file_path, e.op, e.expect_sha256))
+            .map(|e| {
+                format!(
+                    "{} {} {:?} {:?}",
+                    e.index, e.file_path, e.op, e.expect_sha256
+                )
+            })
             .collect::<Vec<_>>()
     };
     assert_eq!(shape(&value), shape(&text));
@@ -155,4 +160,20 @@ fn a_patch_object_reads_as_the_same_document_as_text() {
     };
     assert_eq!(message(&from_value), message(&from_text));
     assert!(message(&from_value).0.contains("old_strin"));
+}
+
+/// An MCP client's `null` for an argument it does not set means the default, as before the
+/// request types were shared.
+#[test]
+fn null_arguments_mean_their_defaults() {
+    let r: patchgate::ops::apply::Request = serde_json::from_value(
+        serde_json::json!({"checks": null, "gate": null, "input": null, "strip": null}),
+    )
+    .expect("nulls are defaults");
+    assert_eq!(r.check.checks, "auto");
+    assert_eq!(r.check.gate, patchgate::checks::Gate::New);
+    assert_eq!(r.input, patchgate::patch::InputFormat::Auto);
+    let r: patchgate::ops::check::Request =
+        serde_json::from_value(serde_json::json!({"gate": "any"})).expect("gate");
+    assert_eq!(r.settings.gate, patchgate::checks::Gate::Any);
 }
