@@ -53,7 +53,7 @@ enum Command {
     /// Revert the last written patch (or the one named) if none of its files changed since.
     Undo(undo::UndoArgs),
     /// Finish or roll back a transaction that was interrupted (a crash, kill -9, power loss).
-    Recover(Formatted<NoArgs>),
+    Recover(Formatted<ops::recover::Request>),
     /// Print a JSON Schema: of the patch file (default) or of the JSON report.
     Schema(SchemaArgs),
     /// Serve the Model Context Protocol on stdio (tools apply_patch, check, detect, undo) for
@@ -76,10 +76,6 @@ struct Formatted<R: clap::Args> {
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
     format: OutputFormat,
 }
-
-/// The request of an operation that takes none (`recover`).
-#[derive(Debug, clap::Args)]
-struct NoArgs {}
 
 #[derive(Debug, clap::Args)]
 struct SchemaArgs {
@@ -153,7 +149,7 @@ fn dispatch(command: Command, ctx: &Context, serve: Serve) -> i32 {
         },
         Command::Recover(r) => match refuse_sarif("recover", r.format) {
             Some(code) => code,
-            None => recover(ctx, r.format),
+            None => recover(&r.request, ctx, r.format),
         },
         Command::Schema(s) => {
             let schema = match s.which {
@@ -211,8 +207,8 @@ fn detect(request: &ops::detect::Request, ctx: &Context, format: OutputFormat) -
     }
 }
 
-fn recover(ctx: &Context, format: OutputFormat) -> i32 {
-    match ops::recover::run(ctx) {
+fn recover(request: &ops::recover::Request, ctx: &Context, format: OutputFormat) -> i32 {
+    match ops::recover::run(request, ctx) {
         Ok(r) if format == OutputFormat::Json => {
             emit(&format!("{}\n", r.to_json()));
             0

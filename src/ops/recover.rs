@@ -1,6 +1,7 @@
 //! `recover`: finish or undo what an interrupted run left, and say which.
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use super::Context;
 use crate::error::Error;
@@ -15,9 +16,14 @@ pub struct Recovery {
     transactions: Vec<recover::Recovered>,
 }
 
+/// `recover` takes no options: what it does follows from the journal.
+#[derive(Debug, Clone, Default, clap::Args, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Request {}
+
 /// Brings every interrupted transaction of the repository to its old or new state, under the
 /// repository's mutex.
-pub fn run(ctx: &Context) -> Result<Recovery, Error> {
+pub fn run(_request: &Request, ctx: &Context) -> Result<Recovery, Error> {
     let repo = Repo::discover(&ctx.dir)?;
     let _mutex = lock::acquire(&repo.git_dir)?;
     let done = recover::recover_all(&repo.git, &repo.git_dir)?;
