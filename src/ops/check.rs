@@ -36,8 +36,9 @@ pub struct Settings {
     /// Timeout for every checker, in seconds (default: lint 30, format 10, clippy / go vet 300).
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
-    /// Checker jobs in parallel (default: one per core). Not an MCP argument: a server shares
-    /// the machine with its client, and one per core is what it uses.
+    /// Checker jobs in parallel (default: one per core).
+    // Not an MCP argument (serde skips it, so the schema does not list it): a server runs one
+    // job per core.
     #[arg(short = 'j', long = "jobs", value_name = "N", default_value_t = 0)]
     #[serde(skip)]
     pub jobs: usize,
