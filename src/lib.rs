@@ -12,19 +12,20 @@
 //! - [`txn`]: the verified plan written back atomically;
 //! - [`report`]: the outcome as JSON, markdown, SARIF or human diagnostics, and the exit code it
 //!   implies ([`Report::exit`]);
-//! - [`mcp`]: the Model Context Protocol server around the same pipeline;
-//! - [`cli`]: the command line around them ([`mod@apply`] is the pipeline driver);
-//! - [`mod@undo`]: a written patch reverted from the history, as a transaction of its own;
+//! - [`ops`]: the operations (apply, check, detect, verify, undo, recover), each a `run` from
+//!   one request type to its outcome; the request derives both front ends' arguments;
+//! - [`cli`], [`mcp`]: the command line and the Model Context Protocol server, thin adapters
+//!   over [`ops`] that never call each other;
 //! - [`panics`]: a bug contained to the checker or the command it happened in;
 //! - [`fuzz`]: the fuzz targets' bodies and their invariants (run by `fuzz/` and by `cargo test`).
 
-pub mod apply;
 pub mod checks;
 pub mod cli;
 pub mod error;
 pub mod fs;
 pub mod fuzz;
 pub mod mcp;
+pub mod ops;
 pub mod panics;
 pub mod patch;
 pub mod plan;
@@ -35,9 +36,12 @@ pub mod runner;
 pub mod syntax;
 pub mod timing;
 pub mod txn;
-pub mod undo;
 pub mod verify;
 
-pub use apply::{ApplyOptions, apply};
 pub use error::{Error, Exit, Kind};
+pub use ops::Context;
+/// Applies a parsed patch ([`patch::parse_input`]) as `patchgate apply` does.
+pub use ops::apply::{Request as ApplyRequest, run as apply};
+/// Runs the checkers on existing files as `patchgate check` does.
+pub use ops::check::{Request as CheckRequest, run as check};
 pub use report::{Report, Status};

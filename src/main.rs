@@ -1,8 +1,9 @@
-//! The `patchgate` binary: everything lives in the library; this maps it to a process exit code.
+//! The `patchgate` binary: everything lives in the library; this maps it to a process exit code,
+//! and hands the command line the MCP server it starts for `patchgate mcp`.
 
 fn main() {
     patchgate::panics::install_hook();
     patchgate::timing::init();
-    let code = patchgate::cli::run(std::env::args_os().collect());
+    let code = patchgate::cli::run(std::env::args_os().collect(), patchgate::mcp::serve);
     std::process::exit(code);
 }

@@ -57,7 +57,21 @@ pub struct CheckFile {
     pub from: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+/// Which findings block.
+// The same names serve `--gate` (clap) and the MCP server's `gate` argument (serde, schemars).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Gate {
     /// Block only on findings the patch introduced.
     #[default]

@@ -4,7 +4,8 @@
 
 use clap::CommandFactory;
 
-use crate::cli::{Cli, emit};
+use super::Cli;
+use super::output::emit;
 
 /// Prints the completion script for `shell`.
 pub(super) fn completions(shell: clap_complete::Shell) -> i32 {

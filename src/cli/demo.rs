@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
-use crate::apply::{ApplyOptions, apply};
-use crate::cli::{OutputFormat, emit, print_report};
+use super::output::{OutputFormat, emit, print_report};
+use crate::ops::{self, Context};
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -56,34 +56,8 @@ fn run_inner() -> Result<i32, Box<dyn std::error::Error>> {
         dir.display()
     ));
 
-    let step = |title: &str,
-                yaml: &str,
-                name: &str,
-                require_tools: bool|
-     -> Result<i32, Box<dyn std::error::Error>> {
-        let flag = if require_tools {
-            " --require-tools"
-        } else {
-            ""
-        };
-        emit(&format!("━━ {title}\n$ patchgate apply {name}{flag}\n\n"));
-        let patch = crate::patch::parse(yaml, name)?;
-        let report = apply(
-            &patch,
-            &ApplyOptions {
-                dir: dir.clone(),
-                // The project's own checkers, where installed (a missing one is reported, and
-                // blocks only with --require-tools).
-                checks: Some(crate::checks::Options {
-                    require_tools,
-                    ..Default::default()
-                }),
-                ..Default::default()
-            },
-        )?;
-        let code = print_report(&report, OutputFormat::Human);
-        emit(&format!("(exit {code})\n\n"));
-        Ok(code)
+    let step = |title: &str, yaml: &str, name: &str, require_tools: bool| {
+        step(&dir, title, yaml, name, require_tools)
     };
     let miss = step(
         "1. A patch with stale old_strings: nothing is written, each miss is explained",
@@ -136,6 +110,41 @@ fn run_inner() -> Result<i32, Box<dyn std::error::Error>> {
             1
         },
     )
+}
+
+/// One step of the demo: the patch applied as `patchgate apply NAME` would, its report shown,
+/// and its exit code.
+fn step(
+    dir: &Path,
+    title: &str,
+    yaml: &str,
+    name: &str,
+    require_tools: bool,
+) -> Result<i32, Box<dyn std::error::Error>> {
+    let flag = if require_tools {
+        " --require-tools"
+    } else {
+        ""
+    };
+    emit(&format!("━━ {title}\n$ patchgate apply {name}{flag}\n\n"));
+    let patch = crate::patch::parse(yaml, name)?;
+    // The project's own checkers, where installed (a missing one is reported, and blocks only
+    // with --require-tools).
+    let request = ops::apply::Request {
+        check: ops::check::Settings {
+            require_tools,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let ctx = Context {
+        dir: dir.to_path_buf(),
+        progress: false,
+    };
+    let report = ops::apply::run(&request, &patch, &ctx)?;
+    let code = print_report(&report, OutputFormat::Human);
+    emit(&format!("(exit {code})\n\n"));
+    Ok(code)
 }
 
 fn make_repo(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {

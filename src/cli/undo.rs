@@ -1,10 +1,9 @@
 //! `patchgate undo`: revert the last written patch (or the one named), or list the history.
 
 use std::fmt::Write;
-use std::path::PathBuf;
 
-use crate::cli::{OutputFormat, emit, print_error, print_report};
-use crate::undo::{HistoryItem, UndoOptions, list, undo};
+use super::output::{OutputFormat, emit, print_error, print_report};
+use crate::ops::{self, Context, undo::HistoryItem};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -13,16 +12,9 @@ the recent ones (the last 50 are kept). Exit codes: 0 undone, 3 unknown patch id
 undo, 4 a file changed since the patch wrote it (each is named; nothing is written) or the \
 branch moved."
 )]
-pub(crate) struct UndoArgs {
-    /// The patch to undo (a patch_id from a report, or a unique prefix of one); default: the
-    /// last patch that is still in effect. Undoing an undo redoes the patch.
-    patch_id: Option<String>,
-    /// Run as if started in DIR.
-    #[arg(short = 'C', value_name = "DIR")]
-    dir: Option<PathBuf>,
-    /// Check that the patch can be undone and show what would be restored; write nothing.
-    #[arg(long)]
-    dry_run: bool,
+pub(super) struct UndoArgs {
+    #[command(flatten)]
+    request: ops::undo::Request,
     /// List the recorded patches, newest first, and whether each is in effect.
     #[arg(long, conflicts_with_all = ["patch_id", "dry_run"])]
     list: bool,
@@ -31,17 +23,9 @@ pub(crate) struct UndoArgs {
     pub(super) format: OutputFormat,
 }
 
-impl UndoArgs {
-    /// The directory the repository is discovered from.
-    pub(crate) fn dir(&self) -> Option<PathBuf> {
-        self.dir.clone()
-    }
-}
-
-pub(crate) fn run(a: UndoArgs) -> i32 {
-    let dir = a.dir.unwrap_or_else(|| PathBuf::from("."));
+pub(super) fn run(a: &UndoArgs, ctx: &Context) -> i32 {
     if a.list {
-        return match list(&dir) {
+        return match ops::undo::list(ctx) {
             Ok(items) => {
                 emit(&render_list(&items, a.format));
                 0
@@ -49,17 +33,11 @@ pub(crate) fn run(a: UndoArgs) -> i32 {
             Err(e) => print_error(&e, a.format),
         };
     }
-    let opts = UndoOptions {
-        dir,
-        patch_id: a.patch_id,
-        dry_run: a.dry_run,
-    };
-    match undo(&opts) {
+    match ops::undo::run(&a.request, ctx) {
         Ok(report) => print_report(&report, a.format),
         Err(e) => print_error(&e, a.format),
     }
 }
-
 fn render_list(items: &[HistoryItem], format: OutputFormat) -> String {
     if format == OutputFormat::Json {
         let v = serde_json::json!({"version": 1, "patches": items});

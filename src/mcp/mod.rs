@@ -1,7 +1,7 @@
 //! `patchgate mcp`: the Model Context Protocol server on stdio (rmcp), for agents.
 //!
 //! The server owns four things: the tools ([`tools`]: arguments, descriptions, each call run
-//! through the same pipeline as the command line), the scope it may act in ([`scope`]: the
+//! by the same operation as the command line, [`crate::ops`]), the scope it may act in ([`scope`]: the
 //! repository it was started in, plus the client's declared roots), what stays warm between
 //! calls ([`warm`]), and the stdio transport ([`transport`]: bounded lines, every request
 //! answered).
@@ -115,7 +115,7 @@ impl ServerHandler for Server {
         match result {
             Ok(Ok(r)) => Ok(r.into()),
             Ok(Err(tools::UnknownTool)) => Err(ErrorData::invalid_params(
-                format!("no tool named `{name}` (tools: apply_patch, check, detect)"),
+                format!("no tool named `{name}` (tools: apply_patch, check, detect, undo)"),
                 None,
             )),
             Err(e) => Err(ErrorData::internal_error(

@@ -1,7 +1,8 @@
 //! The tools `patchgate mcp` offers: their arguments (and the JSON Schemas derived from them),
-//! the descriptions that teach an agent the contract, and each call turned into the same
-//! pipeline the command line runs (`crate::apply`, `check`, `detect`, `crate::undo`), with the same option
-//! building (`crate::cli::options`).
+//! the descriptions that teach an agent the contract, and each call run by the operation the
+//! command line runs too ([`crate::ops`]). A tool's arguments are that operation's request
+//! (the same type the command line's flags come from), flattened, plus what only MCP has: the
+//! patch inline, and `repository`.
 //!
 //! Invariant: every outcome of a known tool is a tool result, never a protocol error. A rejected
 //! patch, failed checks, an invalid patch or argument, a path outside the scope and an
@@ -18,9 +19,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::cli::options::{ApplyChoice, CheckChoice};
 use crate::error::{Error, Exit};
-use crate::patch::InputFormat;
+use crate::ops::{self, Context};
 use crate::report::{Report, render_markdown};
 
 use super::scope::Scope;
@@ -59,23 +59,20 @@ exactly what that patch wrote; otherwise isError names every file that changed s
 nothing is written. A committed patch gets a revert commit on its branch. The result has its own \
 `patch_id`: undoing that redoes the patch. `dry_run: true` shows what would be restored.";
 
-/// `patchgate undo`'s options, as a tool's arguments.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// `undo`'s arguments: its request, and where.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct UndoArgs {
-    /// The patch to revert (a full `patch_id` or a unique prefix); default: the last one still in
-    /// effect.
-    pub patch_id: Option<String>,
-    /// Check and show what would be restored; write nothing.
-    #[serde(default)]
-    pub dry_run: bool,
+    #[serde(flatten)]
+    pub request: ops::undo::Request,
     /// The repository to work in (default: the one the server was started in).
     pub repository: Option<String>,
 }
 
-/// `patchgate apply`'s options, as a tool's arguments.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// `apply_patch`'s arguments: the patch (an object or text, where the command line reads a
+/// file), its request, and where.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct ApplyPatchArgs {
     /// The patch as an object, the same shape as a patch file:
     /// {"message"?: string, "edits": [{"file_path", "old_string", "new_string", "replace_all"?}, ...]}
@@ -83,113 +80,31 @@ pub struct ApplyPatchArgs {
     pub patch: Option<Value>,
     /// The patch as text, in any input format (see `input`).
     pub patch_text: Option<String>,
-    /// The format of `patch_text` (default `auto`: told from the content).
-    pub input: Option<InputFormat>,
-    /// For a unified diff: drop this many leading folders from every file name, as
-    /// `git apply -p N` (default: the `a/`/`b/` prefix of a git diff; guessed for a plain
-    /// `diff -u`).
-    pub strip: Option<usize>,
-    /// For a unified diff: its file names are under this folder of the repository (after
-    /// `strip`), as `git apply --directory`.
-    pub directory: Option<String>,
-    /// For a unified diff: place hunks without context that only add lines by their line
-    /// number, as `git apply --unidiff-zero` (the report says so).
-    #[serde(default)]
-    pub unidiff_zero: bool,
-    /// Verify every edit and run the checks; write nothing.
-    #[serde(default)]
-    pub dry_run: bool,
-    /// Commit the patched files on the current branch.
-    #[serde(default)]
-    pub commit: bool,
-    /// Commit on this branch (created from HEAD if missing) without touching the working tree.
-    pub branch: Option<String>,
-    /// The commit message (default: the patch's `message`, else a summary).
-    pub message: Option<String>,
-    /// Run the formatters in write mode first; the formatted content is what gets written.
-    #[serde(default)]
-    pub fix: bool,
-    /// Also run the projects' build / test / typecheck (comma-separated subset of
-    /// `build,test,typecheck`); a failure the patch introduced blocks.
-    pub verify: Option<String>,
-    /// Also apply a unique match that differs only in whitespace or typographic characters.
-    #[serde(default)]
-    pub lenient: bool,
     #[serde(flatten)]
-    pub check: CheckArgs,
+    pub request: ops::apply::Request,
     /// The repository to work in, if the client's roots hold several (default: the one the
     /// server was started in).
     pub repository: Option<String>,
 }
 
-/// The check settings shared by `apply_patch` and `check`.
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-pub struct CheckArgs {
-    /// Which checkers: `auto` (all the project uses; default), `none`, or a comma-separated list
-    /// of names (see `detect`).
-    pub checks: Option<String>,
-    /// Which findings block: `new` (only what the change introduced; default), `any`, `off`.
-    pub gate: Option<GateArg>,
-    /// A checker that is missing, crashes or times out blocks too.
-    #[serde(default)]
-    pub require_tools: bool,
-    /// Never download dependencies for clippy / go vet.
-    #[serde(default)]
-    pub offline: bool,
-    /// Timeout for every checker, in seconds.
-    pub timeout: Option<f64>,
-}
-
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// `check`'s arguments: its request, and where.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct CheckToolArgs {
-    /// Files or directories to check (default: every file changed since HEAD, or every staged
-    /// file with `staged`).
-    #[serde(default)]
-    pub paths: Vec<String>,
-    /// Check the staged content (the index), not the working tree.
-    #[serde(default)]
-    pub staged: bool,
     #[serde(flatten)]
-    pub check: CheckArgs,
+    pub request: ops::check::Request,
     /// The repository to work in (default: the one the server was started in).
     pub repository: Option<String>,
 }
 
-#[derive(Debug, Default, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+/// `detect`'s arguments: its request, and where.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct DetectArgs {
-    /// A file or directory (default: the repository root).
-    pub path: Option<String>,
+    #[serde(flatten)]
+    pub request: ops::detect::Request,
     /// The repository to work in (default: the one the server was started in).
     pub repository: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum GateArg {
-    New,
-    Any,
-    Off,
-}
-
-impl CheckArgs {
-    fn choice(&self) -> CheckChoice {
-        CheckChoice {
-            checks: self.checks.clone().unwrap_or_else(|| "auto".into()),
-            gate: match self.gate {
-                None | Some(GateArg::New) => crate::checks::Gate::New,
-                Some(GateArg::Any) => crate::checks::Gate::Any,
-                Some(GateArg::Off) => crate::checks::Gate::Off,
-            },
-            require_tools: self.require_tools,
-            timeout: self.timeout,
-            jobs: 0,
-            offline: self.offline,
-            // Stdout is the protocol, stderr is the client's log: no progress bar.
-            progress: false,
-        }
-    }
 }
 
 /// Every tool the server lists.
@@ -269,138 +184,108 @@ pub fn call(name: &str, args: JsonObject, scope: &Scope) -> Result<CallToolResul
 }
 
 fn call_tool(name: &str, args: JsonObject, scope: &Scope) -> Result<CallToolResult, UnknownTool> {
-    let args = Value::Object(args);
     Ok(match name {
-        "apply_patch" => match parse_args::<ApplyPatchArgs>(args) {
-            Ok(a) => apply_patch(a, scope),
+        "apply_patch" => result_of(parse_args(args).and_then(|a| apply_patch(a, scope))),
+        "check" => result_of(parse_args(args).and_then(|a| check(a, scope))),
+        "detect" => match parse_args(args).and_then(|a| detect(a, scope)) {
+            Ok(d) => {
+                let mut r = CallToolResult::success(vec![ContentBlock::text(d.render_human())]);
+                r.structured_content = Some(serde_json::json!({ "files": d.to_json() }));
+                r
+            }
             Err(e) => error_result(&e),
         },
-        "check" => match parse_args::<CheckToolArgs>(args) {
-            Ok(a) => check(a, scope),
-            Err(e) => error_result(&e),
-        },
-        "detect" => match parse_args::<DetectArgs>(args) {
-            Ok(a) => detect(a, scope),
-            Err(e) => error_result(&e),
-        },
-        "undo" => match parse_args::<UndoArgs>(args) {
-            Ok(a) => undo(a, scope),
-            Err(e) => error_result(&e),
-        },
+        "undo" => result_of(parse_args(args).and_then(|a| undo(a, scope))),
         _ => return Err(UnknownTool),
     })
 }
 
-fn parse_args<T: for<'de> Deserialize<'de>>(args: Value) -> Result<T, Error> {
-    serde_json::from_value(args).map_err(|e| Error::Usage {
+/// A tool's arguments: only the names its schema lists (flattened requests cannot make serde
+/// refuse the others), then their values.
+fn parse_args<T: for<'de> Deserialize<'de> + JsonSchema + 'static>(
+    args: JsonObject,
+) -> Result<T, Error> {
+    let schema = schema_for_type::<T>();
+    let known = schema.get("properties").and_then(Value::as_object);
+    if let Some(known) = known
+        && let Some(unknown) = args.keys().find(|k| !known.contains_key(*k))
+    {
+        let names: Vec<String> = known.keys().map(|k| format!("`{k}`")).collect();
+        return Err(Error::Usage {
+            message: format!(
+                "invalid arguments: unknown field `{unknown}`, expected one of {}",
+                names.join(", ")
+            ),
+            help: "see the tool's input schema (tools/list)".into(),
+        });
+    }
+    serde_json::from_value(Value::Object(args)).map_err(|e| Error::Usage {
         message: format!("invalid arguments: {e}"),
         help: "see the tool's input schema (tools/list)".into(),
     })
 }
 
-fn apply_patch(a: ApplyPatchArgs, scope: &Scope) -> CallToolResult {
-    let run = || -> Result<Report, Error> {
-        let dir = repository(scope, a.repository.as_deref())?;
-        let patch = match (&a.patch, &a.patch_text) {
-            (Some(_), None) if a.strip.is_some() || a.unidiff_zero || a.directory.is_some() => {
-                return Err(Error::Usage {
-                    message: "`strip`, `directory` and `unidiff_zero` are options of a unified diff, given as \
-                              `patch_text`; `patch` is a patchgate edit list"
-                        .into(),
-                    help: "leave them out, or give the diff as `patch_text`".into(),
-                });
-            }
-            (Some(p), None) => {
-                let bytes = serde_json::to_vec(p).unwrap_or_default();
-                crate::patch::parse_input(&bytes, "patch", InputFormat::Json)?
-            }
-            (None, Some(text)) => crate::patch::parse_input_with(
-                text.as_bytes(),
-                "patch_text",
-                a.input.unwrap_or_default(),
-                &crate::patch::InputOptions {
-                    strip: a.strip,
-                    unidiff_zero: a.unidiff_zero,
-                    directory: a.directory.clone(),
-                    cwd_prefix: None,
-                },
-            )?,
-            _ => {
-                return Err(Error::Usage {
-                    message: "give exactly one of `patch` (an object) and `patch_text` (a string)"
-                        .into(),
-                    help: "e.g. {\"patch\": {\"edits\": [{\"file_path\": \"src/a.js\", \"old_string\": \"...\", \"new_string\": \"...\"}]}}".into(),
-                });
-            }
-        };
-        let choice = ApplyChoice {
-            dir,
-            dry_run: a.dry_run,
-            lenient: a.lenient,
-            commit: a.commit,
-            branch: a.branch.clone(),
-            message: a.message.clone(),
-            fix: a.fix,
-            verify: a.verify.clone(),
-            check: a.check.choice(),
-        };
-        crate::apply::apply(&patch, &choice.options()?)
-    };
-    match run() {
-        Ok(report) => report_result(&report),
-        Err(e) => error_result(&e),
-    }
-}
-
-fn check(a: CheckToolArgs, scope: &Scope) -> CallToolResult {
-    let run = || -> Result<Report, Error> {
-        let dir = repository(scope, a.repository.as_deref())?;
-        let paths = a
-            .paths
-            .iter()
-            .map(|p| confine_in(scope, &dir, p))
-            .collect::<Result<Vec<PathBuf>, Error>>()?;
-        let opts = a.check.choice().check_options()?;
-        crate::cli::check::check_report(&dir, &paths, a.staged, opts)
-    };
-    match run() {
-        Ok(report) => report_result(&report),
-        Err(e) => error_result(&e),
-    }
-}
-
-fn undo(a: UndoArgs, scope: &Scope) -> CallToolResult {
-    let run = || -> Result<Report, Error> {
-        let dir = repository(scope, a.repository.as_deref())?;
-        crate::undo::undo(&crate::undo::UndoOptions {
-            dir,
-            patch_id: a.patch_id.clone(),
-            dry_run: a.dry_run,
-        })
-    };
-    match run() {
-        Ok(report) => report_result(&report),
-        Err(e) => error_result(&e),
-    }
-}
-
-fn detect(a: DetectArgs, scope: &Scope) -> CallToolResult {
-    let run = || -> Result<(Value, String), Error> {
-        let dir = repository(scope, a.repository.as_deref())?;
-        let path = match &a.path {
-            Some(p) => Some(confine_in(scope, &dir, p)?),
-            None => None,
-        };
-        crate::cli::detect::detect_both(&dir, path.as_deref())
-    };
-    match run() {
-        Ok((json, text)) => {
-            let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
-            r.structured_content = Some(serde_json::json!({ "files": json }));
-            r
+fn apply_patch(a: ApplyPatchArgs, scope: &Scope) -> Result<Report, Error> {
+    let dir = repository(scope, a.repository.as_deref())?;
+    let request = &a.request;
+    let patch = match (a.patch, &a.patch_text) {
+        (Some(_), None) if request.has_diff_options() => {
+            return Err(Error::Usage {
+                message: "`strip`, `directory` and `unidiff_zero` are options of a unified diff, given as \
+                          `patch_text`; `patch` is a patchgate edit list"
+                    .into(),
+                help: "leave them out, or give the diff as `patch_text`".into(),
+            });
         }
-        Err(e) => error_result(&e),
+        // The object is the patch: read as it is, not written out and parsed again.
+        (Some(p), None) => crate::patch::parse_value(p, "patch")?,
+        (None, Some(text)) => crate::patch::parse_input_with(
+            text.as_bytes(),
+            "patch_text",
+            request.input,
+            &request.input_options(None),
+        )?,
+        _ => {
+            return Err(Error::Usage {
+                message: "give exactly one of `patch` (an object) and `patch_text` (a string)"
+                    .into(),
+                help: "e.g. {\"patch\": {\"edits\": [{\"file_path\": \"src/a.js\", \"old_string\": \"...\", \"new_string\": \"...\"}]}}".into(),
+            });
+        }
+    };
+    ops::apply::run(request, &patch, &context(dir))
+}
+
+/// A call's context: its repository, and no progress bar (stderr is the client's log).
+fn context(dir: PathBuf) -> Context {
+    Context {
+        dir,
+        progress: false,
     }
+}
+
+fn check(mut a: CheckToolArgs, scope: &Scope) -> Result<Report, Error> {
+    let dir = repository(scope, a.repository.as_deref())?;
+    a.request.paths = a
+        .request
+        .paths
+        .iter()
+        .map(|p| confine_in(scope, &dir, &p.to_string_lossy()))
+        .collect::<Result<Vec<PathBuf>, Error>>()?;
+    ops::check::run(&a.request, &context(dir))
+}
+
+fn undo(a: UndoArgs, scope: &Scope) -> Result<Report, Error> {
+    let dir = repository(scope, a.repository.as_deref())?;
+    ops::undo::run(&a.request, &context(dir))
+}
+
+fn detect(mut a: DetectArgs, scope: &Scope) -> Result<ops::detect::Detection, Error> {
+    let dir = repository(scope, a.repository.as_deref())?;
+    if let Some(p) = &a.request.path {
+        a.request.path = Some(confine_in(scope, &dir, &p.to_string_lossy())?);
+    }
+    ops::detect::run(&a.request, &context(dir))
 }
 
 /// The working tree a call acts on: the server's repository, or the one named, if it is in scope.
@@ -439,6 +324,14 @@ fn outside(message: String) -> Error {
     Error::Usage {
         message,
         help: "name paths inside the repository the server was started in (or a root the client declared)".into(),
+    }
+}
+
+/// A run's report (or the error that kept it from starting) as a tool result.
+fn result_of(result: Result<Report, Error>) -> CallToolResult {
+    match result {
+        Ok(report) => report_result(&report),
+        Err(e) => error_result(&e),
     }
 }
 

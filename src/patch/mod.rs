@@ -43,7 +43,7 @@ pub mod limit;
 mod parse;
 mod schema;
 
-pub use parse::{parse, parse_bytes};
+pub use parse::{parse, parse_bytes, parse_value};
 pub use schema::json_schema;
 
 use crate::error::Error;

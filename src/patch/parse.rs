@@ -192,6 +192,23 @@ pub fn parse(text: &str, name: &str) -> Result<Patch, Error> {
     lower(raw, source)
 }
 
+/// Reads a patch that arrives as a JSON value (an MCP call's `patch` argument), without writing
+/// it out as text to parse it again. The same shape and validation as a JSON patch file; with no
+/// text behind it, diagnostics carry no location.
+pub fn parse_value(value: serde_json::Value, name: &str) -> Result<Patch, Error> {
+    let source = PatchSource {
+        name: name.to_string(),
+        text: Arc::new(String::new()),
+        format: Format::Json,
+    };
+    let raw = RawTop::deserialize(value).map_err(|e| {
+        let message = e.to_string();
+        let help = help_for(&message);
+        patch_error(&source, message, help, None, "here")
+    })?;
+    lower(raw, source)
+}
+
 fn looks_like_json(text: &str) -> bool {
     matches!(text.trim_start().chars().next(), Some('{') | Some('['))
 }

@@ -215,3 +215,45 @@ fn schema_takes_patch_or_report() {
     assert_eq!(v["title"], "patchgate report");
     assert_eq!(repo.run(&["schema", "bogus"]).code, 3);
 }
+
+#[test]
+fn dash_c_is_accepted_before_the_subcommand_as_after_it() {
+    let repo = TestRepo::new().file("a.txt", "one\n").commit();
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let dir = repo.path().to_string_lossy().into_owned();
+    let patch = elsewhere.path().join("p.yaml");
+    std::fs::write(
+        &patch,
+        "- file_path: a.txt\n  old_string: one\n  new_string: two\n",
+    )
+    .expect("write");
+    let patch = patch.to_string_lossy().into_owned();
+    // As `git -C DIR apply`: the option of the program, before the subcommand.
+    let r = crate::harness::run_in(
+        elsewhere.path(),
+        &["-C", &dir, "apply", &patch, "--checks", "none"],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(repo.read_str("a.txt"), "two\n");
+    // After the subcommand, as before.
+    let back = "- file_path: a.txt\n  old_string: two\n  new_string: one\n";
+    std::fs::write(elsewhere.path().join("p.yaml"), back).expect("write");
+    let r = crate::harness::run_in(
+        elsewhere.path(),
+        &["apply", "-C", &dir, &patch, "--checks", "none"],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(repo.read_str("a.txt"), "one\n");
+    // Every subcommand takes it there.
+    for args in [
+        &["-C", &dir, "detect", "--format", "json"][..],
+        &["-C", &dir, "undo", "--list"],
+        &["-C", &dir, "recover"],
+        &["-C", &dir, "check", "--checks", "none"],
+    ] {
+        let r = crate::harness::run_in(elsewhere.path(), args, None);
+        assert_eq!(r.code, 0, "{args:?}: {}{}", r.stdout, r.stderr);
+    }
+}

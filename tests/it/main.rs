@@ -29,6 +29,7 @@ mod panics;
 mod precommit;
 mod prepare;
 mod props;
+mod requests;
 mod sarif;
 #[path = "../scenarios/sarif_schema.rs"]
 mod sarif_schema;

@@ -19,7 +19,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use git2::Oid;
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::Context;
 
 use crate::error::Error;
 use crate::plan::{ChangeKind, Disk, FileChange, PathChange, Plan};
@@ -30,13 +33,15 @@ use crate::txn::journal::{Mode, State};
 use crate::txn::objects::blob_id;
 use crate::txn::{commit, lock, recover, run};
 
-#[derive(Debug, Clone, Default)]
-pub struct UndoOptions {
-    /// Where to look for the repository.
-    pub dir: PathBuf,
-    /// The patch to undo (a full id or a unique prefix); `None`: the last one still in effect.
+/// Which patch to undo.
+#[derive(Debug, Clone, Default, clap::Args, Deserialize, JsonSchema)]
+pub struct Request {
+    /// The patch to undo (a `patch_id` from a report, or a unique prefix of one); default: the
+    /// last patch that is still in effect. Undoing an undo redoes the patch.
     pub patch_id: Option<String>,
-    /// Check and show what would be restored; write nothing.
+    /// Check that the patch can be undone and show what would be restored; write nothing.
+    #[arg(long)]
+    #[serde(default)]
     pub dry_run: bool,
 }
 
@@ -59,8 +64,8 @@ pub struct HistoryItem {
 }
 
 /// The history of this working tree, newest first.
-pub fn list(dir: &Path) -> Result<Vec<HistoryItem>, Error> {
-    let repo = Repo::discover(dir)?;
+pub fn list(ctx: &Context) -> Result<Vec<HistoryItem>, Error> {
+    let repo = Repo::discover(&ctx.dir)?;
     let entries = checked_history(&repo)?;
     let undone = history::undone(&entries);
     Ok(entries
@@ -97,23 +102,13 @@ fn short_ref(r: &str) -> String {
 
 /// Undoes a patch; `Err` when the run could not start (no repository, a lock, an unknown id);
 /// a refusal because files changed since is a report with `changed_since` (exit 4).
-pub fn undo(opts: &UndoOptions) -> Result<Report, Error> {
-    let repo = Repo::discover(&opts.dir)?;
+pub fn run(request: &Request, ctx: &Context) -> Result<Report, Error> {
+    let repo = Repo::discover(&ctx.dir)?;
     lock::check_state(&repo.git)?;
-    let mut notes = Vec::new();
-    let mut mutex = None;
-    if recover::pending(&repo.git, &repo.git_dir) {
-        mutex = Some(lock::acquire(&repo.git_dir)?);
-        for r in recover::recover_all(&repo.git, &repo.git_dir)? {
-            notes.push(format!(
-                "note: finished an interrupted transaction ({}) first",
-                r.id
-            ));
-        }
-    }
+    let (mutex, notes) = recover_first(&repo)?;
     let entries = checked_history(&repo)?;
     let undone = history::undone(&entries);
-    let target = pick(&entries, &undone, opts.patch_id.as_deref())?;
+    let target = pick(&entries, &undone, request.patch_id.as_deref())?;
     let mut report = Report::empty(Status::Applied);
     report.notes = notes;
     report.undid = Some(target.patch_id.clone());
@@ -131,12 +126,36 @@ pub fn undo(opts: &UndoOptions) -> Result<Report, Error> {
         }
     };
     report.list_files(&plan);
-    if opts.dry_run {
+    if request.dry_run {
         report.status = Status::DryRun;
         return Ok(report);
     }
     let _mutex = recover::lock_for_switch(&repo.git, &repo.git_dir, mutex, "undo")?;
+    write_revert(&repo, target, &place, &plan, report)
+}
 
+/// An interrupted transaction is finished before anything is read (holding the mutex from
+/// then on), with a note saying so.
+fn recover_first(repo: &Repo) -> Result<(Option<lock::Mutex>, Vec<String>), Error> {
+    if !recover::pending(&repo.git, &repo.git_dir) {
+        return Ok((None, Vec::new()));
+    }
+    let mutex = lock::acquire(&repo.git_dir)?;
+    let notes = recover::recover_all(&repo.git, &repo.git_dir)?
+        .iter()
+        .map(|r| format!("note: finished an interrupted transaction ({}) first", r.id))
+        .collect();
+    Ok((Some(mutex), notes))
+}
+
+/// The revert as a transaction of its own, recorded in the history as an undo of `target`.
+fn write_revert(
+    repo: &Repo,
+    target: &Entry,
+    place: &Place,
+    plan: &Plan,
+    mut report: Report,
+) -> Result<Report, Error> {
     let message = revert_message(target);
     let base = match place.tip {
         Some(t) => Some(repo.git.find_commit(t).map_err(Error::git)?),
@@ -157,7 +176,7 @@ pub fn undo(opts: &UndoOptions) -> Result<Report, Error> {
         time: history::now_secs(),
     };
     let done = run::run(
-        &repo,
+        repo,
         run::Request {
             mode: place.mode,
             changes: &plan.changes,

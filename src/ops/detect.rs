@@ -1,13 +1,14 @@
-//! `patchgate detect [PATH]`: every checker considered for a path (or one file per project under
-//! a directory), whether the project uses it and on what evidence, and where its program is.
+//! `detect`: every checker considered for a path (or one file per project under a directory),
+//! whether the project uses it and on what evidence, and where its program is.
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
+use super::Context;
 use crate::checks::checker::{Checker, Locate};
 use crate::checks::select::{self, Considered, Verdict};
-use crate::cli::{OutputFormat, emit, print_error};
 use crate::error::Error;
 use crate::project::config::Config;
 use crate::project::detect::{self, Lang, Project};
@@ -39,50 +40,41 @@ struct DetectOut {
     considered: Vec<CheckerInfo>,
 }
 
-pub(crate) fn run_detect(dir: &Path, path: Option<&Path>, format: OutputFormat) -> i32 {
-    let (json, text) = match detect_both(dir, path) {
-        Ok(o) => o,
-        Err(e) => return print_error(&e, format),
-    };
-    match format {
-        OutputFormat::Json => emit(&format!(
-            "{}\n",
-            serde_json::to_string_pretty(&json).unwrap_or_default()
-        )),
-        _ => emit(&text),
-    }
-    0
+/// Which path to describe.
+#[derive(Debug, Clone, Default, clap::Args, Deserialize, JsonSchema)]
+pub struct Request {
+    /// A file or directory (default: the repository root, or the current directory on the
+    /// command line).
+    pub path: Option<PathBuf>,
 }
 
-/// The detection for `path` (or `dir`): as JSON (an array, one entry per file considered) and
-/// as the human listing.
-pub(crate) fn detect_both(
-    dir: &Path,
-    path: Option<&Path>,
-) -> Result<(serde_json::Value, String), Error> {
-    let outs = detect_all(dir, path)?;
-    let json = serde_json::to_value(&outs).unwrap_or_default();
-    Ok((json, human(&outs)))
+/// The detection: one entry per file considered.
+#[derive(Serialize)]
+#[serde(transparent)]
+pub struct Detection(Vec<DetectOut>);
+
+impl Detection {
+    /// The entries as JSON (an array), as `detect --format json` prints them.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+
+    /// The listing for a person.
+    pub fn render_human(&self) -> String {
+        human(&self.0)
+    }
+}
+
+/// The checkers considered for the request's path (or the context's directory).
+pub fn run(request: &Request, ctx: &Context) -> Result<Detection, Error> {
+    detect_all(&ctx.dir, request.path.as_deref()).map(Detection)
 }
 
 fn detect_all(dir: &Path, path: Option<&Path>) -> Result<Vec<DetectOut>, Error> {
     let repo = Repo::discover(dir)?;
     let workdir = repo.require_workdir()?.to_path_buf();
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let base = if dir.is_absolute() {
-        dir.to_path_buf()
-    } else {
-        cwd.join(dir)
-    };
-    let target = path
-        .map(|p| {
-            if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                base.join(p)
-            }
-        })
-        .unwrap_or(base);
+    let base = Context::at(Some(dir)).base();
+    let target = path.map(|p| super::under(&base, p)).unwrap_or(base);
     let rel = repo
         .roots
         .resolve(&target.to_string_lossy())

@@ -1,0 +1,101 @@
+//! `patchgate apply [PATCH]`: the patch read from a file or standard input (bounded by the size
+//! limit), parsed in the requested input format, and handed to [`ops::apply`].
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use super::output::{OutputFormat, print_error, print_report};
+use crate::error::Error;
+use crate::ops::{self, Context};
+use crate::patch::{Patch, limit};
+
+#[derive(Debug, clap::Args)]
+pub(super) struct ApplyArgs {
+    /// The patch file; `-` or nothing reads standard input.
+    patch: Option<PathBuf>,
+    #[command(flatten)]
+    request: ops::apply::Request,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    format: OutputFormat,
+}
+
+pub(super) fn run(a: &ApplyArgs, ctx: &Context) -> i32 {
+    let result = read_patch(a.patch.as_deref(), &ctx.dir).and_then(|(name, bytes)| {
+        let opts = a.request.input_options(cwd_prefix(&ctx.dir));
+        let patch: Patch = crate::patch::parse_input_with(&bytes, &name, a.request.input, &opts)?;
+        crate::timing::mark("patch parsed");
+        ops::apply::run(&a.request, &patch, ctx)
+    });
+    match result {
+        Ok(report) => print_report(&report, a.format),
+        Err(err) => print_error(&err, a.format),
+    }
+}
+
+/// Where DIR stands in its repository's work tree (`src/app`, or `""` at the root): a
+/// traditional diff's names are relative to it, as for `git apply`. `None` outside a work tree
+/// (the apply itself then says so).
+fn cwd_prefix(dir: &Path) -> Option<String> {
+    let repo = crate::repo::Repo::discover(dir).ok()?;
+    let root = repo.workdir?;
+    let here = std::fs::canonicalize(dir).ok()?;
+    let rel = here.strip_prefix(&root).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some(parts.join("/"))
+}
+
+/// The patch's name (for diagnostics) and bytes: a file (relative to DIR), or standard input.
+fn read_patch(path: Option<&Path>, dir: &Path) -> Result<(String, Vec<u8>), Error> {
+    let max = limit::max_bytes()?;
+    match path {
+        None if std::io::stdin().is_terminal() => Err(Error::Usage {
+            message: "no patch given".into(),
+            help: "pass a patch file (`patchgate apply edits.yaml`) or pipe one in (`... | patchgate apply -`)".into(),
+        }),
+        Some(p) if p.as_os_str() != "-" => {
+            let full = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                dir.join(p)
+            };
+            Ok((p.display().to_string(), read_file(&full, max)?))
+        }
+        _ => {
+            // A file redirected to stdin (`< big.yaml`) has a size to judge by, like a named one.
+            let redirected = std::fs::metadata("/proc/self/fd/0")
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| m.len());
+            if redirected.is_some_and(|len| len > max) {
+                return Err(limit::too_big("<stdin>", max));
+            }
+            let bytes =
+                limit::read_bounded(std::io::stdin().lock(), "<stdin>", max, redirected)?;
+            Ok(("<stdin>".to_string(), bytes))
+        }
+    }
+}
+
+fn read_file(full: &Path, max: u64) -> Result<Vec<u8>, Error> {
+    let shown = full.display().to_string();
+    let read_err = |source| Error::PatchRead {
+        path: shown.clone(),
+        source,
+    };
+    let file = std::fs::File::open(full).map_err(read_err)?;
+    let md = file.metadata().map_err(read_err)?;
+    if md.is_dir() {
+        return Err(read_err(std::io::Error::other("it is a directory")));
+    }
+    // A regular file is judged by its size before a byte is read; anything else (a device, a
+    // FIFO) has no size to trust and is cut off just past the limit.
+    if md.is_file() && md.len() > max {
+        return Err(limit::too_big(&shown, max));
+    }
+    let hint = md.is_file().then_some(md.len());
+    limit::read_bounded(file, &shown, max, hint)
+}
