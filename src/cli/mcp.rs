@@ -10,9 +10,19 @@ pub(super) struct McpArgs {
     /// Serve the repository at DIR (default: the current directory's).
     #[arg(short = 'C', value_name = "DIR")]
     dir: Option<PathBuf>,
+    #[command(flatten)]
+    config: super::mcp_config::PrintConfigArgs,
 }
 
 pub(super) fn run(a: McpArgs) -> i32 {
+    match super::mcp_config::snippet(&a.config, a.dir.as_deref()) {
+        Some(Ok(text)) => {
+            super::emit(&text);
+            return 0;
+        }
+        Some(Err(e)) => return report(&e),
+        None => {}
+    }
     let dir = a.dir.unwrap_or_else(|| PathBuf::from("."));
     match crate::mcp::serve(&dir) {
         Ok(()) => 0,

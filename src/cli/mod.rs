@@ -7,6 +7,7 @@ mod completions;
 mod demo;
 pub(crate) mod detect;
 mod mcp;
+mod mcp_config;
 pub mod options;
 mod recover;
 mod undo;
