@@ -8,6 +8,7 @@
 mod apply;
 mod completions;
 mod demo;
+mod mcp_config;
 mod output;
 mod undo;
 
@@ -58,7 +59,7 @@ enum Command {
     Schema(SchemaArgs),
     /// Serve the Model Context Protocol on stdio (tools apply_patch, check, detect, undo) for
     /// agents; `-C DIR` serves the repository at DIR.
-    Mcp,
+    Mcp(mcp_config::PrintConfigArgs),
     /// Run `apply` on a scratch copy of the bundled example repository and patch.
     Demo,
     /// Print the shell completion script for SHELL.
@@ -122,7 +123,7 @@ pub fn run(args: Vec<std::ffi::OsString>, serve: Serve) -> i32 {
     )
     .then(|| cli.dir.clone().unwrap_or_else(|| PathBuf::from(".")));
     let ctx = Context::at(cli.dir.as_deref());
-    match crate::panics::catch(|| dispatch(cli.command, &ctx, serve)) {
+    match crate::panics::catch(|| dispatch(cli.command, cli.dir.as_deref(), &ctx, serve)) {
         Ok(code) => code,
         Err(message) => print_error(
             &crate::panics::internal_error(message, repo_dir.as_deref()),
@@ -131,7 +132,8 @@ pub fn run(args: Vec<std::ffi::OsString>, serve: Serve) -> i32 {
     }
 }
 
-fn dispatch(command: Command, ctx: &Context, serve: Serve) -> i32 {
+/// `dir` is `-C`'s value as given (the MCP snippet makes it absolute); `ctx` is where to run.
+fn dispatch(command: Command, dir: Option<&Path>, ctx: &Context, serve: Serve) -> i32 {
     match command {
         Command::Apply(a) => apply::run(&a, ctx),
         Command::Check(c) => report_of(ops::check::run(&c.request, ctx), c.format),
@@ -161,10 +163,17 @@ fn dispatch(command: Command, ctx: &Context, serve: Serve) -> i32 {
             0
         }
         Command::Demo => demo::run(),
-        Command::Mcp => match serve(&ctx.dir) {
-            Ok(()) => 0,
-            // Stdout belongs to the protocol: a failure to start is said on stderr only.
-            Err(e) => print_error(&e, OutputFormat::Human),
+        Command::Mcp(p) => match mcp_config::snippet(&p, dir) {
+            Some(Ok(text)) => {
+                emit(&text);
+                0
+            }
+            Some(Err(e)) => print_error(&e, OutputFormat::Human),
+            None => match serve(&ctx.dir) {
+                Ok(()) => 0,
+                // Stdout belongs to the protocol: a failure to start is said on stderr only.
+                Err(e) => print_error(&e, OutputFormat::Human),
+            },
         },
         Command::Completions(c) => completions::completions(c.shell),
         Command::Man(m) => completions::man(m.command.as_deref()),

@@ -23,6 +23,7 @@ mod guards;
 mod harden;
 mod harness;
 mod hostile;
+mod install;
 mod limits;
 mod mcp;
 mod panics;
