@@ -38,6 +38,6 @@ pub fn put(git_dir: &Path, checker: &str, rel: &str, before: &[u8], findings: &[
         && let Ok(text) = serde_json::to_vec(findings)
     {
         // A cache: a lost write only costs a re-run next time.
-        let _ = crate::txn::atomic_write(&path, &text, Some(0o644));
+        let _ = crate::fs::atomic_write(&path, &text, Some(0o644));
     }
 }

@@ -325,7 +325,7 @@ fn internal_error(
     format: Option<OutputFormat>,
 ) -> i32 {
     print_error(
-        &crate::panics::internal_error(message, repo_dir),
+        &crate::txn::recover::internal_error(message, repo_dir),
         format.unwrap_or(OutputFormat::Human),
     )
 }

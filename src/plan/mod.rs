@@ -15,7 +15,6 @@
 mod diffops;
 pub mod doc;
 mod near;
-pub mod paths;
 pub mod record;
 mod scope;
 pub mod suggest;
@@ -29,8 +28,8 @@ use std::sync::Arc;
 use miette::SourceSpan;
 
 use crate::patch::{Edit, Hunk, Op, Patch, Replace};
+use crate::repo::{Resolved, Roots};
 use doc::{TextDoc, fold_eol};
-use paths::Roots;
 use record::Record;
 pub use suggest::History;
 use suggest::{CandidateKind, ChangeSource, RelaxedOutcome};
@@ -151,6 +150,18 @@ pub enum ChangeKind {
     Created,
     Deleted,
     Renamed,
+}
+
+impl ChangeKind {
+    /// The name every report and the default commit message use.
+    pub fn name(self) -> &'static str {
+        match self {
+            ChangeKind::Modified => "modified",
+            ChangeKind::Created => "created",
+            ChangeKind::Deleted => "deleted",
+            ChangeKind::Renamed => "renamed",
+        }
+    }
 }
 
 /// A changed file as the report shows it (a rename is one entry, not a delete and a create).
@@ -286,7 +297,7 @@ struct Planner<'a> {
     order: Vec<String>,
     slots: HashMap<String, Slot>,
     originals: HashMap<String, Disk>,
-    resolved: std::cell::RefCell<HashMap<String, Result<paths::Resolved, String>>>,
+    resolved: std::cell::RefCell<HashMap<String, Result<Resolved, String>>>,
 }
 
 /// Plans a patch against the working tree under `roots`.
@@ -641,7 +652,7 @@ impl Planner<'_> {
 
     /// Resolves a patch path, once per distinct spelling: a batch names the same file many times,
     /// and resolving walks the file system (symlink checks) component by component.
-    fn resolve(&self, given: &str) -> Result<paths::Resolved, String> {
+    fn resolve(&self, given: &str) -> Result<Resolved, String> {
         if let Some(r) = self.resolved.borrow().get(given) {
             return r.clone();
         }
@@ -790,7 +801,7 @@ impl Planner<'_> {
             );
         }
         let slot = self.slot(key);
-        let mut mode = crate::txn::NEW_FILE_MODE;
+        let mut mode = crate::fs::NEW_FILE_MODE;
         let mut replaced = false;
         match &slot.content {
             Content::Missing => {}
@@ -1148,7 +1159,7 @@ fn read_tree(repo: &git2::Repository, tree: &git2::Tree, rel: &str) -> (Content,
 }
 
 /// A working-tree path's state as write-back compares it, read through the open root without
-/// following any symlink on the way (`rel` is a real path: see `paths::Resolved::real`).
+/// following any symlink on the way (`rel` is a real path: see `repo::Resolved::real`).
 pub fn disk_at(fs: &crate::fs::Root, rel: &str) -> Disk {
     read_disk(fs, rel).1
 }

@@ -431,7 +431,7 @@ impl Mirror {
             std::fs::create_dir_all(p).map_err(|e| e.to_string())?;
         }
         let text = serde_json::to_vec(&self.manifest).map_err(|e| e.to_string())?;
-        crate::txn::atomic_write(&self.manifest_path, &text, Some(0o644))
+        crate::fs::atomic_write(&self.manifest_path, &text, Some(0o644))
             .map_err(|e| format!("{}: {e}", self.manifest_path.display()))
     }
 

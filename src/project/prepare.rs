@@ -565,7 +565,7 @@ impl Package<'_> {
             && std::fs::create_dir_all(dir).is_ok()
         {
             // A cache: a lost write only costs one offline query next time.
-            let _ = crate::txn::atomic_write(
+            let _ = crate::fs::atomic_write(
                 &path,
                 format!("{}\n", keep.join("\n")).as_bytes(),
                 Some(0o644),

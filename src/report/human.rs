@@ -8,7 +8,7 @@ use std::sync::Arc;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
 use thiserror::Error;
 
-use super::{Report, Status, change_name, hunk_note, status_name};
+use super::{Report, Status, hunk_note, status_name};
 use crate::plan::EditStatus;
 
 #[derive(Debug, Error, Diagnostic)]
@@ -218,7 +218,7 @@ pub fn render_human(r: &Report, color: bool) -> String {
             let _ = writeln!(
                 out,
                 "  {:<9} {name}  {} {}{}",
-                change_name(f.change),
+                f.change.name(),
                 paint.p(GREEN, &format!("+{}", f.added)),
                 paint.p(RED, &format!("-{}", f.removed)),
                 super::ModeReport::note(f.mode.as_ref(), "->")

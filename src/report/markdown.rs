@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::{Report, Status, candidate_kind_name, change_name, hunk_note, status_name};
+use super::{Report, Status, candidate_kind_name, hunk_note, status_name};
 use crate::plan::EditStatus;
 
 const MAX_SUGGESTION_LINES: usize = 40;
@@ -185,7 +185,7 @@ pub fn render_markdown(r: &Report) -> String {
             let _ = writeln!(
                 out,
                 "- {} `{name}` (+{} −{}){}{hash}",
-                change_name(f.change),
+                f.change.name(),
                 f.added,
                 f.removed,
                 super::ModeReport::note(f.mode.as_ref(), "→")

@@ -118,7 +118,7 @@ pub fn record(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<(), Erro
     let target = pin_commit(repo, &j.files, &j.id)?;
     repo.reference(&pin, target, true, "patchgate: keep a patch for undo")
         .map_err(Error::git)?;
-    super::fault::point("history-pinned");
+    crate::fault::point("history-pinned");
     let entry = Entry {
         version: 1,
         patch_id: j.id.clone(),
@@ -141,7 +141,7 @@ pub fn record(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<(), Erro
         message: format!("cannot serialise the history entry: {e}"),
         help: "please report this".into(),
     })?;
-    super::atomic_write(&path, &text, Some(0o644)).map_err(|e| Error::io("write", &path, e))?;
+    crate::fs::atomic_write(&path, &text, Some(0o644)).map_err(|e| Error::io("write", &path, e))?;
     prune(repo, git_dir, KEEP);
     Ok(())
 }

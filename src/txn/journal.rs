@@ -102,7 +102,7 @@ impl Journal {
         let d = dir(git_dir);
         std::fs::create_dir_all(&d)?;
         let text = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        super::atomic_write(&self.path(git_dir), &text, Some(0o644))
+        crate::fs::atomic_write(&self.path(git_dir), &text, Some(0o644))
     }
 
     pub fn set_phase(&mut self, phase: Phase, git_dir: &Path) -> std::io::Result<()> {

@@ -11,8 +11,9 @@ use git2::Oid;
 
 use super::history::{self, Meta};
 use super::journal::{self, Journal, Mode, Phase};
-use super::{commit, fault, recover, stage};
+use super::{commit, recover, stage};
 use crate::error::Error;
+use crate::fault;
 use crate::plan::PathChange;
 use crate::plan::record::Record;
 use crate::repo::Repo;

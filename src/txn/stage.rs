@@ -4,7 +4,7 @@
 //! content, so a crash can always be undone; written in parallel by [`super::objects`], only
 //! where missing), then `TreeUpdateBuilder` rewrites only the trees on the paths that changed,
 //! starting from the base commit's tree. Nothing is checked out. The blobs are synced by
-//! [`super::objects`]; the trees, commits and the pin ref by libgit2 (see `durable`), each with
+//! [`super::objects`]; the trees, commits and the pin ref by libgit2 (see `repo::durable_git`), each with
 //! its folder, before the journal is written. A commit's tree records each patched file as `git
 //! add` would store it (`filters`); where that differs from the working-tree bytes, both blobs are
 //! pinned.
@@ -77,7 +77,7 @@ fn state_of(disk: &Disk, oid: Option<Oid>) -> State {
 fn file_mode(state: &State) -> Option<(Oid, FileMode)> {
     match state {
         State::File { oid, mode } => Oid::from_str(oid).ok().map(|o| {
-            let m = if *mode != super::NEW_FILE_MODE && mode & 0o111 != 0 {
+            let m = if *mode != crate::fs::NEW_FILE_MODE && mode & 0o111 != 0 {
                 FileMode::BlobExecutable
             } else {
                 FileMode::Blob
@@ -183,7 +183,7 @@ pub fn stage(
         &odb,
         &repo.commondir().join("objects"),
         &contents,
-        super::fsync_enabled(),
+        crate::fs::fsync_enabled(),
     )?;
     let mut ids = ids.into_iter();
     let mut next_id = |d: &Disk| blob_bytes(d).and_then(|_| ids.next());

@@ -87,7 +87,7 @@ pub fn put(git_dir: &Path, key: &str, run: &StepRun) {
         && let Ok(text) = serde_json::to_vec(&cached)
     {
         // A cache: a lost write only costs a re-run next time.
-        let _ = crate::txn::atomic_write(&path, &text, Some(0o644));
+        let _ = crate::fs::atomic_write(&path, &text, Some(0o644));
         prune(d, MAX_ENTRIES);
     }
 }
