@@ -21,6 +21,7 @@
 //! (a killed one leaves `.<name>.patchgate-<pid>-<n>.tmp`, which `patchgate recover` removes).
 
 mod dir;
+pub mod layout;
 pub mod resolve;
 #[cfg(test)]
 mod tests;

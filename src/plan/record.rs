@@ -42,7 +42,7 @@ impl Record {
     /// Loads the record of a git dir; a missing or unreadable record is an empty one (a record only
     /// ever turns a miss into `already_applied`, so losing it is safe).
     pub fn load(git_dir: &Path) -> Record {
-        let path = git_dir.join("patchgate").join("applied");
+        let path = crate::fs::layout::applied(git_dir);
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let mut seen = HashSet::new();
         let mut patches: HashMap<String, Vec<PatchState>> = HashMap::new();

@@ -477,10 +477,7 @@ impl Package<'_> {
             Toolchain::Cargo => "cargo",
             Toolchain::Go => "go",
         };
-        self.git_dir
-            .join("patchgate")
-            .join("prepared")
-            .join(format!("{tool}-{name}"))
+        crate::fs::layout::prepared(self.git_dir, &format!("{tool}-{name}"))
     }
 
     /// The dependency state: the toolchain, where its caches are, and every manifest and lockfile

@@ -46,11 +46,11 @@ pub struct Recovered {
 
 /// Whether an interrupted transaction left anything: a journal, or a pin ref.
 pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
-    let journals = std::fs::read_dir(super::journal::dir(git_dir))
+    let journals = std::fs::read_dir(crate::fs::layout::journals(git_dir))
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
-    let prefix = super::stage::pin_prefix(git_dir);
-    let pin_locks = [prefix.clone(), super::history::ref_prefix(git_dir)]
+    let prefix = crate::fs::layout::txn_pins(git_dir);
+    let pin_locks = [prefix.clone(), crate::fs::layout::history_pins(git_dir)]
         .iter()
         .any(|p| {
             std::fs::read_dir(repo.commondir().join(p))
@@ -428,8 +428,8 @@ fn remove_new_dirs(fs: &Root, j: &Journal) {
 /// mutex, so any such lock is stale.
 fn remove_pin_locks(repo: &Repository, git_dir: &Path) {
     for prefix in [
-        super::stage::pin_prefix(git_dir),
-        super::history::ref_prefix(git_dir),
+        crate::fs::layout::txn_pins(git_dir),
+        crate::fs::layout::history_pins(git_dir),
     ] {
         let Ok(entries) = std::fs::read_dir(repo.commondir().join(prefix)) else {
             continue;
@@ -449,7 +449,7 @@ fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
         .into_iter()
         .filter_map(|(_, j)| j.ok().map(|j| j.pin_ref))
         .collect();
-    if let Ok(refs) = repo.references_glob(&format!("{}/*", super::stage::pin_prefix(git_dir))) {
+    if let Ok(refs) = repo.references_glob(&format!("{}/*", crate::fs::layout::txn_pins(git_dir))) {
         let names: Vec<String> = refs
             .flatten()
             .filter_map(|r| r.name().map(str::to_string))
@@ -465,9 +465,9 @@ fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
         std::time::Duration::from_secs(3600),
     );
     for d in [
-        git_dir.join("patchgate"),
-        super::journal::dir(git_dir),
-        super::history::dir(git_dir),
+        crate::fs::layout::root(git_dir),
+        crate::fs::layout::journals(git_dir),
+        crate::fs::layout::history(git_dir),
     ] {
         let Ok(entries) = std::fs::read_dir(&d) else {
             continue;

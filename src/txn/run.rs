@@ -108,8 +108,13 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
         record: req.record_lines.clone(),
         history: Some(req.history),
     };
-    let journal_err =
-        |e: std::io::Error| Error::io("write the journal in", journal::dir(&repo.git_dir), e);
+    let journal_err = |e: std::io::Error| {
+        Error::io(
+            "write the journal in",
+            crate::fs::layout::journals(&repo.git_dir),
+            e,
+        )
+    };
     j.save(&repo.git_dir)
         .map_err(|e| Failed::Start(journal_err(e)))?;
     crate::timing::mark("journaled");
@@ -167,7 +172,7 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
         // The edits landed; only a retry's `already_applied` is weakened.
         notes.push(format!(
             "warning: could not update the re-run record in {}: {e}",
-            repo.git_dir.join("patchgate").display()
+            crate::fs::layout::root(&repo.git_dir).display()
         ));
     }
     crate::timing::mark("recorded");

@@ -148,20 +148,6 @@ fn tree_with(
     })
 }
 
-/// The pin namespace of one working tree: `refs/patchgate/txn/<key>`, the key derived from its git
-/// dir. Refs are shared by all worktrees of a repository while journals are not, so each
-/// worktree must only ever judge (and clean up) its own pins.
-pub fn pin_prefix(git_dir: &Path) -> String {
-    format!("refs/patchgate/txn/{}", worktree_key(git_dir))
-}
-
-/// A short key naming one working tree's git dir, for the ref namespaces it owns.
-pub fn worktree_key(git_dir: &Path) -> String {
-    use sha2::{Digest, Sha256};
-    let h = Sha256::digest(git_dir.as_os_str().as_encoded_bytes());
-    format!("{h:x}")[..16].to_string()
-}
-
 /// Writes the objects of a plan and pins them under `refs/patchgate/txn/<key>/<id>`.
 pub fn stage(
     repo: &Repository,
@@ -267,7 +253,7 @@ pub fn stage(
             &parents,
         )
         .map_err(Error::git)?;
-    let pin_ref = format!("{}/{id}", pin_prefix(git_dir));
+    let pin_ref = format!("{}/{id}", crate::fs::layout::txn_pins(git_dir));
     repo.reference(&pin_ref, pin, false, "patchgate: pin transaction")
         .map_err(Error::git)?;
     Ok(Staged {
@@ -311,7 +297,7 @@ fn filter_for_commit(
 /// folders of loose refs that this leaves empty, as git does: a run leaves nothing under
 /// `refs/patchgate/` that it did not mean to keep. Any other ref is refused.
 pub fn unpin(repo: &Repository, pin_ref: &str) -> Result<(), Error> {
-    if !pin_ref.starts_with("refs/patchgate/")
+    if !pin_ref.starts_with(crate::fs::layout::REFS)
         || super::validate::check_ref_format(pin_ref).is_err()
     {
         return Err(Error::Internal {
@@ -324,7 +310,9 @@ pub fn unpin(repo: &Repository, pin_ref: &str) -> Result<(), Error> {
     }
     // Deepest first; a folder that still holds a ref (or is being written) is not empty.
     let mut folder = Path::new(pin_ref).parent();
-    while let Some(f) = folder.filter(|f| f.starts_with("refs/patchgate")) {
+    while let Some(f) =
+        folder.filter(|f| f.starts_with(crate::fs::layout::REFS.trim_end_matches('/')))
+    {
         if std::fs::remove_dir(repo.commondir().join(f)).is_err() {
             break;
         }

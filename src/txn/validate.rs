@@ -199,7 +199,7 @@ pub fn journal(
         }
         id(&j.id).map_err(|p| bad("id", p))?;
         named_after(file, &j.id)?;
-        let pin = format!("{}/{}", super::stage::pin_prefix(git_dir), j.id);
+        let pin = format!("{}/{}", crate::fs::layout::txn_pins(git_dir), j.id);
         if j.pin_ref != pin {
             return Err(bad(
                 "pin_ref",
@@ -254,7 +254,11 @@ pub fn entry(e: &Entry, file: &Path, git_dir: &Path) -> Result<(), Error> {
         }
         id(&e.patch_id).map_err(|p| bad("patch_id", p))?;
         named_after(file, &e.patch_id)?;
-        let pin = format!("{}/{}", super::history::ref_prefix(git_dir), e.patch_id);
+        let pin = format!(
+            "{}/{}",
+            crate::fs::layout::history_pins(git_dir),
+            e.patch_id
+        );
         if e.pin != pin {
             return Err(bad(
                 "pin",

@@ -39,7 +39,7 @@ pub struct Cached {
 }
 
 fn dir(git_dir: &Path) -> PathBuf {
-    git_dir.join("patchgate").join("cache").join("verify")
+    crate::fs::layout::verify_cache(git_dir)
 }
 
 /// The cache key of `step` (planned as `plan`) of `project` on the state `state_id`.
