@@ -260,24 +260,9 @@ pub(super) fn miss(
     let lenient = ctx.lenient;
     let mut not_reindentable = false;
     if lenient {
-        // The readings without optional lines (aider's leading blank line of SEARCH, …) come next.
-        let trimmed = r.fallbacks.iter().filter_map(|f| match f {
-            crate::patch::Fallback::Without { old, new, .. } => {
-                Some((fold_eol(old), fold_eol(new)))
-            }
-            _ => None,
-        });
-        let readings = std::iter::once((
-            std::borrow::Cow::Borrowed(old),
-            std::borrow::Cow::Borrowed(new),
-        ))
-        .chain(trimmed);
-        for (old, new) in readings {
-            match relaxed_step(doc, shown, r, scope, &old, &new) {
-                Ok(step) => return step,
-                Err(true) => not_reindentable = true,
-                Err(false) => {}
-            }
+        match lenient_step(doc, shown, r, scope, old, new) {
+            Ok(step) => return step,
+            Err(n) => not_reindentable = n,
         }
     }
     let pool = scope::diagnose(doc, old, scope, scope::POOL);
@@ -313,17 +298,121 @@ pub(super) fn miss(
         })
         .collect();
 
-    let mut msg = format!("old_string was not found in {shown}");
-    if let Some(w) = r.window {
+    let facts = MissFacts {
+        doc,
+        shown,
+        r,
+        scope,
+        old,
+        new,
+        candidates: &candidates,
+        stale: explained.stale.as_deref(),
+        tie: &explained.tie,
+        lenient,
+        not_reindentable,
+    };
+    s.message = Some(miss_message(&facts));
+    s.snippet = Some(miss_snippet(shown, text, &candidates));
+    s
+}
+
+/// What the message of a miss is made from.
+struct MissFacts<'a> {
+    doc: &'a TextDoc,
+    shown: &'a str,
+    r: &'a Replace,
+    scope: &'a scope::Scope,
+    old: &'a str,
+    new: &'a str,
+    candidates: &'a [suggest::Candidate],
+    stale: Option<&'a str>,
+    tie: &'a [(usize, usize)],
+    lenient: bool,
+    not_reindentable: bool,
+}
+
+/// `--lenient`'s readings in order (the edit's own, then those without optional lines): the step
+/// of the first that applies, or `Err(true)` when one matched but could not be re-indented.
+fn lenient_step(
+    doc: &mut TextDoc,
+    shown: &str,
+    r: &Replace,
+    scope: &scope::Scope,
+    old: &str,
+    new: &str,
+) -> Result<Step, bool> {
+    // The readings without optional lines (aider's leading blank line of SEARCH, …) come next.
+    let trimmed = r.fallbacks.iter().filter_map(|f| match f {
+        crate::patch::Fallback::Without { old, new, .. } => Some((fold_eol(old), fold_eol(new))),
+        _ => None,
+    });
+    let readings = std::iter::once((
+        std::borrow::Cow::Borrowed(old),
+        std::borrow::Cow::Borrowed(new),
+    ))
+    .chain(trimmed);
+    let mut not_reindentable = false;
+    for (old, new) in readings {
+        match relaxed_step(doc, shown, r, scope, &old, &new) {
+            Ok(step) => return Ok(step),
+            Err(true) => not_reindentable = true,
+            Err(false) => {}
+        }
+    }
+    Err(not_reindentable)
+}
+
+/// The message of a miss: where it was looked for, what the best candidate is and what to do
+/// about it, then the notes (a stale text, look-alikes, the scope, new_string already there).
+fn miss_message(f: &MissFacts) -> String {
+    let mut msg = format!("old_string was not found in {}", f.shown);
+    if let Some(w) = f.r.window {
         match w.end {
             Some(e) => msg.push_str(&format!(" within lines {}-{e}", w.start)),
             None => msg.push_str(&format!(" from line {} on", w.start)),
         }
     }
-    msg.push_str(&scope.inside);
-    match candidates.first() {
+    msg.push_str(&f.scope.inside);
+    candidate_advice(f, &mut msg);
+    if let (Some(why), Some(c)) = (&f.stale, f.candidates.first())
+        && c.kind != CandidateKind::Stale
+    {
+        msg.push_str(". Also: ");
+        msg.push_str(why);
+    }
+    if !f.tie.is_empty() {
+        let spans: Vec<String> = f
+            .tie
+            .iter()
+            .map(|&(a, b)| {
+                if a == b {
+                    a.to_string()
+                } else {
+                    format!("{a}-{b}")
+                }
+            })
+            .collect();
+        msg.push_str(&format!(
+            ". Lines {} look alike and are about equally close to old_string: nothing in the edit \
+             tells them apart, so check which one you mean (add a line that differs, or set \
+             start_line/end_line)",
+            spans.join(", ")
+        ));
+    }
+    if let Some(note) = scope::outside_note(f.doc, f.old, f.scope) {
+        msg.push_str(&note);
+    }
+    if let Some(note) = already_there(f) {
+        msg.push_str(&note);
+    }
+    msg
+}
+
+/// What the best candidate is, and what to do about it.
+fn candidate_advice(f: &MissFacts, msg: &mut String) {
+    match f.candidates.first() {
         Some(c) if c.kind == CandidateKind::Stale => {
-            if let Some(why) = &explained.stale {
+            if let Some(why) = &f.stale {
                 msg.push_str("; ");
                 msg.push_str(why);
             }
@@ -350,10 +439,10 @@ pub(super) fn miss(
                 "typographic characters (quotes, dashes, spaces) and whitespace"
             };
             // --lenient only looks inside the line window, so only a candidate there is advice.
-            let in_window = if scope.symbol {
-                scope.holds_lines(doc, c.start_line, c.end_line)
+            let in_window = if f.scope.symbol {
+                f.scope.holds_lines(f.doc, c.start_line, c.end_line)
             } else {
-                r.window.is_none_or(|w| {
+                f.r.window.is_none_or(|w| {
                     c.start_line >= w.start && w.end.is_none_or(|e| c.end_line <= e)
                 })
             };
@@ -362,14 +451,14 @@ pub(super) fn miss(
                 c.start_line, c.end_line,
             ));
             if !in_window {
-                msg.push_str(if scope.symbol {
+                msg.push_str(if f.scope.symbol {
                     " (they lie outside the search scope: check `within` and the line window)"
                 } else {
                     " (they lie outside start_line/end_line: check the line window)"
                 });
-            } else if !lenient {
+            } else if !f.lenient {
                 msg.push_str(", or re-run with --lenient to apply it re-indented");
-            } else if not_reindentable {
+            } else if f.not_reindentable {
                 msg.push_str(
                     " (--lenient did not apply it: the indentation of old_string and of the file differ \
                      unevenly, so re-indenting new_string would be a guess)",
@@ -384,57 +473,41 @@ pub(super) fn miss(
         )),
         None => msg.push_str("; nothing similar was found: check file_path and re-read the file"),
     }
-    if let (Some(why), Some(c)) = (&explained.stale, candidates.first())
-        && c.kind != CandidateKind::Stale
-    {
-        msg.push_str(". Also: ");
-        msg.push_str(why);
+}
+
+/// `new_string` already stands in the file: another tool may have applied the edit.
+fn already_there(f: &MissFacts) -> Option<String> {
+    if f.new.is_empty() {
+        return None;
     }
-    if !explained.tie.is_empty() {
-        let spans: Vec<String> = explained
-            .tie
-            .iter()
-            .map(|&(a, b)| {
-                if a == b {
-                    a.to_string()
-                } else {
-                    format!("{a}-{b}")
-                }
-            })
-            .collect();
-        msg.push_str(&format!(
-            ". Lines {} look alike and are about equally close to old_string: nothing in the edit \
-             tells them apart, so check which one you mean (add a line that differs, or set \
-             start_line/end_line)",
-            spans.join(", ")
-        ));
+    let text = f.doc.text();
+    let spots: Vec<(usize, usize)> = if f.r.whole_lines {
+        whole::line_matches(text, 0..text.len(), f.new)
+    } else {
+        text.match_indices(f.new)
+            .take(3)
+            .map(|(i, _)| i..i + f.new.len())
+            .collect()
     }
-    if let Some(note) = scope::outside_note(doc, old, scope) {
-        msg.push_str(&note);
-    }
-    if !new.is_empty() {
-        let spots: Vec<(usize, usize)> = if r.whole_lines {
-            whole::line_matches(text, 0..text.len(), new)
+    .iter()
+    .take(3)
+    .map(|m| f.doc.line_range(m))
+    .collect();
+    let (a, b) = spots.first()?;
+    Some(format!(
+        ". Note: new_string already stands at line{} {}: if another tool applied this edit, drop it from the patch",
+        if a == b { "" } else { "s" },
+        if a == b {
+            a.to_string()
         } else {
-            text.match_indices(new)
-                .take(3)
-                .map(|(i, _)| i..i + new.len())
-                .collect()
+            format!("{a}-{b}")
         }
-        .iter()
-        .take(3)
-        .map(|m| doc.line_range(m))
-        .collect();
-        if let Some((a, b)) = spots.first() {
-            msg.push_str(&format!(
-                ". Note: new_string already stands at line{} {}: if another tool applied this edit, drop it from the patch",
-                if a == b { "" } else { "s" },
-                if a == b { a.to_string() } else { format!("{a}-{b}") }
-            ));
-        }
-    }
-    s.message = Some(msg);
-    s.snippet = Some(Snippet {
+    ))
+}
+
+/// The file with the candidates underlined, for the human report.
+fn miss_snippet(shown: &str, text: &str, candidates: &[suggest::Candidate]) -> Snippet {
+    Snippet {
         path: shown.to_string(),
         text: Arc::new(text.to_string()),
         labels: candidates
@@ -457,6 +530,5 @@ pub(super) fn miss(
                 )
             })
             .collect(),
-    });
-    s
+    }
 }
