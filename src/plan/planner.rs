@@ -241,11 +241,32 @@ impl Planner<'_> {
             out.message = Some(why);
             return (out, Some(digest));
         }
-        let step = match op {
+        let step = self.step(edit, op, &resolved, recorded, &mut out.invalid);
+        out.status = step.status;
+        out.match_kind = step.match_kind;
+        out.replacements = step.replacements;
+        out.lines = step.lines;
+        out.suggestions = step.suggestions;
+        out.message = step.message;
+        out.snippet = step.snippet;
+        (out, Some(digest))
+    }
+
+    /// The step of one resolved and checked edit; `invalid` is set when the edit itself is at
+    /// fault (as opposed to the file not matching it).
+    fn step(
+        &mut self,
+        edit: &Edit,
+        op: &Op,
+        resolved: &Resolved,
+        recorded: bool,
+        invalid: &mut bool,
+    ) -> Step {
+        match op {
             // A YAML/JSON edit that would change nothing is invalid input; a converted hunk
             // (no `old_string` of its own) is not checked here.
             Op::Replace(r) if edit.origin.is_none() && fold_eol(&r.old) == fold_eol(&r.new) => {
-                out.invalid = true;
+                *invalid = true;
                 self.unchanged(&resolved.real, &resolved.rel, r)
             }
             Op::Replace(r) => self.replace(&resolved.real, &resolved.rel, r, recorded),
@@ -267,46 +288,10 @@ impl Planner<'_> {
                     self.append(&resolved.real, text, recorded)
                 }
             }
-            Op::Move { to, replace } => match self.resolve(to) {
-                Err(why) => {
-                    out.invalid = true;
-                    Step::msg(EditStatus::Error, why)
-                }
-                Ok(_) if resolved.is_link && replace.is_some() => {
-                    // Moving the link but editing its target is two operations on two paths.
-                    out.invalid = true;
-                    Step::msg(
-                        EditStatus::Error,
-                        format!(
-                            "`{}` is a symlink: move_to moves the link itself, so it cannot also edit the \
-                             target's text; use two edits (one on the target's path, one move_to)",
-                            edit.file_path
-                        ),
-                    )
-                }
-                Ok(dest) => {
-                    let src = if resolved.is_link {
-                        &resolved.rel
-                    } else {
-                        &resolved.real
-                    };
-                    if let Some(why) = self.link_escapes_at(src, &dest.real) {
-                        out.invalid = true;
-                        Step::msg(EditStatus::Error, why)
-                    } else {
-                        let over = edit.replace_existing;
-                        self.move_to(
-                            src,
-                            &resolved.rel,
-                            &dest.real,
-                            replace.as_ref(),
-                            recorded,
-                            over,
-                        )
-                    }
-                }
-            },
-            Op::Mode { executable } => self.set_mode(&resolved, *executable, recorded),
+            Op::Move { to, replace } => {
+                self.move_step(edit, resolved, to, replace.as_ref(), recorded, invalid)
+            }
+            Op::Mode { executable } => self.set_mode(resolved, *executable, recorded),
             Op::Link { old, new } => match new.as_deref().and_then(|t| {
                 let key = if resolved.is_link {
                     &resolved.rel
@@ -316,35 +301,71 @@ impl Planner<'_> {
                 self.link_escapes(key, t)
             }) {
                 Some(why) => {
-                    out.invalid = true;
+                    *invalid = true;
                     Step::msg(EditStatus::Error, why)
                 }
-                None => self.link(&resolved, old.as_deref(), new.as_deref(), recorded),
+                None => self.link(resolved, old.as_deref(), new.as_deref(), recorded),
             },
             Op::Copy { to } => match self.resolve(to) {
                 Err(why) => {
-                    out.invalid = true;
+                    *invalid = true;
                     Step::msg(EditStatus::Error, why)
                 }
                 Ok(dest) => match self.link_escapes_at(&resolved.real, &dest.real) {
                     Some(why) => {
-                        out.invalid = true;
+                        *invalid = true;
                         Step::msg(EditStatus::Error, why)
                     }
-                    None => self.copy(&resolved, &dest.real, recorded),
+                    None => self.copy(resolved, &dest.real, recorded),
                 },
             },
-            Op::Binary(b) => self.binary(&resolved, b, recorded),
-            Op::Insert(ins) => self.insert(&resolved, ins, recorded),
-        };
-        out.status = step.status;
-        out.match_kind = step.match_kind;
-        out.replacements = step.replacements;
-        out.lines = step.lines;
-        out.suggestions = step.suggestions;
-        out.message = step.message;
-        out.snippet = step.snippet;
-        (out, Some(digest))
+            Op::Binary(b) => self.binary(resolved, b, recorded),
+            Op::Insert(ins) => self.insert(resolved, ins, recorded),
+        }
+    }
+
+    /// A move (with its optional replacement on the way): the destination resolved and checked.
+    fn move_step(
+        &mut self,
+        edit: &Edit,
+        resolved: &Resolved,
+        to: &str,
+        replace: Option<&Replace>,
+        recorded: bool,
+        invalid: &mut bool,
+    ) -> Step {
+        match self.resolve(to) {
+            Err(why) => {
+                *invalid = true;
+                Step::msg(EditStatus::Error, why)
+            }
+            Ok(_) if resolved.is_link && replace.is_some() => {
+                // Moving the link but editing its target is two operations on two paths.
+                *invalid = true;
+                Step::msg(
+                    EditStatus::Error,
+                    format!(
+                        "`{}` is a symlink: move_to moves the link itself, so it cannot also edit the \
+                         target's text; use two edits (one on the target's path, one move_to)",
+                        edit.file_path
+                    ),
+                )
+            }
+            Ok(dest) => {
+                let src = if resolved.is_link {
+                    &resolved.rel
+                } else {
+                    &resolved.real
+                };
+                if let Some(why) = self.link_escapes_at(src, &dest.real) {
+                    *invalid = true;
+                    Step::msg(EditStatus::Error, why)
+                } else {
+                    let over = edit.replace_existing;
+                    self.move_to(src, &resolved.rel, &dest.real, replace, recorded, over)
+                }
+            }
+        }
     }
 
     /// Why `key` does not hold the bytes `want` (a SHA-256 in hex) names, or `None` when it does.
