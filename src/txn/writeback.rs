@@ -128,6 +128,40 @@ impl Dirs {
     }
 }
 
+/// The temp file (or symlink) holding a change's new content, made next to its target, with the
+/// original's mode and owner; `None` for a path the change removes.
+fn temp_for(
+    dir: &Dir,
+    name: &str,
+    c: &PathChange,
+    fail: &dyn Fn(&'static str, &str, std::io::Error) -> Error,
+) -> Result<Option<String>, Error> {
+    Ok(match &c.after {
+        Disk::File { bytes, mode } => {
+            let owner = match &c.before {
+                Disk::File { .. } => dir.lstat(name).ok().flatten().map(|m| (m.uid, m.gid)),
+                _ => None,
+            };
+            let mode = if *mode == NEW_FILE_MODE {
+                default_file_mode()
+            } else {
+                *mode
+            };
+            let tmp = crate::fs::temp_name(name);
+            dir.write_new(&tmp, bytes, mode, owner)
+                .map_err(|e| fail("write a temp file for", &c.rel, e))?;
+            Some(tmp)
+        }
+        Disk::Symlink { target } => {
+            let tmp = crate::fs::temp_name(name);
+            dir.symlink(target, &tmp)
+                .map_err(|e| fail("create a symlink at", &c.rel, e))?;
+            Some(tmp)
+        }
+        Disk::Missing | Disk::Dir | Disk::Other => None,
+    })
+}
+
 /// Applies `changes` to the working tree under `roots`, all or nothing.
 pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result<(), Error> {
     let fs = roots.fs();
@@ -161,30 +195,7 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
             let (dir, name) = dirs
                 .parent_of(fs, &c.rel)
                 .map_err(|e| fail("open the folder of", &c.rel, e))?;
-            let temp = match &c.after {
-                Disk::File { bytes, mode } => {
-                    let owner = match &c.before {
-                        Disk::File { .. } => dir.lstat(name).ok().flatten().map(|m| (m.uid, m.gid)),
-                        _ => None,
-                    };
-                    let mode = if *mode == NEW_FILE_MODE {
-                        default_file_mode()
-                    } else {
-                        *mode
-                    };
-                    let tmp = crate::fs::temp_name(name);
-                    dir.write_new(&tmp, bytes, mode, owner)
-                        .map_err(|e| fail("write a temp file for", &c.rel, e))?;
-                    Some(tmp)
-                }
-                Disk::Symlink { target } => {
-                    let tmp = crate::fs::temp_name(name);
-                    dir.symlink(target, &tmp)
-                        .map_err(|e| fail("create a symlink at", &c.rel, e))?;
-                    Some(tmp)
-                }
-                Disk::Missing | Disk::Dir | Disk::Other => None,
-            };
+            let temp = temp_for(&dir, name, c, &fail)?;
             staged.push(Staged {
                 change_index: i,
                 dir,
