@@ -33,8 +33,8 @@ use crate::patch::{
     parse_input_with,
 };
 use crate::plan::doc::{TextDoc, fold_eol};
-use crate::plan::paths::Roots;
 use crate::plan::{EditStatus, replace_text};
+use crate::repo::Roots;
 
 /// The fuzz targets, named as in `fuzz/fuzz_targets/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

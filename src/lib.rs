@@ -1,7 +1,10 @@
 //! patchgate: apply a batch of multi-file edits to a git repository all or nothing.
 //!
-//! The modules follow the pipeline a patch goes through (under them all, [`fs`]: every working-tree
-//! file operation, resolved from the repository root without following symlinks):
+//! The modules follow the pipeline a patch goes through (docs/architecture.md: imports only go
+//! down). Under them all, the ground floor: [`fs`] (every working-tree file operation, resolved
+//! from the repository root without following symlinks; atomic writes; `fs::layout`, every path of
+//! patchgate's own state), [`repo`] (the repository and the path rules of a patch), [`text`]
+//! (unified diffs), [`runner`], [`error`], [`fault`] (test-only crash points) and [`timing`]:
 //! - [`patch`]: the input formats (YAML/JSON edits, codex `*** Begin Patch`, Aider
 //!   SEARCH/REPLACE, unified diffs) read into one list of typed edits;
 //! - [`plan`]: every edit matched and applied in memory; misses diagnosed;
@@ -22,6 +25,7 @@
 pub mod checks;
 pub mod cli;
 pub mod error;
+pub mod fault;
 pub mod fs;
 pub mod fuzz;
 pub mod mcp;
@@ -34,6 +38,7 @@ pub mod repo;
 pub mod report;
 pub mod runner;
 pub mod syntax;
+pub mod text;
 pub mod timing;
 pub mod txn;
 pub mod verify;

@@ -4,7 +4,8 @@
 //! Two places catch them: each checker's job (`checks::run`: the checker becomes `error` with the
 //! panic's message and the other checkers go on), and the command line around a whole command
 //! (`cli`: an `internal` error, exit 4, after `patchgate recover`'s work on the repository, so a
-//! transaction the panic interrupted ends in the old or the new state like after a crash).
+//! transaction the panic interrupted ends in the old or the new state like after a crash: that
+//! recovery is `txn::recover::internal_error`, above this ground-floor module).
 //!
 //! [`install_hook`] replaces the default hook (which prints to stderr as the panic happens) with
 //! one that records where the panic happened, so the catcher can say it in its own message; with
@@ -53,39 +54,6 @@ pub fn describe(payload: &(dyn Any + Send)) -> String {
 /// checker's job: its results) or recovered from disk afterwards (a transaction: its journal).
 pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|p| describe(p.as_ref()))
-}
-
-/// After a panic in a command that may have been running a transaction on the repository at
-/// `dir`: finishes or rolls back what it left (under the mutex, as `patchgate recover` does).
-/// How many transactions were recovered; 0 when nothing was pending.
-pub fn recover_after(dir: &std::path::Path) -> Result<usize, crate::Error> {
-    use crate::txn::{lock, recover};
-    let repo = crate::repo::Repo::discover(dir)?;
-    if !recover::pending(&repo.git, &repo.git_dir) {
-        return Ok(0);
-    }
-    let _mutex = lock::acquire(&repo.git_dir)?;
-    recover::recover_all(&repo.git, &repo.git_dir).map(|d| d.len())
-}
-
-/// The error a panic that escaped a command ends it with, after recovering the repository at
-/// `repo_dir` (when the command may have been running a transaction there).
-pub fn internal_error(message: String, repo_dir: Option<&std::path::Path>) -> crate::Error {
-    let mut help = "this is a bug in patchgate: please report it with this message".to_string();
-    if let Some(dir) = repo_dir {
-        match recover_after(dir) {
-            Ok(0) => {}
-            Ok(_) => help.push_str(
-                "; the transaction it interrupted was finished or rolled back, as `patchgate \
-                 recover` does",
-            ),
-            Err(e) => help.push_str(&format!(
-                "; the transaction it interrupted could not be recovered ({e}): run `patchgate \
-                 recover`"
-            )),
-        }
-    }
-    crate::Error::Internal { message, help }
 }
 
 #[cfg(test)]

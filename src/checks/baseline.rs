@@ -19,11 +19,7 @@ fn entry(git_dir: &Path, checker: &str, rel: &str, before: &[u8]) -> PathBuf {
         h.update(part);
     }
     let hex = format!("{:x}", h.finalize());
-    git_dir
-        .join("patchgate")
-        .join("cache")
-        .join("baseline")
-        .join(format!("{hex}.json"))
+    crate::fs::layout::baseline_cache(git_dir).join(format!("{hex}.json"))
 }
 
 pub fn get(git_dir: &Path, checker: &str, rel: &str, before: &[u8]) -> Option<Vec<RawFinding>> {
@@ -38,6 +34,6 @@ pub fn put(git_dir: &Path, checker: &str, rel: &str, before: &[u8], findings: &[
         && let Ok(text) = serde_json::to_vec(findings)
     {
         // A cache: a lost write only costs a re-run next time.
-        let _ = crate::txn::atomic_write(&path, &text, Some(0o644));
+        let _ = crate::fs::atomic_write(&path, &text, Some(0o644));
     }
 }

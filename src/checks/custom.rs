@@ -23,11 +23,7 @@ pub fn run(
     tag: &str,
     timeout: Duration,
 ) -> Ran<Vec<RawFinding>> {
-    let dir = git_dir
-        .join("patchgate")
-        .join("custom")
-        .join(&custom.name)
-        .join(tag);
+    let dir = crate::fs::layout::custom(git_dir, &custom.name, tag);
     let _ = std::fs::remove_dir_all(&dir);
     for (rel, content) in files {
         let p = dir.join(rel);

@@ -471,7 +471,7 @@ fn run_job(ctx: &Ctx, job: Job) -> JobResult {
     // A bug in one checker (its runner or its output's parser) is that checker's `error`; the
     // other checkers' verdicts stand. Nothing here writes outside patchgate's caches.
     let r = crate::panics::catch(|| {
-        crate::txn::fault::point(&format!("check:{name}"));
+        crate::fault::point(&format!("check:{name}"));
         match job {
             Job::Table {
                 checker,
@@ -714,7 +714,7 @@ fn baselines(
 }
 
 fn diff_of(item: &Item, formatted: &str) -> String {
-    crate::report::unified_diff(
+    crate::text::unified_diff(
         &item.rel,
         &item.rel,
         Some(item.text.as_bytes()),

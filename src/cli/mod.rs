@@ -126,7 +126,7 @@ pub fn run(args: Vec<std::ffi::OsString>, serve: Serve) -> i32 {
     match crate::panics::catch(|| dispatch(cli.command, cli.dir.as_deref(), &ctx, serve)) {
         Ok(code) => code,
         Err(message) => print_error(
-            &crate::panics::internal_error(message, repo_dir.as_deref()),
+            &crate::txn::recover::internal_error(message, repo_dir.as_deref()),
             requested.unwrap_or(OutputFormat::Human),
         ),
     }

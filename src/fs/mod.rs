@@ -8,7 +8,7 @@
 //! path with `..`, an empty component or a leading `/` is refused before any system call.
 //!
 //! What a symlink the patch legitimately goes through means is decided once, at planning
-//! (`plan::paths::Resolved::real`: the path with every in-repository symlink followed). The
+//! (`repo::Resolved::real`: the path with every in-repository symlink followed). The
 //! operations here then act on that real path, and the walk checks again, at the moment of the
 //! write, that no symlink has appeared on it since.
 //!
@@ -21,6 +21,7 @@
 //! (a killed one leaves `.<name>.patchgate-<pid>-<n>.tmp`, which `patchgate recover` removes).
 
 mod dir;
+pub mod layout;
 pub mod resolve;
 #[cfg(test)]
 mod tests;
@@ -298,4 +299,29 @@ pub fn atomic_write_path(path: &Path, bytes: &[u8], mode: u32) -> std::io::Resul
 /// Flushes a directory's entries, by path.
 pub fn sync_dir_path(path: &Path) -> std::io::Result<()> {
     open_dir_path(path)?.sync()
+}
+
+/// The mode the planner gives a file it creates: not a real mode (it is outside the permission
+/// bits), so write-back knows to use the umask's default rather than copy it.
+pub const NEW_FILE_MODE: u32 = u32::MAX;
+
+/// The mode a new file gets: 0666 less the process umask, as any editor would create it.
+pub fn default_file_mode() -> u32 {
+    // The umask cannot be read without changing it; Linux shows it in /proc.
+    let umask = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+        .unwrap_or(0o022);
+    0o666 & !umask
+}
+
+/// Writes a whole file of patchgate's own state (under the git dir) atomically: temp file,
+/// (fsync), rename, (fsync of the directory).
+pub fn atomic_write(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Result<()> {
+    let mode = mode.unwrap_or_else(default_file_mode);
+    atomic_write_path(path, bytes, mode)
 }

@@ -176,7 +176,7 @@ pub fn call(name: &str, args: JsonObject, scope: &Scope) -> Result<CallToolResul
         .map(str::to_string);
     crate::panics::catch(|| call_tool(name, args, scope)).unwrap_or_else(|message| {
         let dir = repository(scope, named.as_deref()).unwrap_or_else(|_| scope.home.clone());
-        Ok(error_result(&crate::panics::internal_error(
+        Ok(error_result(&crate::txn::recover::internal_error(
             message,
             Some(&dir),
         )))

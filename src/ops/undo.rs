@@ -27,10 +27,10 @@ use super::Context;
 use crate::error::Error;
 use crate::plan::{ChangeKind, Disk, FileChange, PathChange, Plan};
 use crate::repo::Repo;
+use crate::repo::blob_id;
 use crate::report::{Report, Status};
 use crate::txn::history::{self, Entry, Kind, Meta, Move};
 use crate::txn::journal::{Mode, State};
-use crate::txn::objects::blob_id;
 use crate::txn::{commit, lock, recover, run};
 
 /// Which patch to undo.
@@ -423,7 +423,7 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<S
 
 /// Whether a file mode (as recorded or on disk) is executable.
 fn executable(mode: u32) -> bool {
-    mode != crate::txn::NEW_FILE_MODE && mode & 0o111 != 0
+    mode != crate::fs::NEW_FILE_MODE && mode & 0o111 != 0
 }
 
 /// Whether a path's state is the one recorded: by content, and by the executable bit when the

@@ -40,10 +40,9 @@
 
 pub mod input;
 pub mod limit;
-mod parse;
 mod schema;
 
-pub use parse::{parse, parse_bytes, parse_value};
+pub use input::yaml_json::{parse, parse_bytes, parse_value};
 pub use schema::json_schema;
 
 use crate::error::Error;

@@ -89,7 +89,7 @@ mod tests {
                 keys.insert(k.clone());
             }
         }
-        let parser: BTreeSet<String> = super::super::parse::tests_support::EDIT_KEYS
+        let parser: BTreeSet<String> = super::super::input::yaml_json::tests_support::EDIT_KEYS
             .iter()
             .map(|s| s.to_string())
             .collect();

@@ -13,10 +13,11 @@
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Content, EditStatus, MatchKind, Planner, Step, fill_empty, paths};
+use super::{Content, EditStatus, MatchKind, Planner, Step, fill_empty};
+use crate::fs::NEW_FILE_MODE;
 use crate::patch::input::EMPTY_BLOB;
 use crate::patch::{Binary, BinaryData, Insert, Op};
-use crate::txn::NEW_FILE_MODE;
+use crate::repo::Resolved;
 
 /// Whether a planned mode is executable (a new file's placeholder mode is not).
 pub(super) fn is_executable(mode: u32) -> bool {
@@ -27,7 +28,7 @@ pub(super) fn is_executable(mode: u32) -> bool {
 /// `chmod +x` under the usual umask; a new file gets the umask's default plus `x`.
 fn with_executable(mode: u32, executable: bool) -> u32 {
     let base = if mode == NEW_FILE_MODE {
-        crate::txn::default_file_mode()
+        crate::fs::default_file_mode()
     } else {
         mode
     };
@@ -54,7 +55,7 @@ impl Planner<'_> {
     /// Why a diff may not change `resolved` with `op`, and whether that is invalid input.
     pub(super) fn refuse_for_diff(
         &mut self,
-        resolved: &paths::Resolved,
+        resolved: &Resolved,
         op: &Op,
         recorded: bool,
     ) -> Option<(String, bool)> {
@@ -150,7 +151,7 @@ impl Planner<'_> {
     /// A diff's `old mode`/`new mode`: the executable bit.
     pub(super) fn set_mode(
         &mut self,
-        resolved: &paths::Resolved,
+        resolved: &Resolved,
         executable: bool,
         recorded: bool,
     ) -> Step {
@@ -201,7 +202,7 @@ impl Planner<'_> {
     /// A symlink created, retargeted or removed.
     pub(super) fn link(
         &mut self,
-        resolved: &paths::Resolved,
+        resolved: &Resolved,
         old: Option<&str>,
         new: Option<&str>,
         recorded: bool,
@@ -285,7 +286,7 @@ impl Planner<'_> {
     }
 
     /// A diff's copy: the source as it was before the patch, at `dest`.
-    pub(super) fn copy(&mut self, resolved: &paths::Resolved, dest: &str, recorded: bool) -> Step {
+    pub(super) fn copy(&mut self, resolved: &Resolved, dest: &str, recorded: bool) -> Step {
         let src = if resolved.is_link {
             resolved.rel.clone()
         } else {
@@ -350,13 +351,8 @@ impl Planner<'_> {
     }
 
     /// A `GIT binary patch`: the whole content, checked against both blob ids.
-    pub(super) fn binary(
-        &mut self,
-        resolved: &paths::Resolved,
-        b: &Binary,
-        recorded: bool,
-    ) -> Step {
-        use crate::txn::objects::blob_id;
+    pub(super) fn binary(&mut self, resolved: &Resolved, b: &Binary, recorded: bool) -> Step {
+        use crate::repo::blob_id;
         let shown = resolved.rel.as_str();
         let slot = self.slot(&resolved.real);
         let current: Option<Vec<u8>> = match &slot.content {
@@ -471,12 +467,7 @@ impl Planner<'_> {
     }
 
     /// Lines added by line number (a context-free hunk).
-    pub(super) fn insert(
-        &mut self,
-        resolved: &paths::Resolved,
-        ins: &Insert,
-        recorded: bool,
-    ) -> Step {
+    pub(super) fn insert(&mut self, resolved: &Resolved, ins: &Insert, recorded: bool) -> Step {
         let (key, shown) = (resolved.real.as_str(), resolved.rel.as_str());
         if ins.create && matches!(self.slot(key).content, Content::Missing) {
             if let Some(conflict) = self.parent_conflict(key) {

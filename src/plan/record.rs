@@ -42,16 +42,13 @@ impl Record {
     /// Loads the record of a git dir; a missing or unreadable record is an empty one (a record only
     /// ever turns a miss into `already_applied`, so losing it is safe).
     pub fn load(git_dir: &Path) -> Record {
-        let path = git_dir.join("patchgate").join("applied");
+        let path = crate::fs::layout::applied(git_dir);
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let mut seen = HashSet::new();
         let mut patches: HashMap<String, Vec<PatchState>> = HashMap::new();
         // A line that is not one patchgate writes is ignored, never acted on (its paths would
         // be read by the planner).
-        for line in text
-            .lines()
-            .filter(|l| crate::txn::validate::record_line(l).is_ok())
-        {
+        for line in text.lines().filter(|l| record_line(l).is_ok()) {
             if line.starts_with('{') {
                 if let Ok(p) = serde_json::from_str::<PatchLine>(line) {
                     patches.entry(p.patch).or_default().push(p.files);
@@ -110,7 +107,7 @@ impl Record {
                 out.push_str(d);
             }
             out.push('\n');
-            crate::txn::atomic_write(path, out.as_bytes(), None)?;
+            crate::fs::atomic_write(path, out.as_bytes(), None)?;
             self.lines = kept.len() + fresh.len();
         } else {
             let mut f = std::fs::OpenOptions::new()
@@ -123,7 +120,7 @@ impl Record {
                 buf.push('\n');
             }
             f.write_all(buf.as_bytes())?;
-            if crate::txn::fsync_enabled() {
+            if crate::fs::fsync_enabled() {
                 f.sync_data()?;
             }
             self.lines += fresh.len();
@@ -211,6 +208,26 @@ pub fn digest(path: &str, op: &Op) -> String {
         }
     }
     format!("{:x}", h.finalize())
+}
+
+/// A line of the re-run record: an edit's digest, or a whole patch's state.
+pub fn record_line(line: &str) -> Result<(), String> {
+    if line.len() == 64 && line.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Ok(());
+    }
+    #[derive(serde::Deserialize)]
+    struct PatchLine {
+        patch: String,
+        files: Vec<(String, Option<String>)>,
+    }
+    let p: PatchLine = serde_json::from_str(line).map_err(|e| format!("not a record line: {e}"))?;
+    if !(p.patch.len() == 64 && p.patch.bytes().all(|b| b.is_ascii_hexdigit())) {
+        return Err("a patch digest is not 64 hex digits".into());
+    }
+    for (path, _) in &p.files {
+        crate::repo::rel_path(path)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -162,7 +162,7 @@ pub fn cache_entry(git_dir: &Path) -> Result<PathBuf, String> {
         .take(40)
         .collect();
     let id = &hex(&Sha256::digest(canonical.as_os_str().as_bytes()))[..16];
-    Ok(cache.join("patchgate").join(format!("{name}-{id}")))
+    Ok(crate::fs::layout::mirrors(&cache).join(format!("{name}-{id}")))
 }
 
 /// The entry, created (with its `gitdir` record) if missing; the old in-repository layout goes.
@@ -178,8 +178,7 @@ fn open_entry(git_dir: &Path) -> Result<PathBuf, String> {
         std::fs::write(&record, canonical.as_os_str().as_bytes())
             .map_err(|e| format!("{}: {e}", record.display()))?;
     }
-    for old in ["node_modules", "mirrors"] {
-        let dir = git_dir.join("patchgate").join(old);
+    for dir in crate::fs::layout::legacy_mirrors(git_dir) {
         if dir.is_dir() {
             let _ = std::fs::remove_dir_all(&dir);
         }
@@ -451,7 +450,7 @@ impl Mirror {
             std::fs::create_dir_all(p).map_err(|e| e.to_string())?;
         }
         let text = serde_json::to_vec(&self.manifest).map_err(|e| e.to_string())?;
-        crate::txn::atomic_write(&self.manifest_path, &text, Some(0o644))
+        crate::fs::atomic_write(&self.manifest_path, &text, Some(0o644))
             .map_err(|e| format!("{}: {e}", self.manifest_path.display()))
     }
 

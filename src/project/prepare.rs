@@ -477,10 +477,7 @@ impl Package<'_> {
             Toolchain::Cargo => "cargo",
             Toolchain::Go => "go",
         };
-        self.git_dir
-            .join("patchgate")
-            .join("prepared")
-            .join(format!("{tool}-{name}"))
+        crate::fs::layout::prepared(self.git_dir, &format!("{tool}-{name}"))
     }
 
     /// The dependency state: the toolchain, where its caches are, and every manifest and lockfile
@@ -565,7 +562,7 @@ impl Package<'_> {
             && std::fs::create_dir_all(dir).is_ok()
         {
             // A cache: a lost write only costs one offline query next time.
-            let _ = crate::txn::atomic_write(
+            let _ = crate::fs::atomic_write(
                 &path,
                 format!("{}\n", keep.join("\n")).as_bytes(),
                 Some(0o644),

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
 use thiserror::Error;
 
-use super::{Report, Status, change_name, hunk_note, status_name};
+use super::{Report, Status, hunk_note, status_name};
 use crate::plan::EditStatus;
 
 #[derive(Debug, Error, Diagnostic)]
@@ -56,51 +56,7 @@ pub fn render_human(r: &Report, color: bool) -> String {
         if matches!(e.status, EditStatus::Applied | EditStatus::AlreadyApplied) {
             continue;
         }
-        let what = if e.invalid {
-            "invalid edit".to_string()
-        } else {
-            status_name(e.status).replace('_', " ")
-        };
-        let title = format!("edit {} ({}{}): {what}", e.index, e.file_path, hunk_note(e));
-        let mut help = e.message.clone();
-        let (src, labels) = if e.invalid {
-            match (&r.patch, e.patch_span) {
-                (Some(p), Some(span)) => (
-                    Some(p.named_source()),
-                    vec![LabeledSpan::new_with_span(Some("this edit".into()), span)],
-                ),
-                _ => (None, Vec::new()),
-            }
-        } else if let Some(sn) = &e.snippet {
-            (
-                Some(NamedSource::new(sn.path.clone(), Arc::clone(&sn.text))),
-                sn.labels
-                    .iter()
-                    .map(|(range, label)| {
-                        LabeledSpan::new_with_span(
-                            Some(label.clone()),
-                            (range.start, range.end - range.start),
-                        )
-                    })
-                    .collect(),
-            )
-        } else {
-            (None, Vec::new())
-        };
-        if e.status == EditStatus::Ambiguous && labels.is_empty() {
-            let ranges: Vec<String> = e.lines.iter().map(|[a, b]| format!("{a}-{b}")).collect();
-            help = Some(format!(
-                "{} (lines {})",
-                help.unwrap_or_default(),
-                ranges.join(", ")
-            ));
-        }
-        let diag = EditDiagnostic {
-            title,
-            src,
-            labels,
-            help,
-        };
+        let diag = edit_diagnostic(r, e);
         let _ = handler.render_report(&mut out, &diag);
         out.push('\n');
     }
@@ -124,15 +80,95 @@ pub fn render_human(r: &Report, color: bool) -> String {
         }
     }
 
-    let applied = r
-        .edits
-        .iter()
-        .filter(|e| e.status == EditStatus::Applied)
-        .count();
     let already = r
         .edits
         .iter()
         .filter(|e| e.status == EditStatus::AlreadyApplied)
+        .count();
+    let headline = headline(r, &paint);
+    let _ = write!(out, "{}", paint.p(BOLD, &headline));
+    if already > 0 {
+        let _ = write!(out, " ({already} already applied)");
+    }
+    out.push('\n');
+    if let Some(id) = &r.patch_id {
+        let _ = match &r.undid {
+            Some(u) => writeln!(
+                out,
+                "  patch {id}: undid {u} (`patchgate undo {id}` redoes it)"
+            ),
+            None => writeln!(out, "  patch {id} (`patchgate undo {id}` reverts it)"),
+        };
+    }
+    for p in &r.changed_since {
+        let _ = writeln!(out, "  changed since: {p}");
+    }
+
+    if matches!(
+        r.status,
+        Status::Applied | Status::Committed | Status::DryRun
+    ) {
+        written(r, &paint, &mut out);
+    }
+    out
+}
+
+/// A failed or invalid edit as a diagnostic: the patch's span for an invalid edit, the file with
+/// its candidates for a miss.
+fn edit_diagnostic(r: &Report, e: &super::EditReport) -> EditDiagnostic {
+    let what = if e.invalid {
+        "invalid edit".to_string()
+    } else {
+        status_name(e.status).replace('_', " ")
+    };
+    let title = format!("edit {} ({}{}): {what}", e.index, e.file_path, hunk_note(e));
+    let mut help = e.message.clone();
+    let (src, labels) = if e.invalid {
+        match (&r.patch, e.patch_span) {
+            (Some(p), Some(span)) => (
+                Some(p.named_source()),
+                vec![LabeledSpan::new_with_span(Some("this edit".into()), span)],
+            ),
+            _ => (None, Vec::new()),
+        }
+    } else if let Some(sn) = &e.snippet {
+        (
+            Some(NamedSource::new(sn.path.clone(), Arc::clone(&sn.text))),
+            sn.labels
+                .iter()
+                .map(|(range, label)| {
+                    LabeledSpan::new_with_span(
+                        Some(label.clone()),
+                        (range.start, range.end - range.start),
+                    )
+                })
+                .collect(),
+        )
+    } else {
+        (None, Vec::new())
+    };
+    if e.status == EditStatus::Ambiguous && labels.is_empty() {
+        let ranges: Vec<String> = e.lines.iter().map(|[a, b]| format!("{a}-{b}")).collect();
+        help = Some(format!(
+            "{} (lines {})",
+            help.unwrap_or_default(),
+            ranges.join(", ")
+        ));
+    }
+    EditDiagnostic {
+        title,
+        src,
+        labels,
+        help,
+    }
+}
+
+/// The one line that says what happened, in its colour.
+fn headline(r: &Report, paint: &Paint) -> String {
+    let applied = r
+        .edits
+        .iter()
+        .filter(|e| e.status == EditStatus::Applied)
         .count();
     let failed = r
         .edits
@@ -140,7 +176,7 @@ pub fn render_human(r: &Report, color: bool) -> String {
         .filter(|e| !matches!(e.status, EditStatus::Applied | EditStatus::AlreadyApplied))
         .count();
     let total = r.edits.len();
-    let headline = match r.status {
+    match r.status {
         Status::Applied | Status::Committed | Status::DryRun if r.undid.is_some() => paint.p(
             if r.status == Status::DryRun {
                 CYAN
@@ -187,64 +223,45 @@ pub fn render_human(r: &Report, color: bool) -> String {
             };
             paint.p(RED, &msg)
         }
-    };
-    let _ = write!(out, "{}", paint.p(BOLD, &headline));
-    if already > 0 {
-        let _ = write!(out, " ({already} already applied)");
     }
-    out.push('\n');
-    if let Some(id) = &r.patch_id {
-        let _ = match &r.undid {
-            Some(u) => writeln!(
-                out,
-                "  patch {id}: undid {u} (`patchgate undo {id}` redoes it)"
-            ),
-            None => writeln!(out, "  patch {id} (`patchgate undo {id}` reverts it)"),
-        };
-    }
-    for p in &r.changed_since {
-        let _ = writeln!(out, "  changed since: {p}");
-    }
+}
 
-    if matches!(
-        r.status,
-        Status::Applied | Status::Committed | Status::DryRun
-    ) {
-        for f in &r.files {
-            let name = match &f.from {
-                Some(from) => format!("{from} -> {}", f.path),
-                None => f.path.clone(),
-            };
+/// What a written (or dry-run) patch changed: the files with their counts, the notes on how
+/// edits applied, and for a dry run the diffs.
+fn written(r: &Report, paint: &Paint, out: &mut String) {
+    for f in &r.files {
+        let name = match &f.from {
+            Some(from) => format!("{from} -> {}", f.path),
+            None => f.path.clone(),
+        };
+        let _ = writeln!(
+            out,
+            "  {:<9} {name}  {} {}{}",
+            f.change.name(),
+            paint.p(GREEN, &format!("+{}", f.added)),
+            paint.p(RED, &format!("-{}", f.removed)),
+            super::ModeReport::note(f.mode.as_ref(), "->")
+        );
+    }
+    // How an edit applied, where it is worth saying: a relaxed match, a reading of the hunk
+    // other than as written, a file replaced by codex's Add File or Move.
+    for e in r.edits.iter().filter(|e| e.status == EditStatus::Applied) {
+        if let Some(m) = &e.message {
             let _ = writeln!(
                 out,
-                "  {:<9} {name}  {} {}{}",
-                change_name(f.change),
-                paint.p(GREEN, &format!("+{}", f.added)),
-                paint.p(RED, &format!("-{}", f.removed)),
-                super::ModeReport::note(f.mode.as_ref(), "->")
+                "  note: edit {} ({}{}): {m}",
+                e.index,
+                e.file_path,
+                hunk_note(e)
             );
         }
-        // How an edit applied, where it is worth saying: a relaxed match, a reading of the hunk
-        // other than as written, a file replaced by codex's Add File or Move.
-        for e in r.edits.iter().filter(|e| e.status == EditStatus::Applied) {
-            if let Some(m) = &e.message {
-                let _ = writeln!(
-                    out,
-                    "  note: edit {} ({}{}): {m}",
-                    e.index,
-                    e.file_path,
-                    hunk_note(e)
-                );
-            }
-        }
-        if r.status == Status::DryRun {
-            for f in &r.files {
-                out.push('\n');
-                out.push_str(&colour_diff(&f.diff, &paint));
-            }
+    }
+    if r.status == Status::DryRun {
+        for f in &r.files {
+            out.push('\n');
+            out.push_str(&colour_diff(&f.diff, paint));
         }
     }
-    out
 }
 
 fn colour_diff(diff: &str, paint: &Paint) -> String {

@@ -5,20 +5,38 @@
 
 use std::fmt::Write;
 
-use super::{Report, Status, candidate_kind_name, change_name, hunk_note, status_name};
+use super::{Report, Status, candidate_kind_name, hunk_note, status_name};
 use crate::plan::EditStatus;
 
 const MAX_SUGGESTION_LINES: usize = 40;
 
 pub fn render_markdown(r: &Report) -> String {
     let mut out = String::new();
-    let total = r.edits.len();
     let bad: Vec<_> = r
         .edits
         .iter()
         .filter(|e| !matches!(e.status, EditStatus::Applied | EditStatus::AlreadyApplied))
         .collect();
-    let verdict = match r.status {
+    let _ = writeln!(out, "## patchgate: {}\n", verdict(r, bad.len()));
+    preamble(r, &mut out);
+    // What the agent has to fix, file and line, before any detail.
+    if r.status == Status::ChecksFailed {
+        out.push_str(&super::checks::markdown_to_fix(&r.checks));
+    }
+    for e in &bad {
+        missed_edit(e, &mut out);
+    }
+    out.push_str(&super::checks::verify_markdown(&r.verify));
+    out.push_str(&super::checks::markdown(&r.checks));
+    applied_notes(r, &mut out);
+    files(r, &mut out);
+    out
+}
+
+/// The verdict of the headline (`bad`: the edits that did not apply).
+fn verdict(r: &Report, bad: usize) -> String {
+    let total = r.edits.len();
+    match r.status {
         Status::Applied | Status::Committed | Status::DryRun if r.undid.is_some() => {
             undo_verdict(r)
         }
@@ -30,7 +48,7 @@ pub fn render_markdown(r: &Report) -> String {
         ),
         Status::Rejected => format!(
             "rejected: {} of {total} edits did not apply; nothing written",
-            bad.len()
+            bad
         ),
         Status::ChecksFailed => format!(
             "checks failed: {}; nothing written",
@@ -39,8 +57,11 @@ pub fn render_markdown(r: &Report) -> String {
         ),
         Status::Clean => "checks passed".to_string(),
         Status::Error => "error; nothing written".to_string(),
-    };
-    let _ = writeln!(out, "## patchgate: {verdict}\n");
+    }
+}
+
+/// The patch id, the paths changed since a patch being undone wrote them, and the error.
+fn preamble(r: &Report, out: &mut String) {
     if let Some(id) = &r.patch_id {
         match &r.undid {
             Some(u) => {
@@ -71,56 +92,56 @@ pub fn render_markdown(r: &Report) -> String {
         }
         out.push('\n');
     }
-    // What the agent has to fix, file and line, before any detail.
-    if r.status == Status::ChecksFailed {
-        out.push_str(&super::checks::markdown_to_fix(&r.checks));
+}
+
+/// An edit that did not apply: why, where it matched too often, its candidates' real text.
+fn missed_edit(e: &super::EditReport, out: &mut String) {
+    let what = if e.invalid {
+        "invalid"
+    } else {
+        status_name(e.status)
+    };
+    let _ = writeln!(
+        out,
+        "### edit {} `{}`{}: {what}\n",
+        e.index,
+        e.file_path,
+        hunk_note(e)
+    );
+    if let Some(m) = &e.message {
+        let _ = writeln!(out, "{m}\n");
     }
-    for e in &bad {
-        let what = if e.invalid {
-            "invalid"
-        } else {
-            status_name(e.status)
-        };
+    if e.status == EditStatus::Ambiguous && !e.lines.is_empty() {
+        let ranges: Vec<String> = e.lines.iter().map(|[a, b]| format!("{a}-{b}")).collect();
+        let _ = writeln!(out, "Matches at lines: {}\n", ranges.join(", "));
+    }
+    for s in &e.suggestions {
+        let note = s
+            .note
+            .as_deref()
+            .map(|n| format!(" — {n}"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "### edit {} `{}`{}: {what}\n",
-            e.index,
-            e.file_path,
-            hunk_note(e)
+            "Candidate lines {}-{} ({}, {:.0}% similar){note}:\n```",
+            s.start_line,
+            s.end_line,
+            candidate_kind_name(s.kind),
+            s.similarity * 100.0
         );
-        if let Some(m) = &e.message {
-            let _ = writeln!(out, "{m}\n");
+        let lines: Vec<&str> = s.text.lines().collect();
+        for l in lines.iter().take(MAX_SUGGESTION_LINES) {
+            let _ = writeln!(out, "{l}");
         }
-        if e.status == EditStatus::Ambiguous && !e.lines.is_empty() {
-            let ranges: Vec<String> = e.lines.iter().map(|[a, b]| format!("{a}-{b}")).collect();
-            let _ = writeln!(out, "Matches at lines: {}\n", ranges.join(", "));
+        if lines.len() > MAX_SUGGESTION_LINES {
+            let _ = writeln!(out, "… ({} more lines)", lines.len() - MAX_SUGGESTION_LINES);
         }
-        for s in &e.suggestions {
-            let note = s
-                .note
-                .as_deref()
-                .map(|n| format!(" — {n}"))
-                .unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "Candidate lines {}-{} ({}, {:.0}% similar){note}:\n```",
-                s.start_line,
-                s.end_line,
-                candidate_kind_name(s.kind),
-                s.similarity * 100.0
-            );
-            let lines: Vec<&str> = s.text.lines().collect();
-            for l in lines.iter().take(MAX_SUGGESTION_LINES) {
-                let _ = writeln!(out, "{l}");
-            }
-            if lines.len() > MAX_SUGGESTION_LINES {
-                let _ = writeln!(out, "… ({} more lines)", lines.len() - MAX_SUGGESTION_LINES);
-            }
-            let _ = writeln!(out, "```\n");
-        }
+        let _ = writeln!(out, "```\n");
     }
-    out.push_str(&super::checks::verify_markdown(&r.verify));
-    out.push_str(&super::checks::markdown(&r.checks));
+}
+
+/// The edits already applied, and how the others applied where it is worth a word.
+fn applied_notes(r: &Report, out: &mut String) {
     let already = r
         .edits
         .iter()
@@ -166,6 +187,10 @@ pub fn render_markdown(r: &Report) -> String {
             let _ = writeln!(out, "- edit {} `{}`: {m}", e.index, e.file_path);
         }
     }
+}
+
+/// The files a written (or dry-run) patch changed, and a dry run's diffs.
+fn files(r: &Report, out: &mut String) {
     if matches!(
         r.status,
         Status::Applied | Status::Committed | Status::DryRun
@@ -185,7 +210,7 @@ pub fn render_markdown(r: &Report) -> String {
             let _ = writeln!(
                 out,
                 "- {} `{name}` (+{} −{}){}{hash}",
-                change_name(f.change),
+                f.change.name(),
                 f.added,
                 f.removed,
                 super::ModeReport::note(f.mode.as_ref(), "→")
@@ -197,7 +222,6 @@ pub fn render_markdown(r: &Report) -> String {
             }
         }
     }
-    out
 }
 
 /// The headline of an undo (shared with the human rendering).

@@ -8,13 +8,11 @@
 //! skipped by serde.
 
 mod checks;
-mod diff;
 mod human;
 mod markdown;
 mod sarif;
 mod schema;
 
-pub use diff::unified_diff;
 pub use human::render_human;
 pub use markdown::render_markdown;
 pub use sarif::{render_sarif, sarif_log};
@@ -269,16 +267,7 @@ impl Serialize for ErrorKind {
 
 impl Serialize for ChangeKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(change_name(*self))
-    }
-}
-
-pub(crate) fn change_name(c: ChangeKind) -> &'static str {
-    match c {
-        ChangeKind::Modified => "modified",
-        ChangeKind::Created => "created",
-        ChangeKind::Deleted => "deleted",
-        ChangeKind::Renamed => "renamed",
+        s.serialize_str(self.name())
     }
 }
 
@@ -437,7 +426,7 @@ fn file_report(f: &FileChange) -> FileReport {
     let (mut diff, added, removed) = if before.is_some() && before == after {
         (String::new(), 0, 0)
     } else {
-        unified_diff(old_name, &f.path, before.as_deref(), after.as_deref())
+        crate::text::unified_diff(old_name, &f.path, before.as_deref(), after.as_deref())
     };
     if let Some(m) = &mode {
         let header = match (&m.old, &m.new) {

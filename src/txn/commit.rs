@@ -176,11 +176,7 @@ pub fn summary_message(files: &[crate::plan::FileChange]) -> String {
     if files.len() > 1 {
         m.push('\n');
         for f in files {
-            m.push_str(&format!(
-                "- {} {}\n",
-                crate::report::change_name(f.change),
-                f.path
-            ));
+            m.push_str(&format!("- {} {}\n", f.change.name(), f.path));
         }
     }
     m
@@ -192,7 +188,7 @@ pub fn summary_message(files: &[crate::plan::FileChange]) -> String {
 pub fn exec_changes(files: &[super::journal::FileEntry]) -> Vec<(String, bool)> {
     use super::journal::State;
     let exec = |s: &State| match s {
-        State::File { mode, .. } => Some(*mode != super::NEW_FILE_MODE && mode & 0o111 != 0),
+        State::File { mode, .. } => Some(*mode != crate::fs::NEW_FILE_MODE && mode & 0o111 != 0),
         _ => None,
     };
     files
@@ -240,7 +236,7 @@ fn run_update_index(
     // Another git process may hold index.lock for a moment; wait a little before giving up.
     for attempt in 0..20 {
         let out = Cmd::new("git", workdir)
-            .args(super::git_fsync_args())
+            .args(crate::repo::git_fsync_args())
             .arg(format!("--git-dir={}", git_dir.display()))
             .arg(format!("--work-tree={}", workdir.display()))
             .arg("update-index")
@@ -259,7 +255,7 @@ fn run_update_index(
             })?;
         if out.success() {
             // git syncs the new index before renaming it into place, not the folder after.
-            if super::fsync_enabled() {
+            if crate::fs::fsync_enabled() {
                 let _ = crate::fs::sync_dir_path(git_dir);
             }
             return Ok(());

@@ -85,19 +85,8 @@ impl Entry {
     }
 }
 
-pub fn dir(git_dir: &Path) -> PathBuf {
-    git_dir.join("patchgate").join("history")
-}
-
-pub(crate) fn ref_prefix(git_dir: &Path) -> String {
-    format!(
-        "refs/patchgate/history/{}",
-        super::stage::worktree_key(git_dir)
-    )
-}
-
 fn entry_path(git_dir: &Path, id: &str) -> PathBuf {
-    dir(git_dir).join(format!("{id}.json"))
+    crate::fs::layout::history(git_dir).join(format!("{id}.json"))
 }
 
 pub fn now_secs() -> u64 {
@@ -114,11 +103,11 @@ pub fn record(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<(), Erro
     let Some(meta) = &j.history else {
         return Ok(());
     };
-    let pin = format!("{}/{}", ref_prefix(git_dir), j.id);
+    let pin = format!("{}/{}", crate::fs::layout::history_pins(git_dir), j.id);
     let target = pin_commit(repo, &j.files, &j.id)?;
     repo.reference(&pin, target, true, "patchgate: keep a patch for undo")
         .map_err(Error::git)?;
-    super::fault::point("history-pinned");
+    crate::fault::point("history-pinned");
     let entry = Entry {
         version: 1,
         patch_id: j.id.clone(),
@@ -134,14 +123,14 @@ pub fn record(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<(), Erro
         moves: meta.moves.clone(),
         pin,
     };
-    let d = dir(git_dir);
+    let d = crate::fs::layout::history(git_dir);
     std::fs::create_dir_all(&d).map_err(|e| Error::io("create", &d, e))?;
     let path = entry_path(git_dir, &j.id);
     let text = serde_json::to_vec_pretty(&entry).map_err(|e| Error::Internal {
         message: format!("cannot serialise the history entry: {e}"),
         help: "please report this".into(),
     })?;
-    super::atomic_write(&path, &text, Some(0o644)).map_err(|e| Error::io("write", &path, e))?;
+    crate::fs::atomic_write(&path, &text, Some(0o644)).map_err(|e| Error::io("write", &path, e))?;
     prune(repo, git_dir, KEEP);
     Ok(())
 }
@@ -184,7 +173,7 @@ pub fn load_all(git_dir: &Path) -> Vec<Entry> {
 /// Every entry, oldest first, and an error for each file that is not a valid entry (unreadable,
 /// not an entry, or a field that fails [`super::validate::entry`]).
 pub fn load_checked(git_dir: &Path) -> (Vec<Entry>, Vec<Error>) {
-    let Ok(rd) = std::fs::read_dir(dir(git_dir)) else {
+    let Ok(rd) = std::fs::read_dir(crate::fs::layout::history(git_dir)) else {
         return (Vec::new(), Vec::new());
     };
     let mut paths: Vec<PathBuf> = rd
@@ -250,7 +239,7 @@ pub fn prune(repo: &Repository, git_dir: &Path, keep: usize) {
         let _ = std::fs::remove_file(entry_path(git_dir, &e.patch_id));
         let _ = super::stage::unpin(repo, &e.pin);
     }
-    let prefix = ref_prefix(git_dir);
+    let prefix = crate::fs::layout::history_pins(git_dir);
     let Ok(refs) = repo.references_glob(&format!("{prefix}/*")) else {
         return;
     };

@@ -88,21 +88,17 @@ pub struct Journal {
     pub history: Option<super::history::Meta>,
 }
 
-pub fn dir(git_dir: &Path) -> PathBuf {
-    git_dir.join("patchgate").join("txn")
-}
-
 impl Journal {
     pub fn path(&self, git_dir: &Path) -> PathBuf {
-        dir(git_dir).join(format!("{}.json", self.id))
+        crate::fs::layout::journals(git_dir).join(format!("{}.json", self.id))
     }
 
     /// Writes (or replaces) the journal durably.
     pub fn save(&self, git_dir: &Path) -> std::io::Result<()> {
-        let d = dir(git_dir);
+        let d = crate::fs::layout::journals(git_dir);
         std::fs::create_dir_all(&d)?;
         let text = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        super::atomic_write(&self.path(git_dir), &text, Some(0o644))
+        crate::fs::atomic_write(&self.path(git_dir), &text, Some(0o644))
     }
 
     pub fn set_phase(&mut self, phase: Phase, git_dir: &Path) -> std::io::Result<()> {
@@ -119,7 +115,7 @@ impl Journal {
 
     /// Every journal left in a git dir (unreadable ones as errors, with their path).
     pub fn load_all(git_dir: &Path) -> Vec<(PathBuf, Result<Journal, String>)> {
-        let Ok(entries) = std::fs::read_dir(dir(git_dir)) else {
+        let Ok(entries) = std::fs::read_dir(crate::fs::layout::journals(git_dir)) else {
             return Vec::new();
         };
         let mut out: Vec<(PathBuf, Result<Journal, String>)> = entries

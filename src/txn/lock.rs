@@ -32,9 +32,9 @@ pub struct Mutex {
 }
 
 pub fn acquire(git_dir: &Path) -> Result<Mutex, Error> {
-    let dir = git_dir.join("patchgate");
+    let dir = crate::fs::layout::root(git_dir);
     std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
-    let path = dir.join("mutex");
+    let path = crate::fs::layout::mutex(git_dir);
     let mut file = OpenOptions::new()
         .read(true)
         .write(true)

@@ -23,8 +23,6 @@
 //! else.
 
 pub mod commit;
-mod durable;
-pub mod fault;
 pub mod filters;
 pub mod history;
 pub mod journal;
@@ -36,8 +34,4 @@ pub mod stage;
 pub mod validate;
 mod writeback;
 
-pub use durable::{durable_git, git_fsync_args};
-pub use writeback::{
-    Hooks, NEW_FILE_MODE, atomic_write, default_file_mode, fsync_enabled, missing_parents,
-    remove_emptied_dirs, temp_path_for, write_back,
-};
+pub use writeback::{Hooks, missing_parents, remove_emptied_dirs, temp_path_for, write_back};

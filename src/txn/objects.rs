@@ -31,16 +31,7 @@ use rayon::prelude::*;
 use sha1::{Digest, Sha1};
 
 use crate::error::Error;
-
-/// The blob id git gives `bytes`.
-pub fn blob_id(bytes: &[u8]) -> Oid {
-    let mut h = Sha1::new();
-    h.update(format!("blob {}\0", bytes.len()).as_bytes());
-    h.update(bytes);
-    let digest = h.finalize();
-    // A SHA-1 digest is 20 bytes: exactly an Oid.
-    Oid::from_bytes(&digest).unwrap_or_else(|_| Oid::zero())
-}
+use crate::repo::blob_id;
 
 /// Makes sure every content is a blob in `objects_dir`; returns their ids in order, and the ids
 /// of the objects this call wrote (the others were already there).

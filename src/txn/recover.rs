@@ -21,9 +21,9 @@ use std::path::Path;
 
 use git2::{Oid, Repository};
 
-use super::fault;
 use super::journal::{Journal, Mode, Phase, State};
 use crate::error::Error;
+use crate::fault;
 use crate::fs::{Kind, Root};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -46,11 +46,11 @@ pub struct Recovered {
 
 /// Whether an interrupted transaction left anything: a journal, or a pin ref.
 pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
-    let journals = std::fs::read_dir(super::journal::dir(git_dir))
+    let journals = std::fs::read_dir(crate::fs::layout::journals(git_dir))
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
-    let prefix = super::stage::pin_prefix(git_dir);
-    let pin_locks = [prefix.clone(), super::history::ref_prefix(git_dir)]
+    let prefix = crate::fs::layout::txn_pins(git_dir);
+    let pin_locks = [prefix.clone(), crate::fs::layout::history_pins(git_dir)]
         .iter()
         .any(|p| {
             std::fs::read_dir(repo.commondir().join(p))
@@ -116,6 +116,38 @@ pub fn recover_all(repo: &Repository, git_dir: &Path) -> Result<Vec<Recovered>, 
     }
     cleanup_orphans(repo, git_dir);
     Ok(done)
+}
+
+/// After a panic in a command that may have been running a transaction on the repository at
+/// `dir`: finishes or rolls back what it left (under the mutex, as `patchgate recover` does).
+/// How many transactions were recovered; 0 when nothing was pending.
+pub fn recover_after(dir: &std::path::Path) -> Result<usize, crate::Error> {
+    let repo = crate::repo::Repo::discover(dir)?;
+    if !pending(&repo.git, &repo.git_dir) {
+        return Ok(0);
+    }
+    let _mutex = super::lock::acquire(&repo.git_dir)?;
+    recover_all(&repo.git, &repo.git_dir).map(|d| d.len())
+}
+
+/// The error a panic that escaped a command ends it with, after recovering the repository at
+/// `repo_dir` (when the command may have been running a transaction there).
+pub fn internal_error(message: String, repo_dir: Option<&std::path::Path>) -> crate::Error {
+    let mut help = "this is a bug in patchgate: please report it with this message".to_string();
+    if let Some(dir) = repo_dir {
+        match recover_after(dir) {
+            Ok(0) => {}
+            Ok(_) => help.push_str(
+                "; the transaction it interrupted was finished or rolled back, as `patchgate \
+                 recover` does",
+            ),
+            Err(e) => help.push_str(&format!(
+                "; the transaction it interrupted could not be recovered ({e}): run `patchgate \
+                 recover`"
+            )),
+        }
+    }
+    crate::Error::Internal { message, help }
 }
 
 /// This repository's working tree, canonical (as journals record it); `None` when bare.
@@ -290,7 +322,7 @@ fn holds(fs: &Root, rel: &str, state: &State) -> std::io::Result<bool> {
     Ok(match state {
         State::Missing => md.is_none(),
         State::File { oid, mode } => {
-            let executable = *mode != super::NEW_FILE_MODE && mode & 0o111 != 0;
+            let executable = *mode != crate::fs::NEW_FILE_MODE && mode & 0o111 != 0;
             md.is_some_and(|m| m.kind == Kind::File && (m.mode & 0o111 != 0) == executable)
                 && fs
                     .read(rel)
@@ -331,8 +363,8 @@ fn put(repo: &Repository, fs: &Root, rel: &str, state: &State) -> Result<(), Err
         State::File { oid, mode } => {
             let bytes = blob(oid)?;
             parents(fs)?;
-            let mode = if *mode == super::NEW_FILE_MODE {
-                super::default_file_mode()
+            let mode = if *mode == crate::fs::NEW_FILE_MODE {
+                crate::fs::default_file_mode()
             } else {
                 *mode
             };
@@ -396,8 +428,8 @@ fn remove_new_dirs(fs: &Root, j: &Journal) {
 /// mutex, so any such lock is stale.
 fn remove_pin_locks(repo: &Repository, git_dir: &Path) {
     for prefix in [
-        super::stage::pin_prefix(git_dir),
-        super::history::ref_prefix(git_dir),
+        crate::fs::layout::txn_pins(git_dir),
+        crate::fs::layout::history_pins(git_dir),
     ] {
         let Ok(entries) = std::fs::read_dir(repo.commondir().join(prefix)) else {
             continue;
@@ -417,7 +449,7 @@ fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
         .into_iter()
         .filter_map(|(_, j)| j.ok().map(|j| j.pin_ref))
         .collect();
-    if let Ok(refs) = repo.references_glob(&format!("{}/*", super::stage::pin_prefix(git_dir))) {
+    if let Ok(refs) = repo.references_glob(&format!("{}/*", crate::fs::layout::txn_pins(git_dir))) {
         let names: Vec<String> = refs
             .flatten()
             .filter_map(|r| r.name().map(str::to_string))
@@ -433,9 +465,9 @@ fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
         std::time::Duration::from_secs(3600),
     );
     for d in [
-        git_dir.join("patchgate"),
-        super::journal::dir(git_dir),
-        super::history::dir(git_dir),
+        crate::fs::layout::root(git_dir),
+        crate::fs::layout::journals(git_dir),
+        crate::fs::layout::history(git_dir),
     ] {
         let Ok(entries) = std::fs::read_dir(&d) else {
             continue;

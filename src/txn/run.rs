@@ -11,8 +11,9 @@ use git2::Oid;
 
 use super::history::{self, Meta};
 use super::journal::{self, Journal, Mode, Phase};
-use super::{commit, fault, recover, stage};
+use super::{commit, recover, stage};
 use crate::error::Error;
+use crate::fault;
 use crate::plan::PathChange;
 use crate::plan::record::Record;
 use crate::repo::Repo;
@@ -87,28 +88,14 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
     crate::timing::mark("staged");
     fault::point("staged");
 
-    let mut j = Journal {
-        version: 1,
-        id: id.clone(),
-        pid: std::process::id(),
-        mode,
-        phase: Phase::Staged,
-        pin_ref: staged.pin_ref.clone(),
-        refname: req.refname.map(str::to_string),
-        old_oid: req.old_tip.map(|o| o.to_string()),
-        new_commit: staged.commit.map(|o| o.to_string()),
-        workdir: repo.workdir.clone().filter(|_| mode != Mode::Branch),
-        files: staged.files.clone(),
-        new_dirs: if mode == Mode::Branch {
-            Vec::new()
-        } else {
-            super::missing_parents(&repo.roots, req.changes)
-        },
-        record: req.record_lines.clone(),
-        history: Some(req.history),
+    let mut j = journal_for(repo, &req, &id, &staged);
+    let journal_err = |e: std::io::Error| {
+        Error::io(
+            "write the journal in",
+            crate::fs::layout::journals(&repo.git_dir),
+            e,
+        )
     };
-    let journal_err =
-        |e: std::io::Error| Error::io("write the journal in", journal::dir(&repo.git_dir), e);
     j.save(&repo.git_dir)
         .map_err(|e| Failed::Start(journal_err(e)))?;
     crate::timing::mark("journaled");
@@ -146,29 +133,7 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
     // The history and the record before the journal goes: a kill in between leaves a journal
     // that recovery rolls forward (writing them again is a no-op), never a landed patch that
     // `undo` does not know about.
-    if let Err(e) = history::record(&repo.git, &repo.git_dir, &j) {
-        notes.push(format!(
-            "warning: the patch was written, but its undo history could not be saved ({e}); `patchgate undo` will not know it"
-        ));
-    }
-    let mut loaded;
-    let record = match req.record {
-        Some(r) => r,
-        None => {
-            loaded = Record::default();
-            if !j.record.is_empty() {
-                loaded = Record::load(&repo.git_dir);
-            }
-            &mut loaded
-        }
-    };
-    if let Err(e) = record.append(&j.record) {
-        // The edits landed; only a retry's `already_applied` is weakened.
-        notes.push(format!(
-            "warning: could not update the re-run record in {}: {e}",
-            repo.git_dir.join("patchgate").display()
-        ));
-    }
+    keep_history_and_record(repo, &j, req.record, &mut notes);
     crate::timing::mark("recorded");
     fault::point("before-cleanup");
     if finished {
@@ -188,6 +153,63 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
         commit: staged.commit,
         notes,
     })
+}
+
+/// The journal of a staged transaction, before anything user-visible changes.
+fn journal_for(repo: &Repo, req: &Request, id: &str, staged: &stage::Staged) -> Journal {
+    Journal {
+        version: 1,
+        id: id.to_string(),
+        pid: std::process::id(),
+        mode: req.mode,
+        phase: Phase::Staged,
+        pin_ref: staged.pin_ref.clone(),
+        refname: req.refname.map(str::to_string),
+        old_oid: req.old_tip.map(|o| o.to_string()),
+        new_commit: staged.commit.map(|o| o.to_string()),
+        workdir: repo.workdir.clone().filter(|_| req.mode != Mode::Branch),
+        files: staged.files.clone(),
+        new_dirs: if req.mode == Mode::Branch {
+            Vec::new()
+        } else {
+            super::missing_parents(&repo.roots, req.changes)
+        },
+        record: req.record_lines.clone(),
+        history: Some(req.history.clone()),
+    }
+}
+
+/// Saves the landed transaction's history entry and appends its lines to the re-run record (loaded
+/// here when the caller did not hand it over); a failure of either is a warning in `notes`.
+fn keep_history_and_record(
+    repo: &Repo,
+    j: &Journal,
+    record: Option<&mut Record>,
+    notes: &mut Vec<String>,
+) {
+    if let Err(e) = history::record(&repo.git, &repo.git_dir, j) {
+        notes.push(format!(
+            "warning: the patch was written, but its undo history could not be saved ({e}); `patchgate undo` will not know it"
+        ));
+    }
+    let mut loaded;
+    let record = match record {
+        Some(r) => r,
+        None => {
+            loaded = Record::default();
+            if !j.record.is_empty() {
+                loaded = Record::load(&repo.git_dir);
+            }
+            &mut loaded
+        }
+    };
+    if let Err(e) = record.append(&j.record) {
+        // The edits landed; only a retry's `already_applied` is weakened.
+        notes.push(format!(
+            "warning: could not update the re-run record in {}: {e}",
+            crate::fs::layout::root(&repo.git_dir).display()
+        ));
+    }
 }
 
 /// The user-visible switch. On error, everything it changed has been undone; `Ok(Some(warning))`

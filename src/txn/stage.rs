@@ -4,7 +4,7 @@
 //! content, so a crash can always be undone; written in parallel by [`super::objects`], only
 //! where missing), then `TreeUpdateBuilder` rewrites only the trees on the paths that changed,
 //! starting from the base commit's tree. Nothing is checked out. The blobs are synced by
-//! [`super::objects`]; the trees, commits and the pin ref by libgit2 (see `durable`), each with
+//! [`super::objects`]; the trees, commits and the pin ref by libgit2 (see `repo::durable_git`), each with
 //! its folder, before the journal is written. A commit's tree records each patched file as `git
 //! add` would store it (`filters`); where that differs from the working-tree bytes, both blobs are
 //! pinned.
@@ -77,7 +77,7 @@ fn state_of(disk: &Disk, oid: Option<Oid>) -> State {
 fn file_mode(state: &State) -> Option<(Oid, FileMode)> {
     match state {
         State::File { oid, mode } => Oid::from_str(oid).ok().map(|o| {
-            let m = if *mode != super::NEW_FILE_MODE && mode & 0o111 != 0 {
+            let m = if *mode != crate::fs::NEW_FILE_MODE && mode & 0o111 != 0 {
                 FileMode::BlobExecutable
             } else {
                 FileMode::Blob
@@ -148,20 +148,6 @@ fn tree_with(
     })
 }
 
-/// The pin namespace of one working tree: `refs/patchgate/txn/<key>`, the key derived from its git
-/// dir. Refs are shared by all worktrees of a repository while journals are not, so each
-/// worktree must only ever judge (and clean up) its own pins.
-pub fn pin_prefix(git_dir: &Path) -> String {
-    format!("refs/patchgate/txn/{}", worktree_key(git_dir))
-}
-
-/// A short key naming one working tree's git dir, for the ref namespaces it owns.
-pub fn worktree_key(git_dir: &Path) -> String {
-    use sha2::{Digest, Sha256};
-    let h = Sha256::digest(git_dir.as_os_str().as_encoded_bytes());
-    format!("{h:x}")[..16].to_string()
-}
-
 /// Writes the objects of a plan and pins them under `refs/patchgate/txn/<key>/<id>`.
 pub fn stage(
     repo: &Repository,
@@ -183,7 +169,7 @@ pub fn stage(
         &odb,
         &repo.commondir().join("objects"),
         &contents,
-        super::fsync_enabled(),
+        crate::fs::fsync_enabled(),
     )?;
     let mut ids = ids.into_iter();
     let mut next_id = |d: &Disk| blob_bytes(d).and_then(|_| ids.next());
@@ -267,7 +253,7 @@ pub fn stage(
             &parents,
         )
         .map_err(Error::git)?;
-    let pin_ref = format!("{}/{id}", pin_prefix(git_dir));
+    let pin_ref = format!("{}/{id}", crate::fs::layout::txn_pins(git_dir));
     repo.reference(&pin_ref, pin, false, "patchgate: pin transaction")
         .map_err(Error::git)?;
     Ok(Staged {
@@ -311,7 +297,7 @@ fn filter_for_commit(
 /// folders of loose refs that this leaves empty, as git does: a run leaves nothing under
 /// `refs/patchgate/` that it did not mean to keep. Any other ref is refused.
 pub fn unpin(repo: &Repository, pin_ref: &str) -> Result<(), Error> {
-    if !pin_ref.starts_with("refs/patchgate/")
+    if !pin_ref.starts_with(crate::fs::layout::REFS)
         || super::validate::check_ref_format(pin_ref).is_err()
     {
         return Err(Error::Internal {
@@ -324,7 +310,9 @@ pub fn unpin(repo: &Repository, pin_ref: &str) -> Result<(), Error> {
     }
     // Deepest first; a folder that still holds a ref (or is being written) is not empty.
     let mut folder = Path::new(pin_ref).parent();
-    while let Some(f) = folder.filter(|f| f.starts_with("refs/patchgate")) {
+    while let Some(f) =
+        folder.filter(|f| f.starts_with(crate::fs::layout::REFS.trim_end_matches('/')))
+    {
         if std::fs::remove_dir(repo.commondir().join(f)).is_err() {
             break;
         }

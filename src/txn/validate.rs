@@ -20,6 +20,8 @@ use std::path::Path;
 use super::history::Entry;
 use super::journal::{FileEntry, Journal, Mode, State};
 use crate::error::Error;
+use crate::plan::record::record_line;
+use crate::repo::rel_path;
 
 /// A field that failed, and why.
 pub struct Bad {
@@ -47,30 +49,6 @@ pub fn error(file: &Path, b: Bad) -> Error {
             file.display()
         ),
     }
-}
-
-/// A path inside the working tree (not into `.git`).
-pub fn rel_path(p: &str) -> Result<(), String> {
-    if p.is_empty() {
-        return Err("is empty".into());
-    }
-    if p.starts_with('/') {
-        return Err(format!("`{p}` is absolute"));
-    }
-    if p.contains('\0') || p.contains('\n') {
-        return Err(format!("`{p:?}` holds a NUL or newline"));
-    }
-    for c in p.split('/') {
-        match c {
-            "" => return Err(format!("`{p}` has an empty component")),
-            "." | ".." => return Err(format!("`{p}` has a `{c}` component")),
-            _ if c.eq_ignore_ascii_case(".git") => {
-                return Err(format!("`{p}` is inside `.git`"));
-            }
-            _ => {}
-        }
-    }
-    Ok(())
 }
 
 /// A transaction or patch id: `<seconds>-<micros, 6 digits>-<pid>`.
@@ -166,7 +144,7 @@ fn state(field: String, s: &State) -> Result<(), Bad> {
         State::Symlink { oid: o } => oid(o).map_err(|p| bad(format!("{field}.oid"), p)),
         State::File { oid: o, mode } => {
             oid(o).map_err(|p| bad(format!("{field}.oid"), p))?;
-            if *mode == super::NEW_FILE_MODE || *mode <= 0o7777 {
+            if *mode == crate::fs::NEW_FILE_MODE || *mode <= 0o7777 {
                 Ok(())
             } else {
                 Err(bad(
@@ -221,7 +199,7 @@ pub fn journal(
         }
         id(&j.id).map_err(|p| bad("id", p))?;
         named_after(file, &j.id)?;
-        let pin = format!("{}/{}", super::stage::pin_prefix(git_dir), j.id);
+        let pin = format!("{}/{}", crate::fs::layout::txn_pins(git_dir), j.id);
         if j.pin_ref != pin {
             return Err(bad(
                 "pin_ref",
@@ -276,7 +254,11 @@ pub fn entry(e: &Entry, file: &Path, git_dir: &Path) -> Result<(), Error> {
         }
         id(&e.patch_id).map_err(|p| bad("patch_id", p))?;
         named_after(file, &e.patch_id)?;
-        let pin = format!("{}/{}", super::history::ref_prefix(git_dir), e.patch_id);
+        let pin = format!(
+            "{}/{}",
+            crate::fs::layout::history_pins(git_dir),
+            e.patch_id
+        );
         if e.pin != pin {
             return Err(bad(
                 "pin",
@@ -293,26 +275,6 @@ pub fn entry(e: &Entry, file: &Path, git_dir: &Path) -> Result<(), Error> {
         moves(&e.moves)
     };
     check().map_err(|b| error(file, b))
-}
-
-/// A line of the re-run record: an edit's digest, or a whole patch's state.
-pub fn record_line(line: &str) -> Result<(), String> {
-    if line.len() == 64 && line.bytes().all(|b| b.is_ascii_hexdigit()) {
-        return Ok(());
-    }
-    #[derive(serde::Deserialize)]
-    struct PatchLine {
-        patch: String,
-        files: Vec<(String, Option<String>)>,
-    }
-    let p: PatchLine = serde_json::from_str(line).map_err(|e| format!("not a record line: {e}"))?;
-    if !(p.patch.len() == 64 && p.patch.bytes().all(|b| b.is_ascii_hexdigit())) {
-        return Err("a patch digest is not 64 hex digits".into());
-    }
-    for (path, _) in &p.files {
-        rel_path(path)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

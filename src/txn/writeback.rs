@@ -28,28 +28,14 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::fault;
+use crate::fault;
 
 use crate::error::Error;
 use crate::fs::{Dir, Kind, Root};
-use crate::plan::paths::Roots;
 use crate::plan::{Disk, PathChange};
+use crate::repo::Roots;
 
-pub use crate::fs::fsync_enabled;
-
-/// The mode a new file gets: 0666 less the process umask, as any editor would create it.
-pub fn default_file_mode() -> u32 {
-    // The umask cannot be read without changing it; Linux shows it in /proc.
-    let umask = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Umask:"))
-                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
-        })
-        .unwrap_or(0o022);
-    0o666 & !umask
-}
+use crate::fs::{NEW_FILE_MODE, default_file_mode, fsync_enabled};
 
 /// A temp path next to `path`, hidden, with a name `patchgate recover` can recognise.
 pub fn temp_path_for(path: &Path) -> PathBuf {
@@ -58,13 +44,6 @@ pub fn temp_path_for(path: &Path) -> PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     path.with_file_name(crate::fs::temp_name(&name))
-}
-
-/// Writes a whole file of patchgate's own state (under the git dir) atomically: temp file,
-/// (fsync), rename, (fsync of the directory).
-pub fn atomic_write(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Result<()> {
-    let mode = mode.unwrap_or_else(default_file_mode);
-    crate::fs::atomic_write_path(path, bytes, mode)
 }
 
 /// The current state of `name` in `dir`, compared with what the plan expects. A symlink that
@@ -149,6 +128,40 @@ impl Dirs {
     }
 }
 
+/// The temp file (or symlink) holding a change's new content, made next to its target, with the
+/// original's mode and owner; `None` for a path the change removes.
+fn temp_for(
+    dir: &Dir,
+    name: &str,
+    c: &PathChange,
+    fail: &dyn Fn(&'static str, &str, std::io::Error) -> Error,
+) -> Result<Option<String>, Error> {
+    Ok(match &c.after {
+        Disk::File { bytes, mode } => {
+            let owner = match &c.before {
+                Disk::File { .. } => dir.lstat(name).ok().flatten().map(|m| (m.uid, m.gid)),
+                _ => None,
+            };
+            let mode = if *mode == NEW_FILE_MODE {
+                default_file_mode()
+            } else {
+                *mode
+            };
+            let tmp = crate::fs::temp_name(name);
+            dir.write_new(&tmp, bytes, mode, owner)
+                .map_err(|e| fail("write a temp file for", &c.rel, e))?;
+            Some(tmp)
+        }
+        Disk::Symlink { target } => {
+            let tmp = crate::fs::temp_name(name);
+            dir.symlink(target, &tmp)
+                .map_err(|e| fail("create a symlink at", &c.rel, e))?;
+            Some(tmp)
+        }
+        Disk::Missing | Disk::Dir | Disk::Other => None,
+    })
+}
+
 /// Applies `changes` to the working tree under `roots`, all or nothing.
 pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result<(), Error> {
     let fs = roots.fs();
@@ -182,30 +195,7 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
             let (dir, name) = dirs
                 .parent_of(fs, &c.rel)
                 .map_err(|e| fail("open the folder of", &c.rel, e))?;
-            let temp = match &c.after {
-                Disk::File { bytes, mode } => {
-                    let owner = match &c.before {
-                        Disk::File { .. } => dir.lstat(name).ok().flatten().map(|m| (m.uid, m.gid)),
-                        _ => None,
-                    };
-                    let mode = if *mode == NEW_FILE_MODE {
-                        default_file_mode()
-                    } else {
-                        *mode
-                    };
-                    let tmp = crate::fs::temp_name(name);
-                    dir.write_new(&tmp, bytes, mode, owner)
-                        .map_err(|e| fail("write a temp file for", &c.rel, e))?;
-                    Some(tmp)
-                }
-                Disk::Symlink { target } => {
-                    let tmp = crate::fs::temp_name(name);
-                    dir.symlink(target, &tmp)
-                        .map_err(|e| fail("create a symlink at", &c.rel, e))?;
-                    Some(tmp)
-                }
-                Disk::Missing | Disk::Dir | Disk::Other => None,
-            };
+            let temp = temp_for(&dir, name, c, &fail)?;
             staged.push(Staged {
                 change_index: i,
                 dir,
@@ -327,10 +317,6 @@ fn raise_fd_limit() {
         }
     }
 }
-
-/// The mode the planner gives a file it creates: not a real mode (it is outside the permission
-/// bits), so write-back knows to use the umask's default rather than copy it.
-pub const NEW_FILE_MODE: u32 = u32::MAX;
 
 /// Removes the temp files not renamed into place (through the folders they were made in, wherever
 /// those are now) and the folders created for them.

@@ -168,10 +168,7 @@ fn rust(at: &Where, step: Step) -> Plan {
         env: vec![
             (
                 "CARGO_TARGET_DIR".into(),
-                at.git_dir
-                    .join("patchgate")
-                    .join("cargo-target")
-                    .into_os_string(),
+                crate::fs::layout::cargo_target(at.git_dir).into_os_string(),
             ),
             ("CARGO_TERM_COLOR".into(), "never".into()),
         ],
@@ -266,10 +263,7 @@ fn python(at: &Where, step: Step) -> Option<Plan> {
             junit: None,
         },
         Step::Test => {
-            let junit = at
-                .git_dir
-                .join("patchgate")
-                .join(format!("pytest-{}.xml", std::process::id()));
+            let junit = crate::fs::layout::pytest_junit(at.git_dir, std::process::id());
             let mut argv = module("pytest", &["-q", "-p", "no:cacheprovider"]);
             argv.push(format!("--junitxml={}", junit.display()).into());
             Plan {

@@ -217,7 +217,7 @@ fn a_panic_is_reported_in_words_on_a_terminal_format_too() {
         run.stderr
     );
     // The location, for the report.
-    assert!(run.stderr.contains("src/txn/fault.rs"), "{}", run.stderr);
+    assert!(run.stderr.contains("src/fault.rs"), "{}", run.stderr);
     // The default panic message is not printed on top.
     assert!(!run.stderr.contains("panicked at"), "{}", run.stderr);
 }

@@ -92,10 +92,7 @@ fn clippy(
             "-p",
             name,
         ])
-        .env(
-            "CARGO_TARGET_DIR",
-            git_dir.join("patchgate").join("cargo-target"),
-        )
+        .env("CARGO_TARGET_DIR", crate::fs::layout::cargo_target(git_dir))
         .timeout(timeout);
     cmd = cmd.env("CARGO_TERM_COLOR", "never");
     let out = match prep.run(|| run_cmd(cmd.clone())) {

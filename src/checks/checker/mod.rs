@@ -314,7 +314,7 @@ pub fn node_run(tool: NodeTool, call: &Call) -> Ran<Out> {
             text: i.text().to_string(),
         })
         .collect();
-    let scratch = call.git_dir.join("patchgate").join("node");
+    let scratch = crate::fs::layout::node(call.git_dir);
     let results = match node::run(tool, &module, root, &files, &scratch, call.timeout) {
         Ok(r) => r,
         Err(NodeError::Missing(m)) => return Ran::Missing(m),

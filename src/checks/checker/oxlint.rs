@@ -50,7 +50,7 @@ fn run(call: &Call) -> Ran<Out> {
             text: i.text(),
         })
         .collect();
-    let scratch = call.git_dir.join("patchgate").join("scratch");
+    let scratch = crate::fs::layout::scratch(call.git_dir);
     match oxlint(
         call.argv,
         call.repo_root,

@@ -54,7 +54,7 @@ pub static CHECKER: Checker = Checker {
 };
 
 fn run(call: &Call) -> Ran<Out> {
-    let scratch = call.git_dir.join("patchgate").join("scratch");
+    let scratch = crate::fs::layout::scratch(call.git_dir);
     each_file(call, |i| {
         let src = Source {
             rel: i.rel,

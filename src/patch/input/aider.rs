@@ -156,7 +156,7 @@ pub(super) fn convert(src: &PatchSource, lines: &[Line]) -> Result<Vec<Edit>, Er
                 "no SEARCH/REPLACE block in this patch",
                 HELP_BLOCK,
             ),
-            None => crate::patch::parse::patch_error(
+            None => super::validate::patch_error(
                 src,
                 "the patch is empty".into(),
                 HELP_BLOCK.into(),

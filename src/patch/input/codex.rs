@@ -68,7 +68,7 @@ pub(super) fn convert(src: &PatchSource, lines: &[Line]) -> Result<Vec<Edit>, Er
                 "this is not a codex patch: there is no `*** Begin Patch` line",
                 HELP_ENVELOPE,
             ),
-            None => crate::patch::parse::patch_error(
+            None => super::validate::patch_error(
                 src,
                 "the patch is empty".into(),
                 HELP_ENVELOPE.into(),

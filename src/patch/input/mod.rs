@@ -21,6 +21,8 @@
 mod aider;
 mod codex;
 mod diff;
+pub(crate) mod validate;
+pub(super) mod yaml_json;
 
 pub(crate) use diff::{EMPTY_BLOB, apply_delta};
 
@@ -28,9 +30,9 @@ use std::sync::Arc;
 
 use miette::SourceSpan;
 
-use super::parse::{check_nul, check_path_text, patch_error};
 use super::{Edit, Format, Hunk, InputFormat, InputOptions, Near, Op, Patch, PatchSource, Replace};
 use crate::error::{Error, PatchError};
+use validate::{check_nul, check_path_text, patch_error};
 
 /// The format of a patch text, told from its content (never [`InputFormat::Auto`]; YAML and JSON
 /// both come back as [`InputFormat::Yaml`], the YAML parser tells them apart itself).
@@ -135,7 +137,7 @@ fn decode(bytes: &[u8], name: &str) -> Result<String, Error> {
         Ok(t) => Ok(t.to_string()),
         Err(e) => {
             let good = String::from_utf8_lossy(&bytes[..e.valid_up_to()]).into_owned();
-            let (line, column) = super::parse::line_col(&good, good.len());
+            let (line, column) = validate::line_col(&good, good.len());
             Err(Error::Patch(Box::new(PatchError {
                 message: format!(
                     "{name} is not valid UTF-8 (invalid byte at line {line}, column {column})"

@@ -39,7 +39,7 @@ pub struct Cached {
 }
 
 fn dir(git_dir: &Path) -> PathBuf {
-    git_dir.join("patchgate").join("cache").join("verify")
+    crate::fs::layout::verify_cache(git_dir)
 }
 
 /// The cache key of `step` (planned as `plan`) of `project` on the state `state_id`.
@@ -87,7 +87,7 @@ pub fn put(git_dir: &Path, key: &str, run: &StepRun) {
         && let Ok(text) = serde_json::to_vec(&cached)
     {
         // A cache: a lost write only costs a re-run next time.
-        let _ = crate::txn::atomic_write(&path, &text, Some(0o644));
+        let _ = crate::fs::atomic_write(&path, &text, Some(0o644));
         prune(d, MAX_ENTRIES);
     }
 }

@@ -194,7 +194,7 @@ pub(super) fn convert(
         let first = lines.iter().find(|l| !l.head().trim().is_empty());
         return Err(match first {
             Some(l) => error_at(src, l, 1, "no file diff in this patch", HELP_DIFF),
-            None => crate::patch::parse::patch_error(
+            None => crate::patch::input::validate::patch_error(
                 src,
                 "the patch is empty".into(),
                 HELP_DIFF.into(),
@@ -1106,7 +1106,7 @@ fn hunks(fd: &FileDiff, path: &str, opts: &InputOptions, out: &mut Edits) {
 
 /// A hunk without old lines: added at its line number (see [`Insert`]).
 fn insert(h: &HunkDiff, text: String, maybe_new: bool, opts: &InputOptions) -> Result<Op, String> {
-    super::super::parse::check_nul("the hunk's new text", &text)?;
+    crate::patch::input::validate::check_nul("the hunk's new text", &text)?;
     if h.old_start == 0 {
         return Ok(Op::Insert(Insert {
             line: 1,

@@ -155,7 +155,7 @@ fn recorded_literal_hunk_inflates_to_the_file() {
     let data = binary::inflate(&bytes, 11).expect("inflates");
     assert_eq!(data, b"\x00\x01\x02BINARY\xff\x00");
     assert_eq!(
-        crate::txn::objects::blob_id(&data).to_string(),
+        crate::repo::blob_id(&data).to_string(),
         "47651a430d995725cace39821bf216b716849a24"
     );
     assert_eq!(
@@ -178,14 +178,14 @@ fn recorded_delta_hunk_applies_as_git_does() {
     // `git diff --binary` of a 3000-byte file with 4 bytes changed and 4 appended.
     let src: Vec<u8> = (0..3000u32).map(|i| ((i * 7 + 3) % 251) as u8).collect();
     assert_eq!(
-        crate::txn::objects::blob_id(&src).to_string(),
+        crate::repo::blob_id(&src).to_string(),
         "6dee1f624b2f0ba87f088018c2b37680c9f1c097"
     );
     let bytes = binary::data_line("ecmdlXzDIn+3ucx8_W<|JADPauvy>!e<^TX@v<Q~~").expect("line");
     let delta = binary::inflate(&bytes, 22).expect("inflates");
     let out = apply_delta(&src, &delta).expect("applies");
     assert_eq!(
-        crate::txn::objects::blob_id(&out).to_string(),
+        crate::repo::blob_id(&out).to_string(),
         "94c9e5fb3828b91b75abe01ab259b5b2f1a29a8e"
     );
     assert_eq!(&out[1000..1004], b"PGPG");

@@ -1,4 +1,5 @@
-//! Unified diffs of a file's before and after content, for every report format.
+//! Unified diffs of a file's before and after content: every report format shows them, and the
+//! checks hand a formatter's rewrite to an agent as one.
 
 use similar::{ChangeTag, TextDiff};
 

@@ -1,7 +1,7 @@
 //! What git's own machinery writes for a transaction reaches the disk before the point of no
 //! return, as git itself does with `core.fsync`.
 //!
-//! Blobs and working-tree files are synced by patchgate's own writers ([`super::objects`],
+//! Blobs and working-tree files are synced by patchgate's own writers (`txn::objects`,
 //! [`crate::fs`]). The trees, commits and refs (the moved branch and the `refs/patchgate/` pins)
 //! are written by libgit2, which syncs each file before its rename and its folder after only when
 //! asked to, process-wide ([`durable_git`], before any repository is opened: its ref database reads
@@ -17,7 +17,7 @@ use std::sync::Once;
 /// process; a no-op with `PATCHGATE_FSYNC=0`).
 pub fn durable_git() {
     static ONCE: Once = Once::new();
-    if !super::fsync_enabled() {
+    if !crate::fs::fsync_enabled() {
         return;
     }
     ONCE.call_once(|| {
@@ -34,7 +34,7 @@ pub fn durable_git() {
 
 /// The `-c` options that make a git command sync what it writes (objects, refs and the index).
 pub fn git_fsync_args() -> Vec<&'static str> {
-    if super::fsync_enabled() {
+    if crate::fs::fsync_enabled() {
         vec!["-c", "core.fsync=added", "-c", "core.fsyncMethod=fsync"]
     } else {
         Vec::new()

@@ -229,6 +229,31 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
+/// A path patchgate stored (a journal's, a history entry's, the re-run record's) is inside the
+/// working tree and not into `.git`: relative, `/`-separated, without `.`/`..`/empty components.
+pub fn rel_path(p: &str) -> Result<(), String> {
+    if p.is_empty() {
+        return Err("is empty".into());
+    }
+    if p.starts_with('/') {
+        return Err(format!("`{p}` is absolute"));
+    }
+    if p.contains('\0') || p.contains('\n') {
+        return Err(format!("`{p:?}` holds a NUL or newline"));
+    }
+    for c in p.split('/') {
+        match c {
+            "" => return Err(format!("`{p}` has an empty component")),
+            "." | ".." => return Err(format!("`{p}` has a `{c}` component")),
+            _ if c.eq_ignore_ascii_case(".git") => {
+                return Err(format!("`{p}` is inside `.git`"));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

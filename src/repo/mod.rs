@@ -9,7 +9,12 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
-use crate::plan::paths::Roots;
+
+mod durable;
+mod roots;
+
+pub use durable::{durable_git, git_fsync_args};
+pub use roots::{Resolved, Roots, rel_path};
 
 pub struct Repo {
     pub git: git2::Repository,
@@ -28,7 +33,7 @@ fn env_path(name: &str, base: &Path) -> Option<PathBuf> {
 
 impl Repo {
     pub fn discover(start: &Path) -> Result<Repo, Error> {
-        crate::txn::durable_git();
+        durable_git();
         let not_found = |e: git2::Error| match e.code() {
             git2::ErrorCode::NotFound => Error::NotARepo {
                 path: start.to_path_buf(),
@@ -80,4 +85,15 @@ impl Repo {
             path: self.git_dir.clone(),
         })
     }
+}
+
+/// The blob id git gives `bytes`.
+pub fn blob_id(bytes: &[u8]) -> git2::Oid {
+    use sha1::{Digest, Sha1};
+    let mut h = Sha1::new();
+    h.update(format!("blob {}\0", bytes.len()).as_bytes());
+    h.update(bytes);
+    let digest = h.finalize();
+    // A SHA-1 digest is 20 bytes: exactly an Oid.
+    git2::Oid::from_bytes(&digest).unwrap_or_else(|_| git2::Oid::zero())
 }

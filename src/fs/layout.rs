@@ -1,0 +1,158 @@
+//! Where patchgate keeps its own state: every path under `<git dir>/patchgate/`, the ref
+//! namespaces under `refs/patchgate/`, and the user-level cache, named here and nowhere else.
+//!
+//! ```text
+//! <git dir>/patchgate/
+//!   mutex                 one patchgate per working tree (txn::lock)
+//!   txn/<id>.json         the journal of a transaction in flight (txn::journal)
+//!   history/<id>.json     what each completed transaction wrote, for undo (txn::history)
+//!   applied               the re-run record: digests of applied edits and patches (plan::record)
+//!   cache/baseline/       checker results on original contents (checks::baseline)
+//!   cache/verify/         verify's baseline results (verify::baseline::cache)
+//!   scratch/, node/       checkers' scratch trees and the node host's files
+//!   custom/<name>/<tag>/  a custom checker's input files
+//!   prepared/<tool>-<n>   a mirrored project's prepared dependency state (project::prepare)
+//!   cargo-target/         the cargo target directory of checks and verify
+//!   pytest-<pid>.xml      a pytest run's JUnit report (verify)
+//! refs/patchgate/txn/<worktree key>/<id>       the objects of a transaction in flight
+//! refs/patchgate/history/<worktree key>/<id>   the objects a history entry needs for undo
+//! $XDG_CACHE_HOME/patchgate/<name>-<id>/       a project's mirror (project::mirror)
+//! ```
+//!
+//! Refs are shared by all working trees of a repository while `<git dir>` is each one's own, so
+//! each ref namespace carries a key derived from the git dir ([`worktree_key`]): a working tree
+//! only ever judges and cleans up its own pins. `patchgate recover` removes temp files from
+//! [`root`], [`journals`] and [`history`] by these names.
+
+use std::path::{Path, PathBuf};
+
+/// Every ref patchgate makes starts with this; no other ref is ever deleted by it.
+pub const REFS: &str = "refs/patchgate/";
+
+/// `<git dir>/patchgate`: all of patchgate's state in one working tree.
+pub fn root(git_dir: &Path) -> PathBuf {
+    git_dir.join("patchgate")
+}
+
+/// The file the per-working-tree mutex is an `flock` on.
+pub fn mutex(git_dir: &Path) -> PathBuf {
+    root(git_dir).join("mutex")
+}
+
+/// The journals of transactions in flight.
+pub fn journals(git_dir: &Path) -> PathBuf {
+    root(git_dir).join("txn")
+}
+
+/// The history entries of completed transactions.
+pub fn history(git_dir: &Path) -> PathBuf {
+    root(git_dir).join("history")
+}
+
+/// The re-run record of applied edits and patches.
+pub fn applied(git_dir: &Path) -> PathBuf {
+    root(git_dir).join("applied")
+}
+
+/// The cache of checker results on original contents.
+pub fn baseline_cache(git_dir: &Path) -> PathBuf {
+    root(git_dir).join("cache").join("baseline")
+}
+
+/// The cache of verify's baseline results.
+pub fn verify_cache(git_dir: &Path) -> PathBuf {
+    root(git_dir).join("cache").join("verify")
+}
+
+/// Scratch trees checkers run in when they must see files inside the repository's git dir.
+pub fn scratch(git_dir: &Path) -> PathBuf {
+    root(git_dir).join("scratch")
+}
+
+/// The node host's files.
+pub fn node(git_dir: &Path) -> PathBuf {
+    root(git_dir).join("node")
+}
+
+/// A custom checker's input files for one run (`tag`: which side, before or after).
+pub fn custom(git_dir: &Path, name: &str, tag: &str) -> PathBuf {
+    root(git_dir).join("custom").join(name).join(tag)
+}
+
+/// A mirrored project's prepared dependency state (`name`: `<tool>-<project>`).
+pub fn prepared(git_dir: &Path, name: &str) -> PathBuf {
+    root(git_dir).join("prepared").join(name)
+}
+
+/// The cargo target directory shared by the checks and verify.
+pub fn cargo_target(git_dir: &Path) -> PathBuf {
+    root(git_dir).join("cargo-target")
+}
+
+/// The JUnit report of one pytest run, by process.
+pub fn pytest_junit(git_dir: &Path, pid: u32) -> PathBuf {
+    root(git_dir).join(format!("pytest-{pid}.xml"))
+}
+
+/// Where patchgate ≤ 0.1 kept project mirrors inside the repository (removed when seen).
+pub fn legacy_mirrors(git_dir: &Path) -> [PathBuf; 2] {
+    ["node_modules", "mirrors"].map(|d| root(git_dir).join(d))
+}
+
+/// The user-level cache folder of project mirrors, under the cache home (`$XDG_CACHE_HOME`).
+pub fn mirrors(cache_home: &Path) -> PathBuf {
+    cache_home.join("patchgate")
+}
+
+/// A short key naming one working tree's git dir, for the ref namespaces it owns.
+pub fn worktree_key(git_dir: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let h = Sha256::digest(git_dir.as_os_str().as_encoded_bytes());
+    format!("{h:x}")[..16].to_string()
+}
+
+/// The pin namespace of one working tree's transactions: `refs/patchgate/txn/<key>`.
+pub fn txn_pins(git_dir: &Path) -> String {
+    format!("{REFS}txn/{}", worktree_key(git_dir))
+}
+
+/// The pin namespace of one working tree's history: `refs/patchgate/history/<key>`.
+pub fn history_pins(git_dir: &Path) -> String {
+    format!("{REFS}history/{}", worktree_key(git_dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_path_is_under_the_root_and_every_ref_under_refs_patchgate() {
+        let g = Path::new("/r/.git");
+        for p in [
+            mutex(g),
+            journals(g),
+            history(g),
+            applied(g),
+            baseline_cache(g),
+            verify_cache(g),
+            scratch(g),
+            node(g),
+            custom(g, "c", "after"),
+            prepared(g, "cargo-x"),
+            cargo_target(g),
+            pytest_junit(g, 7),
+        ] {
+            assert!(p.starts_with("/r/.git/patchgate/"), "{}", p.display());
+        }
+        assert_eq!(
+            txn_pins(g),
+            format!("refs/patchgate/txn/{}", worktree_key(g))
+        );
+        assert!(history_pins(g).starts_with(REFS));
+        assert_ne!(
+            worktree_key(g),
+            worktree_key(Path::new("/r/.git/worktrees/w"))
+        );
+        assert_eq!(worktree_key(g).len(), 16);
+    }
+}

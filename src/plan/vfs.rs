@@ -1,0 +1,219 @@
+//! The planner's files in memory: each path the patch touches is read once (from the working tree
+//! through the open root, or from a commit's tree) into a slot, and edits apply to the slots, so a
+//! later edit of a file sees the result of an earlier one and a moved file is found under its new
+//! name. Nothing here writes to disk.
+
+use super::*;
+
+/// In-memory state of one path during planning.
+#[derive(Debug, Clone)]
+pub(super) enum Content {
+    Missing,
+    Dir,
+    Other(String),
+    Link(PathBuf),
+    File {
+        bytes: Arc<Vec<u8>>,
+        mode: u32,
+        doc: Option<TextDoc>,
+        changed: bool,
+    },
+}
+
+#[derive(Debug)]
+pub(super) struct Slot {
+    pub(super) content: Content,
+    /// The path this content was moved from (followed through chains of moves).
+    pub(super) origin: Option<String>,
+}
+
+/// Where the files a patch edits are read from.
+pub enum Source<'a> {
+    /// The working tree, as it is now (uncommitted changes included).
+    WorkTree,
+    /// A commit's tree (`--branch`: the branch's tip, with no working tree involved).
+    Tree {
+        repo: &'a git2::Repository,
+        tree: &'a git2::Tree<'a>,
+    },
+}
+
+impl Planner<'_> {
+    /// Resolves a patch path, once per distinct spelling: a batch names the same file many times,
+    /// and resolving walks the file system (symlink checks) component by component.
+    pub(super) fn resolve(&self, given: &str) -> Result<Resolved, String> {
+        if let Some(r) = self.resolved.borrow().get(given) {
+            return r.clone();
+        }
+        let r = match self.source {
+            Source::WorkTree => self.roots.resolve(given),
+            // A tree has no symlinks to follow on the way: a link entry is refused where it is used.
+            Source::Tree { .. } => self.roots.resolve_lexical(given),
+        };
+        self.resolved
+            .borrow_mut()
+            .insert(given.to_string(), r.clone());
+        r
+    }
+
+    /// Loads a path's slot from disk on first use.
+    pub(super) fn slot(&mut self, key: &str) -> &mut Slot {
+        if !self.slots.contains_key(key) {
+            let (content, disk) = match self.source {
+                Source::WorkTree => read_disk(self.roots.fs(), key),
+                Source::Tree { repo, tree } => read_tree(repo, tree, key),
+            };
+            self.originals.insert(key.to_string(), disk);
+            self.order.push(key.to_string());
+            self.slots.insert(
+                key.to_string(),
+                Slot {
+                    content,
+                    origin: None,
+                },
+            );
+        }
+        // Inserted just above when missing; the fallback is never taken.
+        self.slots.entry(key.to_string()).or_insert(Slot {
+            content: Content::Missing,
+            origin: None,
+        })
+    }
+
+    /// The decoded text of a file, or the step that explains why there is none.
+    pub(super) fn text_of(&mut self, key: &str, shown: &str) -> Result<&mut TextDoc, Box<Step>> {
+        let fail = |status, m: String| Err(Box::new(Step::msg(status, m)));
+        let slot = self.slot(key);
+        match &mut slot.content {
+            Content::Missing => fail(
+                EditStatus::NotFound,
+                format!("{shown} does not exist (to make a new file use `create: true`)"),
+            ),
+            Content::Dir => fail(
+                EditStatus::Error,
+                format!("{shown} is a directory, not a file"),
+            ),
+            Content::Other(why) => fail(EditStatus::Error, format!("{shown} {why}")),
+            Content::Link(_) => fail(EditStatus::Error, format!("{shown} is a symlink")),
+            Content::File { bytes, doc, .. } => {
+                let decoded = match doc.take() {
+                    Some(d) => d,
+                    None => match TextDoc::decode(bytes) {
+                        Ok(d) => d,
+                        Err(e) => return fail(EditStatus::Error, format!("{shown} {e}")),
+                    },
+                };
+                Ok(doc.insert(decoded))
+            }
+        }
+    }
+
+    pub(super) fn mark_changed(&mut self, key: &str) {
+        if let Some(Slot {
+            content: Content::File { changed, .. },
+            ..
+        }) = self.slots.get_mut(key)
+        {
+            *changed = true;
+        }
+    }
+}
+
+pub(super) fn read_tree(repo: &git2::Repository, tree: &git2::Tree, rel: &str) -> (Content, Disk) {
+    let entry = match tree.get_path(std::path::Path::new(rel)) {
+        Ok(e) => e,
+        Err(_) => return (Content::Missing, Disk::Missing),
+    };
+    match entry.kind() {
+        Some(git2::ObjectType::Tree) => (Content::Dir, Disk::Dir),
+        Some(git2::ObjectType::Blob) => {
+            let blob = match repo.find_blob(entry.id()) {
+                Ok(b) => b,
+                Err(e) => {
+                    return (
+                        Content::Other(format!("cannot be read from git: {}", e.message())),
+                        Disk::Other,
+                    );
+                }
+            };
+            let bytes = Arc::new(blob.content().to_vec());
+            if entry.filemode() == 0o120000 {
+                let target = PathBuf::from(String::from_utf8_lossy(&bytes).into_owned());
+                return (Content::Link(target.clone()), Disk::Symlink { target });
+            }
+            let mode = if entry.filemode() & 0o111 != 0 {
+                0o755
+            } else {
+                0o644
+            };
+            (
+                Content::File {
+                    bytes: Arc::clone(&bytes),
+                    mode,
+                    doc: None,
+                    changed: false,
+                },
+                Disk::File { bytes, mode },
+            )
+        }
+        _ => (Content::Other("is a submodule".into()), Disk::Other),
+    }
+}
+
+/// A working-tree path's state as write-back compares it, read through the open root without
+/// following any symlink on the way (`rel` is a real path: see `repo::Resolved::real`).
+pub fn disk_at(fs: &crate::fs::Root, rel: &str) -> Disk {
+    read_disk(fs, rel).1
+}
+
+pub(super) fn read_disk(fs: &crate::fs::Root, rel: &str) -> (Content, Disk) {
+    use crate::fs::Kind;
+    let unreadable = |e: std::io::Error| {
+        let why = if crate::fs::is_symlink_error(&e) {
+            "changed while patchgate was reading it: a symlink is now on its path".to_string()
+        } else {
+            format!("cannot be read: {e}")
+        };
+        (Content::Other(why), Disk::Other)
+    };
+    let (dir, name) = match fs.parent_of(rel) {
+        Ok(x) => x,
+        // A parent that is missing or is a file: nothing can be there.
+        Err(e) if crate::fs::gone(&e) => return (Content::Missing, Disk::Missing),
+        Err(e) => return unreadable(e),
+    };
+    let md = match dir.lstat(name) {
+        Ok(None) => return (Content::Missing, Disk::Missing),
+        Ok(Some(md)) => md,
+        Err(e) => return unreadable(e),
+    };
+    match md.kind {
+        Kind::Dir => (Content::Dir, Disk::Dir),
+        Kind::Symlink => match dir.read_link(name) {
+            Ok(t) => (Content::Link(t.clone()), Disk::Symlink { target: t }),
+            Err(e) => unreadable(e),
+        },
+        Kind::File => match dir.read(name) {
+            Ok(bytes) => {
+                let bytes = Arc::new(bytes);
+                (
+                    Content::File {
+                        bytes: Arc::clone(&bytes),
+                        mode: md.mode,
+                        doc: None,
+                        changed: false,
+                    },
+                    Disk::File {
+                        bytes,
+                        mode: md.mode,
+                    },
+                )
+            }
+            Err(e) => unreadable(e),
+        },
+        Kind::Other => (
+            Content::Other("is not a regular file (a device, FIFO or socket)".into()),
+            Disk::Other,
+        ),
+    }
+}
