@@ -272,6 +272,7 @@ pub fn apply(patch: &Patch, opts: &ApplyOptions) -> Result<Report, Error> {
             refname: refname.as_deref(),
             old_tip,
             message: &message,
+            commit_as: Vec::new(),
             record_lines,
             record: Some(&mut record),
             history,
