@@ -121,11 +121,19 @@ pub fn undo(opts: &UndoOptions) -> Result<Report, Error> {
     let place = place_of(&repo, target)?;
     let (plan, commit_as) = match plan_undo(&repo, target, &place)? {
         Ok(p) => p,
-        Err(paths) => {
+        Err(Refused::Changed(paths)) => {
             report.changed_since = paths.clone();
             report.fail(&Error::ChangedSince {
                 id: target.patch_id.clone(),
                 paths,
+            });
+            return Ok(report);
+        }
+        Err(Refused::ThroughSymlink { path, link }) => {
+            report.fail(&Error::ThroughSymlink {
+                id: target.patch_id.clone(),
+                path,
+                link,
             });
             return Ok(report);
         }
@@ -379,9 +387,33 @@ fn committed_state(f: &crate::txn::journal::FileEntry) -> State {
 
 type Planned = (Plan, Vec<(String, State)>);
 
+/// Why the files of a patch cannot be restored.
+enum Refused {
+    /// These paths no longer hold what the patch wrote.
+    Changed(Vec<String>),
+    /// This path now leads through a symlink (`link`, the first one on the way), which undo
+    /// never follows: not a change of the file, and not fixed by editing it.
+    ThroughSymlink { path: String, link: String },
+}
+
+/// The first folder on the way to `rel` (relative to the working tree) that is a symlink now, when
+/// the path cannot be reached from the root without following one.
+fn symlink_on_path(repo: &Repo, rel: &str) -> Option<String> {
+    match repo.roots.fs().parent_of(rel) {
+        Err(e) if crate::fs::is_symlink_error(&e) => {}
+        _ => return None,
+    }
+    let root = &repo.roots.root;
+    let parts: Vec<&str> = rel.split('/').collect();
+    (1..parts.len())
+        .map(|n| parts[..n].join("/"))
+        .find(|p| std::fs::symlink_metadata(root.join(p)).is_ok_and(|m| m.file_type().is_symlink()))
+        .or_else(|| Some(rel.rsplit_once('/').map_or(rel, |(p, _)| p).to_string()))
+}
+
 /// The changes that revert `e` at `place` and what the revert commit records where that is not
-/// their working-tree content, or the paths that no longer hold what `e` wrote.
-fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Planned, Vec<String>>, Error> {
+/// their working-tree content, or why they cannot be made.
+fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Planned, Refused>, Error> {
     let tree = match place.tip {
         Some(t) if place.mode != Mode::Worktree => Some(
             repo.git
@@ -423,7 +455,15 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Planned, Ve
                 Some(t) => (disk_in_tree(repo, t, &f.path)?, &committed),
                 None => (Disk::Missing, &committed),
             },
-            _ => (crate::plan::disk_at(repo.roots.fs(), &f.path), &f.new),
+            _ => {
+                if let Some(link) = symlink_on_path(repo, &f.path) {
+                    return Ok(Err(Refused::ThroughSymlink {
+                        path: f.path.clone(),
+                        link,
+                    }));
+                }
+                (crate::plan::disk_at(repo.roots.fs(), &f.path), &f.new)
+            }
         };
         if !in_tree_ok || !disk_holds(&current, expected, mode_changed) {
             changed.push(f.path.clone());
@@ -439,7 +479,7 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Planned, Ve
         }
     }
     if !changed.is_empty() {
-        return Ok(Err(changed));
+        return Ok(Err(Refused::Changed(changed)));
     }
     let files = file_changes(&changes, &e.moves);
     let mut commit_as = inverse_of_commit(repo, e)?;

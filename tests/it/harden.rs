@@ -356,6 +356,23 @@ fn undo_through_a_folder_swapped_for_a_symlink_is_refused() {
     assert!(!outside.path().join("id.pub").exists());
     let json = u.json();
     assert_eq!(json["error"]["kind"], "changed_since", "{json:#}");
+    // It says why: the path leads through a symlink now (not that the file changed), and what
+    // to do.
+    let msg = json["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains("cfg/app.conf now leads through a symlink, cfg,")
+            && !msg.contains("changed since the patch"),
+        "{msg}"
+    );
+    let help = json["error"]["help"].as_str().unwrap_or_default();
+    assert!(help.contains("put it back at cfg"), "{help}");
+    assert!(
+        json["changed_since"].as_array().is_none_or(Vec::is_empty),
+        "no file changed: {json:#}"
+    );
+    let human = repo.run(&["undo"]);
+    human.assert_code(4);
+    assert!(!human.stdout.contains("changed since:"), "{}", human.stdout);
     // Put back, the undo goes through.
     std::fs::remove_file(repo.path().join("cfg")).expect("rm");
     std::fs::rename(repo.path().join("cfg.real"), repo.path().join("cfg")).expect("mv");
