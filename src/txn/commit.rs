@@ -234,9 +234,12 @@ pub fn update_index(
     }
     for f in kept {
         match (f.committed.as_deref(), &f.new) {
-            (Some(ABSENT), _) => {
-                run_update_index(git_dir, workdir, &["--force-remove"], &[f.path.clone()])?
-            }
+            (Some(ABSENT), _) => run_update_index(
+                git_dir,
+                workdir,
+                &["--force-remove"],
+                std::slice::from_ref(&f.path),
+            )?,
             (Some(oid), State::File { .. } | State::Symlink { .. }) => {
                 let mode = match &f.new {
                     State::Symlink { .. } => "120000",
@@ -251,7 +254,12 @@ pub fn update_index(
                 let info = format!("{mode},{oid},{}", f.path);
                 run_update_index_raw(git_dir, workdir, &["--add", "--cacheinfo", &info])?
             }
-            _ => run_update_index(git_dir, workdir, &["--add", "--remove"], &[f.path.clone()])?,
+            _ => run_update_index(
+                git_dir,
+                workdir,
+                &["--add", "--remove"],
+                std::slice::from_ref(&f.path),
+            )?,
         }
     }
     for (flag, bit) in [("--chmod=+x", true), ("--chmod=-x", false)] {
