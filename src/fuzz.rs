@@ -507,7 +507,14 @@ fn line_endings(data: &[u8]) {
     // the splice, as checked above). Only there: a lone CR before a CRLF elsewhere in the file
     // (`\r\r\n`) is content and reads back as it was, so the texts are not compared with
     // every `\r\n` folded.
-    let got = again.text();
+    // A U+FEFF of the text that the edit brings to the very start of a file without a BOM is
+    // read back as a BOM (the bytes are right, as checked above): count it as text here.
+    let got = if bom.is_empty() && out.starts_with(b"\xef\xbb\xbf") {
+        format!("\u{feff}{}", again.text())
+    } else {
+        again.text().to_string()
+    };
+    let got = got.as_str();
     let tail = &text[b..];
     assert!(
         got.ends_with(tail),
