@@ -48,7 +48,8 @@ parent of the last commit that changed the file, for OpenHands the session's las
 of the file.
 
 Also printed: the median time of a miss, by the size of the file (whole process, and the
-planning step from PATCHGATE_TIMINGS=1: "edits matched" minus "edits digested").
+planning step from PATCHGATE_TIMINGS=1: "edits matched" minus "edits digested"); with --again,
+also that of the same miss run a second time in the same checkout.
 
 --self-test builds a made-up Aider log and repository, and a made-up OpenHands session, in a
 scratch folder and checks that discover finds their misses and the scorer verifies and scores
@@ -850,6 +851,12 @@ def score_case(case, ctx):
         replayed = None
     try:
         report, wall, plan, err = run_patchgate(ctx["pg"], wt, case["path"], failed, failed_new, ctx["scratch"])
+        again = None
+        if ctx.get("again") and report is not None:
+            # The same miss once more, in the same checkout: what patchgate kept from the first
+            # run (its look-back at the file's history) is there now.
+            _, wall2, plan2, _ = run_patchgate(ctx["pg"], wt, case["path"], failed, failed_new, ctx["scratch"])
+            again = {"wall_ms": wall2, "plan_ms": plan2}
     finally:
         if "trajectory" in case:
             drop_trajectory_worktree(case, ctx)
@@ -865,7 +872,7 @@ def score_case(case, ctx):
     want = "\n".join(text.split("\n")[rs - 1:re_]).rstrip("\n")
     res = {
         "status": edit["status"], "lines": text.count("\n") + 1, "old_lines": failed.count("\n"),
-        "retry": [rs, re_], "wall_ms": wall, "plan_ms": plan, "replayed": replayed,
+        "retry": [rs, re_], "wall_ms": wall, "plan_ms": plan, "replayed": replayed, "again": again,
         "pg": {"none": not sugg, "top1": bool(over[:1] and over[0]), "top3": any(over[:3]),
                "equal": bool(sugg) and (sugg[0].get("text") or "").rstrip("\n") == want,
                "equal3": any((s.get("text") or "").rstrip("\n") == want for s in sugg[:3]),
@@ -934,16 +941,21 @@ def report(cases, results):
         print(f"Aider's replace_most_similar_chunk (pinned version) would apply {sum(1 for x in a if x)} "
               f"of {len(a)}: {sum(1 for x in a if x == 'right')} at the retry's lines, "
               f"{sum(1 for x in a if x == 'wrong')} elsewhere")
-    print("\n| file size | cases | whole run, median | planning, median | planning, max |")
-    print("|---|---:|---:|---:|---:|")
-    for lo, hi in ((0, 200), (200, 1000), (1000, 5000), (5000, 1 << 40)):
-        b = [r for r in rs if lo <= r["lines"] < hi]
-        if not b:
-            continue
-        plans = [r["plan_ms"] for r in b if r["plan_ms"] is not None]
-        label = f"{lo}–{hi - 1} lines" if hi < 1 << 40 else f"{lo}+ lines"
-        print(f"| {label} | {len(b)} | {statistics.median(r['wall_ms'] for r in b):.1f} ms | "
-              + (f"{statistics.median(plans):.2f} ms | {max(plans):.2f} ms |" if plans else "– | – |"))
+    times = [("", rs)]
+    if any(r.get("again") for r in rs):
+        times.append((" (the same miss again, --again)", [r["again"] for r in rs if r.get("again")]))
+    for what, runs in times:
+        print(f"\n| file size{what} | cases | whole run, median | planning, median | planning, max |")
+        print("|---|---:|---:|---:|---:|")
+        lines = [r["lines"] for r in rs] if not what else [r["lines"] for r in rs if r.get("again")]
+        for lo, hi in ((0, 200), (200, 1000), (1000, 5000), (5000, 1 << 40)):
+            b = [t for t, n in zip(runs, lines) if lo <= n < hi]
+            if not b:
+                continue
+            plans = [r["plan_ms"] for r in b if r["plan_ms"] is not None]
+            label = f"{lo}–{hi - 1} lines" if hi < 1 << 40 else f"{lo}+ lines"
+            print(f"| {label} | {len(b)} | {statistics.median(r['wall_ms'] for r in b):.1f} ms | "
+                  + (f"{statistics.median(plans):.2f} ms | {max(plans):.2f} ms |" if plans else "– | – |"))
 
 
 # --- self-test ------------------------------------------------------------------------------
@@ -1143,6 +1155,9 @@ def main():
     ap.add_argument("--no-aider", action="store_true", help="score patchgate only")
     ap.add_argument("--only", help="score only cases whose id contains this")
     ap.add_argument("--fresh", action="store_true", help="ignore the results kept from earlier runs")
+    ap.add_argument("--again", action="store_true",
+                    help="run each miss a second time in the same checkout and report its time apart "
+                         "(what patchgate keeps between runs, such as its look-back, is there then)")
     ap.add_argument("--replay", action="store_true",
                     help="run each miss on the parent of the file's last change, that change applied "
                          "through patchgate (its history then holds it), instead of at the commit")
@@ -1178,7 +1193,8 @@ def main():
         aider = load_aider(src)
     with open(pg, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()[:16]
-    kept = os.path.join(args.cache, f"results-{digest}{'-replay' if args.replay else ''}.jsonl")
+    kept = os.path.join(args.cache, f"results-{digest}{'-replay' if args.replay else ''}"
+                                    f"{'-again' if args.again else ''}.jsonl")
     results = {}
     if os.path.exists(kept) and not args.fresh:
         with open(kept, encoding="utf-8") as f:
@@ -1190,7 +1206,7 @@ def main():
                     pass
     scratch = tempfile.mkdtemp(prefix="pg-real-misses-")
     ctx = {"cache": args.cache, "mirrors": args.mirrors, "url": args.url, "pg": pg, "aider": aider,
-           "scratch": scratch, "worktrees": {}, "replay": args.replay}
+           "scratch": scratch, "worktrees": {}, "replay": args.replay, "again": args.again}
     # A case that ended in an error (a clone that failed, say) is tried again on the next run.
     todo = [c for c in cases if c["id"] not in results or "error" in results[c["id"]]]
     try:

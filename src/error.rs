@@ -398,6 +398,24 @@ pub enum Error {
     )]
     ChangedSince { id: String, paths: Vec<String> },
 
+    #[error(
+        "cannot undo patch {id}: {path} now leads through a symlink, {link}, and may lead outside the repository"
+    )]
+    #[diagnostic(
+        code(patchgate::changed_since),
+        help(
+            "undo never reads or writes through a symlink, so nothing was changed. If the real \
+             folder was moved aside, put it back at {link} (`ls -l {link}` shows where the link \
+             points) and run the undo again; if the symlink is meant to stay, revert the patch's \
+             files by hand"
+        )
+    )]
+    ThroughSymlink {
+        id: String,
+        path: String,
+        link: String,
+    },
+
     /// A bug in patchgate (a panic), caught so that the run ends with a report and exit 4.
     #[error("internal error, please report: {message}")]
     #[diagnostic(code(patchgate::internal), help("{help}"))]
@@ -447,7 +465,7 @@ impl Error {
             Error::UnknownPatch { .. } => Kind::UnknownPatch,
             Error::NothingToUndo { .. } => Kind::NothingToUndo,
             Error::AlreadyUndone { .. } => Kind::AlreadyUndone,
-            Error::ChangedSince { .. } => Kind::ChangedSince,
+            Error::ChangedSince { .. } | Error::ThroughSymlink { .. } => Kind::ChangedSince,
             Error::Internal { .. } => Kind::Internal,
             Error::Io { .. } => Kind::Io,
         }
@@ -602,6 +620,11 @@ mod tests {
                 id: s(),
                 paths: vec![],
             },
+            Error::ThroughSymlink {
+                id: s(),
+                path: s(),
+                link: s(),
+            },
             Error::Internal {
                 message: s(),
                 help: s(),
@@ -611,7 +634,7 @@ mod tests {
     }
 
     /// How many variants `Error` has: the match below has one arm each.
-    const VARIANTS: usize = 27;
+    const VARIANTS: usize = 28;
 
     /// The documented name and exit code of a variant, spelled out independently of
     /// [`Error::kind`] (docs/report.md is the contract), with the arm's index. No wildcard: a new
@@ -645,6 +668,7 @@ mod tests {
             Error::ChangedSince { .. } => (24, "changed_since", 4),
             Error::Internal { .. } => (25, "internal", 4),
             Error::Io { .. } => (26, "io", 4),
+            Error::ThroughSymlink { .. } => (27, "changed_since", 4),
         }
     }
 

@@ -502,12 +502,39 @@ fn line_endings(data: &[u8]) {
     );
     let again = TextDoc::decode(&out).expect("still text");
     assert_eq!(again.encode(), out, "the edited file round-trips");
-    // Read back, a lone CR of the file that the edit put right before a line break is that
-    // line's CRLF now (the bytes are the splice, as checked above): compare with CRLFs folded.
+    // Read back, the edited text is the splice. One seam may differ: a lone CR of the file that
+    // the edit put right before an LF line break reads back as that line's CRLF (the bytes are
+    // the splice, as checked above). Only there: a lone CR before a CRLF elsewhere in the file
+    // (`\r\r\n`) is content and reads back as it was, so the texts are not compared with
+    // every `\r\n` folded.
+    // A U+FEFF of the text that the edit brings to the very start of a file without a BOM is
+    // read back as a BOM (the bytes are right, as checked above): count it as text here.
+    let got = if bom.is_empty() && out.starts_with(b"\xef\xbb\xbf") {
+        format!("\u{feff}{}", again.text())
+    } else {
+        again.text().to_string()
+    };
+    let got = got.as_str();
+    let tail = &text[b..];
+    assert!(
+        got.ends_with(tail),
+        "the text after the range reads back as it was: {got:?}"
+    );
+    let head = if got.starts_with(&text[..a]) {
+        a
+    } else {
+        assert!(
+            text[..a].ends_with('\r')
+                && got.starts_with(&text[..a - 1])
+                && got[a - 1..].starts_with('\n'),
+            "the text before the range reads back as it was: {got:?}"
+        );
+        a - 1
+    };
     assert_eq!(
-        again.text(),
-        format!("{}{new}{}", &text[..a], &text[b..]).replace("\r\n", "\n"),
-        "the edited text is the splice"
+        got.get(head..got.len() - tail.len()),
+        Some(new),
+        "the edited text is the splice: {got:?}"
     );
 
     let mut appended = doc;

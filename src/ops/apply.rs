@@ -405,6 +405,7 @@ fn switch(
             refname: target.refname.as_deref(),
             old_tip: target.old_tip,
             message: &message,
+            commit_as: Vec::new(),
             record_lines,
             record: Some(record),
             history: history_meta(plan, message.clone()),

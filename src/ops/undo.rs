@@ -114,13 +114,21 @@ pub fn run(request: &Request, ctx: &Context) -> Result<Report, Error> {
     report.undid = Some(target.patch_id.clone());
 
     let place = place_of(&repo, target)?;
-    let plan = match plan_undo(&repo, target, &place)? {
+    let (plan, commit_as) = match plan_undo(&repo, target, &place)? {
         Ok(p) => p,
-        Err(paths) => {
+        Err(Refused::Changed(paths)) => {
             report.changed_since = paths.clone();
             report.fail(&Error::ChangedSince {
                 id: target.patch_id.clone(),
                 paths,
+            });
+            return Ok(report);
+        }
+        Err(Refused::ThroughSymlink { path, link }) => {
+            report.fail(&Error::ThroughSymlink {
+                id: target.patch_id.clone(),
+                path,
+                link,
             });
             return Ok(report);
         }
@@ -131,7 +139,7 @@ pub fn run(request: &Request, ctx: &Context) -> Result<Report, Error> {
         return Ok(report);
     }
     let _mutex = recover::lock_for_switch(&repo.git, &repo.git_dir, mutex, "undo")?;
-    write_revert(&repo, target, &place, &plan, report)
+    write_revert(&repo, target, &place, &plan, commit_as, report)
 }
 
 /// An interrupted transaction is finished before anything is read (holding the mutex from
@@ -154,6 +162,7 @@ fn write_revert(
     target: &Entry,
     place: &Place,
     plan: &Plan,
+    commit_as: Vec<(String, State)>,
     mut report: Report,
 ) -> Result<Report, Error> {
     let message = revert_message(target);
@@ -184,6 +193,7 @@ fn write_revert(
             refname: place.refname.as_deref(),
             old_tip: place.tip,
             message: &message,
+            commit_as,
             record_lines: Vec::new(),
             record: None,
             history: meta,
@@ -343,8 +353,87 @@ fn place_of(repo: &Repo, e: &Entry) -> Result<Place, Error> {
     })
 }
 
-/// The changes that revert `e` at `place`, or the paths that no longer hold what it wrote.
-fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<String>>, Error> {
+/// What the revert commit records for each path of `e`: the entry of the patch's commit's parent
+/// (the inverse of that commit), which is not the restored working-tree content when the patch
+/// took uncommitted changes along (`apply --commit` commits a file whole, as `git commit <paths>`
+/// does). Those changes go back to the working tree and stay uncommitted. Empty for a
+/// working-tree patch, and for a commit without a parent (its tree has nothing to go back to).
+fn inverse_of_commit(repo: &Repo, e: &Entry) -> Result<Vec<(String, State)>, Error> {
+    if e.mode == Mode::Worktree {
+        return Ok(Vec::new());
+    }
+    let Some(commit) = e.commit.as_deref() else {
+        return Ok(Vec::new());
+    };
+    let commit = Oid::from_str(commit)
+        .and_then(|o| repo.git.find_commit(o))
+        .map_err(Error::git)?;
+    let Ok(parent) = commit.parent(0) else {
+        return Ok(Vec::new());
+    };
+    let tree = parent.tree().map_err(Error::git)?;
+    Ok(e.files
+        .iter()
+        .map(|f| {
+            let state = match tree.get_path(Path::new(&f.path)) {
+                Err(_) => State::Missing,
+                Ok(en) if en.kind() != Some(git2::ObjectType::Blob) => State::Other,
+                Ok(en) if en.filemode() == 0o120000 => State::Symlink {
+                    oid: en.id().to_string(),
+                },
+                Ok(en) => State::File {
+                    oid: en.id().to_string(),
+                    mode: en.filemode() as u32,
+                },
+            };
+            (f.path.clone(), state)
+        })
+        .collect())
+}
+
+/// The state a committed patch's commit records for a file: `new` through git's filters, or,
+/// for an undo that kept uncommitted changes out of its commit, the blob it committed instead.
+fn committed_state(f: &crate::txn::journal::FileEntry) -> State {
+    match (&f.new, f.committed.as_deref()) {
+        (_, Some(crate::txn::journal::ABSENT)) if f.uncommitted => State::Missing,
+        (State::File { mode, .. }, Some(c)) => State::File {
+            oid: c.to_string(),
+            mode: *mode,
+        },
+        (State::Symlink { .. }, Some(c)) if f.uncommitted => State::Symlink { oid: c.to_string() },
+        _ => f.new.clone(),
+    }
+}
+
+type Planned = (Plan, Vec<(String, State)>);
+
+/// Why the files of a patch cannot be restored.
+enum Refused {
+    /// These paths no longer hold what the patch wrote.
+    Changed(Vec<String>),
+    /// This path now leads through a symlink (`link`, the first one on the way), which undo
+    /// never follows: not a change of the file, and not fixed by editing it.
+    ThroughSymlink { path: String, link: String },
+}
+
+/// The first folder on the way to `rel` (relative to the working tree) that is a symlink now, when
+/// the path cannot be reached from the root without following one.
+fn symlink_on_path(repo: &Repo, rel: &str) -> Option<String> {
+    match repo.roots.fs().parent_of(rel) {
+        Err(e) if crate::fs::is_symlink_error(&e) => {}
+        _ => return None,
+    }
+    let root = &repo.roots.root;
+    let parts: Vec<&str> = rel.split('/').collect();
+    (1..parts.len())
+        .map(|n| parts[..n].join("/"))
+        .find(|p| std::fs::symlink_metadata(root.join(p)).is_ok_and(|m| m.file_type().is_symlink()))
+        .or_else(|| Some(rel.rsplit_once('/').map_or(rel, |(p, _)| p).to_string()))
+}
+
+/// The changes that revert `e` at `place` and what the revert commit records where that is not
+/// their working-tree content, or why they cannot be made.
+fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Planned, Refused>, Error> {
     let tree = match place.tip {
         Some(t) if place.mode != Mode::Worktree => Some(
             repo.git
@@ -376,13 +465,7 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<S
         };
         // A commit records the new content as git's filters stored it, which may not be the
         // working-tree bytes (`txn::filters`).
-        let committed = match (&f.new, &f.committed) {
-            (State::File { mode, .. }, Some(c)) => State::File {
-                oid: c.clone(),
-                mode: *mode,
-            },
-            _ => f.new.clone(),
-        };
+        let committed = committed_state(f);
         let in_tree_ok = match &tree {
             Some(t) => tree_holds(t, &f.path, &committed, mode_changed),
             None => true,
@@ -392,7 +475,15 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<S
                 Some(t) => (disk_in_tree(repo, t, &f.path)?, &committed),
                 None => (Disk::Missing, &committed),
             },
-            _ => (crate::plan::disk_at(repo.roots.fs(), &f.path), &f.new),
+            _ => {
+                if let Some(link) = symlink_on_path(repo, &f.path) {
+                    return Ok(Err(Refused::ThroughSymlink {
+                        path: f.path.clone(),
+                        link,
+                    }));
+                }
+                (crate::plan::disk_at(repo.roots.fs(), &f.path), &f.new)
+            }
         };
         if !in_tree_ok || !disk_holds(&current, expected, mode_changed) {
             changed.push(f.path.clone());
@@ -408,17 +499,22 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Plan, Vec<S
         }
     }
     if !changed.is_empty() {
-        return Ok(Err(changed));
+        return Ok(Err(Refused::Changed(changed)));
     }
     let files = file_changes(&changes, &e.moves);
-    Ok(Ok(Plan {
-        outcomes: Vec::new(),
-        changes,
-        files,
-        digests: Vec::new(),
-        patch_digest: None,
-        final_state: Vec::new(),
-    }))
+    let mut commit_as = inverse_of_commit(repo, e)?;
+    commit_as.retain(|(p, _)| changes.iter().any(|c| c.rel == *p));
+    Ok(Ok((
+        Plan {
+            outcomes: Vec::new(),
+            changes,
+            files,
+            digests: Vec::new(),
+            patch_digest: None,
+            final_state: Vec::new(),
+        },
+        commit_as,
+    )))
 }
 
 /// Whether a file mode (as recorded or on disk) is executable.

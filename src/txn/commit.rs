@@ -201,18 +201,63 @@ pub fn exec_changes(files: &[super::journal::FileEntry]) -> Vec<(String, bool)> 
         .collect()
 }
 
-/// Points the index entries of `paths` at their working-tree content (after write-back, that is the
-/// committed content), leaving every other entry as it was; `exec` are [`exec_changes`].
+/// Points the index entries of `paths` at their committed content, leaving every other entry as
+/// it was: after write-back that is the working-tree content, except for the `uncommitted` entries
+/// of `files`, whose entry is set to the commit's blob (or removed) so that the working tree's
+/// difference stays unstaged.
 pub fn update_index(
     git_dir: &Path,
     workdir: &Path,
     paths: &[String],
-    exec: &[(String, bool)],
+    files: &[super::journal::FileEntry],
 ) -> Result<(), Error> {
+    use super::journal::{ABSENT, State};
     if paths.is_empty() {
         return Ok(());
     }
-    run_update_index(git_dir, workdir, &["--add", "--remove"], paths)?;
+    let exec = exec_changes(files);
+    let kept: Vec<&super::journal::FileEntry> = files
+        .iter()
+        .filter(|f| f.uncommitted && paths.contains(&f.path))
+        .collect();
+    let from_disk: Vec<String> = paths
+        .iter()
+        .filter(|p| !kept.iter().any(|f| f.path == **p))
+        .cloned()
+        .collect();
+    if !from_disk.is_empty() {
+        run_update_index(git_dir, workdir, &["--add", "--remove"], &from_disk)?;
+    }
+    for f in kept {
+        match (f.committed.as_deref(), &f.new) {
+            (Some(ABSENT), _) => run_update_index(
+                git_dir,
+                workdir,
+                &["--force-remove"],
+                std::slice::from_ref(&f.path),
+            )?,
+            (Some(oid), State::File { .. } | State::Symlink { .. }) => {
+                let mode = match &f.new {
+                    State::Symlink { .. } => "120000",
+                    _ if exec.iter().any(|(p, b)| *p == f.path && *b) => "100755",
+                    State::File { mode, .. }
+                        if *mode != crate::fs::NEW_FILE_MODE && mode & 0o111 != 0 =>
+                    {
+                        "100755"
+                    }
+                    _ => "100644",
+                };
+                let info = format!("{mode},{oid},{}", f.path);
+                run_update_index_raw(git_dir, workdir, &["--add", "--cacheinfo", &info])?
+            }
+            _ => run_update_index(
+                git_dir,
+                workdir,
+                &["--add", "--remove"],
+                std::slice::from_ref(&f.path),
+            )?,
+        }
+    }
     for (flag, bit) in [("--chmod=+x", true), ("--chmod=-x", false)] {
         let these: Vec<String> = exec
             .iter()
@@ -226,11 +271,26 @@ pub fn update_index(
     Ok(())
 }
 
+/// `git update-index` with arguments that name their path themselves (`--cacheinfo`).
+fn run_update_index_raw(git_dir: &Path, workdir: &Path, args: &[&str]) -> Result<(), Error> {
+    run_update_index_with(git_dir, workdir, args, &[], false)
+}
+
 fn run_update_index(
     git_dir: &Path,
     workdir: &Path,
     flags: &[&str],
     paths: &[String],
+) -> Result<(), Error> {
+    run_update_index_with(git_dir, workdir, flags, paths, true)
+}
+
+fn run_update_index_with(
+    git_dir: &Path,
+    workdir: &Path,
+    flags: &[&str],
+    paths: &[String],
+    dashdash: bool,
 ) -> Result<(), Error> {
     let mut last = String::new();
     // Another git process may hold index.lock for a moment; wait a little before giving up.
@@ -241,7 +301,7 @@ fn run_update_index(
             .arg(format!("--work-tree={}", workdir.display()))
             .arg("update-index")
             .args(flags.iter())
-            .arg("--")
+            .args(dashdash.then_some("--"))
             .args(paths.iter())
             .env("GIT_INDEX_FILE", git_dir.join("index"))
             .timeout(Duration::from_secs(60))

@@ -148,6 +148,16 @@ fn pin_commit(repo: &Repository, files: &[FileEntry], id: &str) -> Result<Oid, E
             let o = Oid::from_str(oid).map_err(Error::git)?;
             tb.insert(oid.as_str(), o, 0o100644).map_err(Error::git)?;
         }
+        // The blob an undo committed instead of the working tree's (the patch's parent's,
+        // which a rewritten branch may no longer reach).
+        if let Some(c) = f
+            .committed
+            .as_deref()
+            .filter(|c| *c != super::journal::ABSENT)
+        {
+            let o = Oid::from_str(c).map_err(Error::git)?;
+            tb.insert(c, o, 0o100644).map_err(Error::git)?;
+        }
     }
     let tree = tb.write().map_err(Error::git)?;
     let tree = repo.find_tree(tree).map_err(Error::git)?;

@@ -60,7 +60,16 @@ pub struct FileEntry {
     /// working-tree bytes, which is what recovery and undo write.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub committed: Option<String>,
+    /// The commit records `committed` (the zero id: the path is absent from it) although the
+    /// working tree holds something else after the transaction: the difference stays the user's
+    /// uncommitted work, and the index entry follows the commit, not the working tree. Set by the
+    /// undo of a `--commit` patch that took uncommitted changes along (see `undo`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub uncommitted: bool,
 }
+
+/// The id `committed` holds for a path that an `uncommitted` entry's commit does not have.
+pub const ABSENT: &str = "0000000000000000000000000000000000000000";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Journal {
@@ -173,6 +182,7 @@ mod tests {
                     mode: 0o644,
                 },
                 committed: None,
+                uncommitted: false,
             }],
             new_dirs: vec![],
             record: vec![],

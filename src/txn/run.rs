@@ -30,6 +30,9 @@ pub struct Request<'a> {
     pub old_tip: Option<Oid>,
     /// The commit message (commit modes).
     pub message: &'a str,
+    /// What the commit records for some paths when that is not their new working-tree content
+    /// (the undo of a `--commit` patch; see `stage`); empty for `apply`.
+    pub commit_as: Vec<(String, super::journal::State)>,
     /// Lines for the re-run record, and the record they go to (loaded here when not given).
     pub record_lines: Vec<String>,
     pub record: Option<&'a mut Record>,
@@ -83,6 +86,7 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
             author: a,
             committer: c,
         }),
+        &req.commit_as,
     )
     .map_err(Failed::Start)?;
     crate::timing::mark("staged");
@@ -273,8 +277,7 @@ fn switch(
             crate::timing::mark("commit: ref moved");
             let workdir = repo.require_workdir()?;
             let paths: Vec<String> = changes.iter().map(|c| c.rel.clone()).collect();
-            let exec = commit::exec_changes(&j.files);
-            if let Err(e) = commit::update_index(&git_dir, workdir, &paths, &exec) {
+            if let Err(e) = commit::update_index(&git_dir, workdir, &paths, &j.files) {
                 return Ok(Some(format!(
                     "warning: committed, but the index could not be updated ({e}); run `patchgate recover`"
                 )));

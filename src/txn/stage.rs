@@ -121,7 +121,10 @@ fn tree_with(
     let mut b = git2::build::TreeUpdateBuilder::new();
     for f in files {
         let state = if side == Side::Old { &f.old } else { &f.new };
-        match file_mode(state) {
+        let absent = side == Side::Committed
+            && f.uncommitted
+            && f.committed.as_deref() == Some(super::journal::ABSENT);
+        match file_mode(state).filter(|_| !absent) {
             Some((oid, mode)) => {
                 let committed = f.committed.as_deref().and_then(|c| Oid::from_str(c).ok());
                 let oid = match (side, committed) {
@@ -129,6 +132,11 @@ fn tree_with(
                     _ => oid,
                 };
                 b.upsert(f.path.as_str(), oid, mode);
+            }
+            None if absent => {
+                if base.get_path(Path::new(&f.path)).is_ok() {
+                    b.remove(f.path.as_str());
+                }
             }
             None => {
                 // Removing a path the base tree lacks is an error in libgit2; it is a no-op here.
@@ -156,6 +164,7 @@ pub fn stage(
     changes: &[PathChange],
     base: Option<&git2::Commit>,
     commit: Option<CommitSpec>,
+    commit_as: &[(String, State)],
 ) -> Result<Staged, Error> {
     let odb = repo.odb().map_err(Error::git)?;
     // Old contents too, so a crash can always be undone; they are usually HEAD's already, and
@@ -182,10 +191,12 @@ pub fn stage(
             old,
             new,
             committed: None,
+            uncommitted: false,
         });
     }
     if commit.is_some() {
         filter_for_commit(repo, git_dir, changes, &mut files)?;
+        keep_uncommitted(&mut files, commit_as);
     }
     let base_tree = match base {
         Some(c) => Some(c.tree().map_err(Error::git)?),
@@ -262,6 +273,33 @@ pub fn stage(
         commit: new_commit,
         files,
     })
+}
+
+/// Marks the entries whose commit must record `want` rather than the new working-tree content
+/// (`uncommitted`): the undo of a `--commit` patch commits exactly the inverse of that commit,
+/// and the uncommitted changes the patch took along go back to the working tree only.
+fn keep_uncommitted(files: &mut [FileEntry], commit_as: &[(String, State)]) {
+    let blob = |s: &State| match s {
+        State::File { oid, .. } | State::Symlink { oid } => Some(oid.clone()),
+        State::Missing | State::Other => None,
+    };
+    for (path, want) in commit_as {
+        let Some(f) = files.iter_mut().find(|f| f.path == *path) else {
+            continue;
+        };
+        // Only a file or link in the working tree can differ from the commit's entry here.
+        let Some(new) = blob(&f.new) else {
+            continue;
+        };
+        if matches!(want, State::Other) {
+            continue;
+        }
+        let want = blob(want);
+        if f.committed.clone().unwrap_or(new) != want.clone().unwrap_or_default() {
+            f.committed = Some(want.unwrap_or_else(|| super::journal::ABSENT.to_string()));
+            f.uncommitted = true;
+        }
+    }
 }
 
 /// Sets `committed` on the entries whose new content git's filters store differently

@@ -162,6 +162,18 @@ fn files(fs: &[FileEntry]) -> Result<(), Bad> {
         state(format!("files[{i}].old"), &f.old)?;
         state(format!("files[{i}].new"), &f.new)?;
         opt_oid(&format!("files[{i}].committed"), f.committed.as_deref())?;
+        if f.uncommitted && f.committed.is_none() {
+            return Err(bad(
+                format!("files[{i}].uncommitted"),
+                "is set without the `committed` blob it keeps".to_string(),
+            ));
+        }
+        if !f.uncommitted && f.committed.as_deref() == Some(super::journal::ABSENT) {
+            return Err(bad(
+                format!("files[{i}].committed"),
+                "is the zero id, which only an `uncommitted` entry may hold".to_string(),
+            ));
+        }
     }
     Ok(())
 }

@@ -76,7 +76,15 @@ fn race_patch() -> String {
 }
 
 /// Swaps `repo/d` for a symlink to `outside` and back, as fast as it can, until told to stop;
-/// always leaves the real folder in place.
+/// always leaves the real folder in place when it returns.
+///
+/// Between moving the real folder away and making the symlink, `d` is briefly absent, and the
+/// run under test may create a folder `d` right then (write-back makes the missing parent of a
+/// file it writes; its temp file goes in, the switch then finds the file missing, rolls back and
+/// removes that folder again). The symlink then cannot be made and the real folder cannot be
+/// moved back over a folder holding a temp file: it must be put back once that folder is gone.
+/// (Moved back only at the next swap, it once stayed aside: the repository's files were all in
+/// `d.real` and the check after `recover` found `d/f000.txt` missing.)
 fn swapper(
     repo: PathBuf,
     outside: PathBuf,
@@ -87,17 +95,42 @@ fn swapper(
         let (d, real) = (repo.join("d"), repo.join("d.real"));
         let mut swaps = 0;
         while !stop.load(Ordering::Relaxed) {
-            if std::fs::rename(&d, &real).is_ok() {
+            if real.exists() {
+                put_back(&d, &real);
+            } else if std::fs::rename(&d, &real).is_ok() {
                 let _ = std::os::unix::fs::symlink(&outside, &d);
                 swaps += 1;
                 std::thread::sleep(Duration::from_micros(300));
-                let _ = std::fs::remove_file(&d);
-                let _ = std::fs::rename(&real, &d);
+                put_back(&d, &real);
             }
             std::thread::sleep(pace);
         }
+        // The run is over: whatever it made at `d` is gone, or an empty folder.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while real.exists() && std::time::Instant::now() < deadline {
+            put_back(&d, &real);
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(
+            !real.exists(),
+            "the swapper could not put the real folder back"
+        );
         swaps
     })
+}
+
+/// Moves the real folder back to `d`, removing the symlink (or an empty folder) in its way.
+fn put_back(d: &Path, real: &Path) {
+    match std::fs::symlink_metadata(d) {
+        Ok(m) if m.file_type().is_symlink() => {
+            let _ = std::fs::remove_file(d);
+        }
+        Ok(m) if m.is_dir() => {
+            let _ = std::fs::remove_dir(d);
+        }
+        _ => {}
+    }
+    let _ = std::fs::rename(real, d);
 }
 
 /// Runs the apply paused before write-back verifies anything, starts the swapper, and lets the
@@ -323,6 +356,23 @@ fn undo_through_a_folder_swapped_for_a_symlink_is_refused() {
     assert!(!outside.path().join("id.pub").exists());
     let json = u.json();
     assert_eq!(json["error"]["kind"], "changed_since", "{json:#}");
+    // It says why: the path leads through a symlink now (not that the file changed), and what
+    // to do.
+    let msg = json["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        msg.contains("cfg/app.conf now leads through a symlink, cfg,")
+            && !msg.contains("changed since the patch"),
+        "{msg}"
+    );
+    let help = json["error"]["help"].as_str().unwrap_or_default();
+    assert!(help.contains("put it back at cfg"), "{help}");
+    assert!(
+        json["changed_since"].as_array().is_none_or(Vec::is_empty),
+        "no file changed: {json:#}"
+    );
+    let human = repo.run(&["undo"]);
+    human.assert_code(4);
+    assert!(!human.stdout.contains("changed since:"), "{}", human.stdout);
     // Put back, the undo goes through.
     std::fs::remove_file(repo.path().join("cfg")).expect("rm");
     std::fs::rename(repo.path().join("cfg.real"), repo.path().join("cfg")).expect("mv");

@@ -194,18 +194,56 @@ fn a_committed_patch_is_reverted_after_a_later_unrelated_commit() {
         msg.starts_with("Revert \"rename and tidy\"") && msg.contains(&patch_commit),
         "{msg}"
     );
-    // The ref, the working tree and the index all hold the state before the patch.
+    // The revert commit is exactly the inverse of the patch's commit: a.txt as committed before
+    // it. The user's edit, which `--commit` took along, is back in the working tree and
+    // uncommitted, as before the patch (not committed by the revert).
+    assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "alpha\nkeep\n");
     assert_eq!(
-        repo.git(&["show", "HEAD:a.txt"]),
-        "alpha\nkeep, with the user's edit\n"
+        repo.git(&["diff", "HEAD^", "HEAD", "--stat", "--", "b.txt"]),
+        "",
+        "the revert touches the patch's files only"
     );
     assert_eq!(repo.git(&["show", "HEAD:e.txt"]), "doomed\n");
     assert!(repo.git(&["ls-tree", "HEAD", "f.sh"]).starts_with("100755"));
     assert!(repo.git(&["ls-tree", "HEAD", "g.sh"]).is_empty());
     assert_eq!(repo.git(&["show", "HEAD:b.txt"]), "beta, later\n");
     assert_original(&repo, "reverted");
-    assert_eq!(repo.git(&["status", "--porcelain"]), "?? untracked.txt\n");
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]),
+        " M a.txt\n?? untracked.txt\n",
+        "the user's edit is unstaged again, nothing else changed"
+    );
+    assert_eq!(
+        repo.git(&["diff"])
+            .lines()
+            .filter(|l| l.starts_with(['+', '-']))
+            .collect::<Vec<_>>(),
+        [
+            "--- a/a.txt",
+            "+++ b/a.txt",
+            "-keep",
+            "+keep, with the user's edit"
+        ]
+    );
     fsck_clean(&repo, "reverted");
+
+    // Redoing it (undo of the undo) commits what the patch committed, the edit included, and
+    // undoing that again leaves the edit uncommitted once more.
+    let u = patch_id(&r);
+    undo(&repo, &[&u]).assert_code(0);
+    assert_eq!(
+        repo.git(&["show", "HEAD:a.txt"]),
+        "ALPHA\nkeep, with the user's edit\n"
+    );
+    assert_eq!(repo.git(&["status", "--porcelain"]), "?? untracked.txt\n");
+    undo(&repo, &[]).assert_code(0);
+    assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "alpha\nkeep\n");
+    assert_eq!(
+        repo.git(&["status", "--porcelain"]),
+        " M a.txt\n?? untracked.txt\n"
+    );
+    assert_original(&repo, "reverted again");
+    fsck_clean(&repo, "reverted again");
 }
 
 #[test]
@@ -447,6 +485,20 @@ fn kill_at_every_undo_point_then_recover() {
             assert_eq!(moved, undone, "{label}: the ref agrees with the files");
             let indexed = repo.git(&["ls-files", "g.sh"]);
             assert_eq!(indexed.is_empty(), undone, "{label}: the index agrees too");
+            if undone {
+                // The user's edit of a.txt, committed along by the patch, is not committed by
+                // the revert, nor staged: the index entry follows the revert commit.
+                assert_eq!(
+                    repo.git(&["show", "HEAD:a.txt"]),
+                    "alpha\nkeep\n",
+                    "{label}"
+                );
+                assert_eq!(
+                    repo.git(&["diff", "--cached", "--name-only"]),
+                    "",
+                    "{label}"
+                );
+            }
         }
         fsck_clean(&repo, &label);
         // The history agrees with the files: a rolled-forward undo is recorded, a rolled-back

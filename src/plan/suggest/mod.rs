@@ -70,6 +70,7 @@ mod align;
 mod blocks;
 mod fuzzy;
 mod lines;
+mod lookback;
 mod rank;
 mod reindent;
 mod stale;

@@ -9,8 +9,10 @@
 //! patchgate's history that changed the file (the entry's old blob), HEAD's version when the
 //! working tree differs from it, then the version before each of the last [`MAX_CHANGES`] commits
 //! that changed the file, found by walking at most [`MAX_WALK`] commits (and for at most
-//! [`WALK_BUDGET`]) along first parents from the commit the plan reads. Everything is read
-//! in-process with libgit2; no subprocess.
+//! [`WALK_BUDGET`] per run) along first parents from the commit the plan reads. Everything is
+//! read in-process with libgit2; no subprocess. The walk's outcome is kept on disk under the git
+//! dir, keyed by that commit and the path ([`super::lookback`]), so a later run that misses in the
+//! same file at the same commit skips it, and one whose walk the budget cut short goes on.
 //!
 //! # Matching and mapping
 //!
@@ -111,9 +113,9 @@ impl ChangeSource {
 }
 
 #[derive(Clone)]
-struct Version {
-    oid: Oid,
-    source: ChangeSource,
+pub(super) struct Version {
+    pub(super) oid: Oid,
+    pub(super) source: ChangeSource,
 }
 
 /// The stale reading of a miss: the candidate and the sentence the miss message gets.
@@ -171,44 +173,30 @@ fn blob_at(commit: &git2::Commit, path: &str) -> Option<Oid> {
     (entry.kind() == Some(ObjectType::Blob) && entry.filemode() != 0o120000).then(|| entry.id())
 }
 
-/// The versions before the last commits that changed `path`, newest first (cached).
+/// The versions before the last commits that changed `path`, newest first (cached in the
+/// process, and on disk between runs: [`super::lookback`]).
 fn commit_versions(h: &History, path: &str) -> Arc<Vec<Version>> {
     let key = (h.git_dir.to_path_buf(), h.base, path.to_string());
     if let Some(v) = with_cache(|c| c.commits.get(&key).cloned()) {
         return v;
     }
     let mut out = Vec::new();
-    if let Some(base) = h.base.and_then(|b| h.repo.find_commit(b).ok()) {
-        let mut commit = base;
-        let mut blob = blob_at(&commit, path);
-        let start = std::time::Instant::now();
-        for _ in 0..MAX_WALK {
-            if start.elapsed() > WALK_BUDGET {
-                break;
-            }
-            let Ok(parent) = commit.parent(0) else {
-                break;
-            };
-            let before = blob_at(&parent, path);
-            if before != blob {
-                match before {
-                    Some(oid) => out.push(Version {
-                        oid,
-                        source: ChangeSource::Commit {
-                            id: commit.id().to_string(),
-                            subject: commit.summary().unwrap_or_default().to_string(),
-                        },
-                    }),
-                    // The file did not exist before this commit: nothing earlier to look at.
-                    None => break,
-                }
-                if out.len() >= MAX_CHANGES {
-                    break;
-                }
-            }
-            commit = parent;
-            blob = before;
+    if let Some(base) = h.base.filter(|b| h.repo.find_commit(*b).is_ok()) {
+        let kept = super::lookback::load(h.repo, h.git_dir, base, path, MAX_WALK, MAX_CHANGES);
+        let mut walk = kept.unwrap_or_else(|| super::lookback::Walk {
+            resume: h
+                .repo
+                .find_commit(base)
+                .ok()
+                .map(|c| (base, blob_at(&c, path))),
+            ..Default::default()
+        });
+        let walked = walk.walked;
+        go_on(h, path, &mut walk);
+        if walk.walked != walked && super::lookback::worth_keeping(&walk) {
+            super::lookback::store(h.git_dir, base, path, &walk);
         }
+        out = walk.versions;
     }
     let out = Arc::new(out);
     with_cache(|c| {
@@ -218,6 +206,45 @@ fn commit_versions(h: &History, path: &str) -> Arc<Vec<Version>> {
         c.commits.insert(key, Arc::clone(&out));
     });
     out
+}
+
+/// Walks on along first parents from where `w` stopped, within [`WALK_BUDGET`], until
+/// [`MAX_WALK`] commits, [`MAX_CHANGES`] versions, the first commit, or the commit that created
+/// the file; `w.resume` is left set only when the budget cut the walk short.
+fn go_on(h: &History, path: &str, w: &mut super::lookback::Walk) {
+    let Some((at, mut blob)) = w.resume.take() else {
+        return;
+    };
+    let Ok(mut commit) = h.repo.find_commit(at) else {
+        return;
+    };
+    let start = std::time::Instant::now();
+    while w.walked < MAX_WALK && w.versions.len() < MAX_CHANGES {
+        if start.elapsed() > WALK_BUDGET {
+            w.resume = Some((commit.id(), blob));
+            return;
+        }
+        let Ok(parent) = commit.parent(0) else {
+            return;
+        };
+        w.walked += 1;
+        let before = blob_at(&parent, path);
+        if before != blob {
+            match before {
+                Some(oid) => w.versions.push(Version {
+                    oid,
+                    source: ChangeSource::Commit {
+                        id: commit.id().to_string(),
+                        subject: commit.summary().unwrap_or_default().to_string(),
+                    },
+                }),
+                // The file did not exist before this commit: nothing earlier to look at.
+                None => return,
+            }
+        }
+        commit = parent;
+        blob = before;
+    }
 }
 
 /// patchgate's history entries that changed `path`, newest first: (old blob, new blob, source).
@@ -727,5 +754,90 @@ mod tests {
         let f = find_partial(old, &lines, &needle, &gone).expect("found");
         assert_eq!((f.lines.clone(), f.held), (1..5, (3, 4)));
         assert!(find_partial(old, &lines, &needle, &Default::default()).is_none());
+    }
+    /// A repository whose `a.txt` each of 12 commits changes, and its HEAD.
+    fn deep_history() -> (tempfile::TempDir, Repository, Oid) {
+        let d = tempfile::tempdir().expect("tempdir");
+        let repo = Repository::init(d.path()).expect("init");
+        let sig = git2::Signature::now("t", "t@example.com").expect("sig");
+        let mut parent: Option<Oid> = None;
+        for i in 0..12 {
+            let blob = repo.blob(format!("v{i}\n").as_bytes()).expect("blob");
+            let mut tb = repo.treebuilder(None).expect("tb");
+            tb.insert("a.txt", blob, 0o100644).expect("insert");
+            let tree = repo.find_tree(tb.write().expect("tree")).expect("tree");
+            let parents: Vec<git2::Commit> = parent
+                .iter()
+                .map(|p| repo.find_commit(*p).expect("parent"))
+                .collect();
+            let refs: Vec<&git2::Commit> = parents.iter().collect();
+            let c = repo
+                .commit(Some("HEAD"), &sig, &sig, &format!("c{i}"), &tree, &refs)
+                .expect("commit");
+            drop(tree);
+            drop(tb);
+            parent = Some(c);
+        }
+        let head = parent.expect("head");
+        (d, repo, head)
+    }
+
+    #[test]
+    fn the_walk_is_kept_on_disk_for_the_next_run() {
+        let (_d, repo, head) = deep_history();
+        let git_dir = repo.path().to_path_buf();
+        let h = History {
+            repo: &repo,
+            git_dir: &git_dir,
+            base: Some(head),
+            worktree: false,
+        };
+        // Each run walks for a few milliseconds at most; on a loaded machine the walk may take
+        // more than one run, each going on from where the last stopped.
+        let full = |h: &History, n: usize| {
+            let mut got = Vec::new();
+            for _ in 0..50 {
+                with_cache(|c| c.commits.clear());
+                got = commit_versions(h, "a.txt").to_vec();
+                if got.len() == n {
+                    break;
+                }
+            }
+            got
+        };
+        let first = full(&h, 11);
+        assert_eq!(first.len(), 11, "one version before each later commit");
+        let kept = std::fs::read_dir(git_dir.join("patchgate/cache/lookback"))
+            .expect("the walk was kept")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|x| x == "json"))
+            .expect("an entry");
+        // A new process (the in-process cache gone) reads it instead of walking: the entry
+        // edited to say something else (still naming real objects) is what comes back.
+        let text = std::fs::read_to_string(&kept).expect("read");
+        std::fs::write(&kept, text.replace("\"c11\"", "\"from the disk\"")).expect("write");
+        with_cache(|c| c.commits.clear());
+        let second = commit_versions(&h, "a.txt");
+        assert_eq!(second.len(), 11);
+        assert!(
+            matches!(&second[0].source, ChangeSource::Commit { subject, .. } if subject == "from the disk"),
+            "the kept walk was not used"
+        );
+        // Another commit to start from is another walk.
+        let older = repo
+            .find_commit(head)
+            .expect("head")
+            .parent_id(0)
+            .expect("parent");
+        let h2 = History {
+            base: Some(older),
+            ..h
+        };
+        let third = full(&h2, 10);
+        assert_eq!(third.len(), 10);
+        assert!(
+            matches!(&third[0].source, ChangeSource::Commit { subject, .. } if subject == "c10")
+        );
     }
 }
