@@ -275,6 +275,7 @@ fn plan_on(
                 git_dir: &repo.git_dir,
                 base: target.base,
                 worktree: target.mode != Mode::Branch,
+                patches: &|| crate::txn::history::past_patches(&repo.git_dir),
             }),
         },
     ))

@@ -42,8 +42,8 @@ use crate::patch::{Edit, Hunk, Op, Patch, Replace};
 use crate::repo::{Resolved, Roots};
 use doc::{TextDoc, fold_eol};
 use record::Record;
-pub use suggest::History;
 use suggest::{CandidateKind, ChangeSource, RelaxedOutcome};
+pub use suggest::{History, PastPatch};
 
 pub use matching::*;
 pub use model::*;

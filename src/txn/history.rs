@@ -85,6 +85,28 @@ impl Entry {
     }
 }
 
+/// Every entry as the planner's look-back reads it (oldest first): which blobs each patch
+/// replaced, by path.
+pub fn past_patches(git_dir: &Path) -> Vec<crate::plan::PastPatch> {
+    use super::journal::State;
+    let oid_of = |s: &State| match s {
+        State::File { oid, .. } => git2::Oid::from_str(oid).ok(),
+        _ => None,
+    };
+    load_all(git_dir)
+        .into_iter()
+        .map(|e| crate::plan::PastPatch {
+            subject: e.subject().to_string(),
+            files: e
+                .files
+                .iter()
+                .map(|f| (f.path.clone(), oid_of(&f.old), oid_of(&f.new)))
+                .collect(),
+            id: e.patch_id,
+        })
+        .collect()
+}
+
 fn entry_path(git_dir: &Path, id: &str) -> PathBuf {
     crate::fs::layout::history(git_dir).join(format!("{id}.json"))
 }

@@ -84,7 +84,7 @@ use fuzzy::{collapsed_hash, coverage_prefix, fuzzy_candidates, round_similarity,
 use lines::{Needle, line_ranges, relaxed_starts};
 pub use rank::{Explained, Lookback, Query, explain};
 pub use reindent::relaxed_match;
-pub use stale::{ChangeSource, History};
+pub use stale::{ChangeSource, History, PastPatch, no_patches};
 
 /// Fuzzy search is skipped beyond these sizes: the shortlist is linear, but reranking and
 /// the per-line tables would make a diagnostic cost more than the edit it explains.

@@ -78,6 +78,24 @@ pub struct History<'a> {
     pub base: Option<Oid>,
     /// The plan reads the working tree: HEAD's version is an earlier one when the file differs.
     pub worktree: bool,
+    /// patchgate's own history, oldest first, read only when a miss looks back. The transaction
+    /// layer owns its files; it hands them in so that planning stays below it.
+    pub patches: &'a dyn Fn() -> Vec<PastPatch>,
+}
+
+/// A patch in patchgate's history as the look-back sees it.
+#[derive(Debug, Clone)]
+pub struct PastPatch {
+    pub id: String,
+    /// The first line of its message.
+    pub subject: String,
+    /// Each file it wrote: (path, blob before, blob after); `None` where it was not a regular file.
+    pub files: Vec<(String, Option<Oid>, Option<Oid>)>,
+}
+
+/// No history (tests, and callers without a repository's history).
+pub fn no_patches() -> Vec<PastPatch> {
+    Vec::new()
 }
 
 /// What replaced a text that `old_string` still has.
@@ -249,28 +267,20 @@ fn go_on(h: &History, path: &str, w: &mut super::lookback::Walk) {
 
 /// patchgate's history entries that changed `path`, newest first: (old blob, new blob, source).
 fn patch_versions(h: &History, path: &str) -> Vec<(Version, Option<Oid>)> {
-    use crate::txn::journal::State;
-    let oid_of = |s: &State| match s {
-        State::File { oid, .. } => Oid::from_str(oid).ok(),
-        _ => None,
-    };
     let mut out = Vec::new();
-    for e in crate::txn::history::load_all(h.git_dir).iter().rev() {
-        let Some(f) = e.files.iter().find(|f| f.path == path) else {
-            continue;
-        };
-        let Some(old) = oid_of(&f.old) else {
+    for e in (h.patches)().iter().rev() {
+        let Some((_, Some(old), new)) = e.files.iter().find(|(p, _, _)| p == path) else {
             continue;
         };
         out.push((
             Version {
-                oid: old,
+                oid: *old,
                 source: ChangeSource::Patch {
-                    id: e.patch_id.clone(),
-                    subject: e.subject().to_string(),
+                    id: e.id.clone(),
+                    subject: e.subject.clone(),
                 },
             },
-            oid_of(&f.new),
+            *new,
         ));
     }
     out
@@ -791,6 +801,7 @@ mod tests {
             git_dir: &git_dir,
             base: Some(head),
             worktree: false,
+            patches: &no_patches,
         };
         // Each run walks for a few milliseconds at most; on a loaded machine the walk may take
         // more than one run, each going on from where the last stopped.
