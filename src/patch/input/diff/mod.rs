@@ -713,35 +713,7 @@ fn hunk<'a>(
     at: usize,
 ) -> Result<(HunkDiff<'a>, usize), Error> {
     let line = lines[at];
-    let bad = |col: usize, what: &str| {
-        error_at(
-            src,
-            &line,
-            col,
-            format!("malformed hunk header: {what}"),
-            "a hunk header is `@@ -OLD_START,OLD_COUNT +NEW_START,NEW_COUNT @@` (a count of 1 may \
-             be left out)",
-        )
-    };
-    let h = line.head();
-    let rest = h
-        .strip_prefix("@@ -")
-        .ok_or_else(|| bad(1, "it must start with `@@ -`"))?;
-    let end = rest
-        .find(" @@")
-        .ok_or_else(|| bad(h.len() + 1, "no closing ` @@`"))?;
-    let (old_r, new_r) = rest[..end]
-        .split_once(" +")
-        .ok_or_else(|| bad(5, "no ` +NEW_START` range"))?;
-    let range = |s: &str, col: usize| -> Result<(usize, usize), Error> {
-        let (a, b) = s.split_once(',').unwrap_or((s, "1"));
-        match (a.parse::<usize>(), b.parse::<usize>()) {
-            (Ok(a), Ok(b)) => Ok((a, b)),
-            _ => Err(bad(col, &format!("`{s}` is not START,COUNT"))),
-        }
-    };
-    let (old_start, mut old_left) = range(old_r, 5)?;
-    let (new_start, mut new_left) = range(new_r, 5 + old_r.len() + 2)?;
+    let (old_start, mut old_left, new_start, mut new_left) = hunk_header(src, &line)?;
     let mut hd = HunkDiff {
         line,
         old_start,
@@ -774,8 +746,8 @@ fn hunk<'a>(
                 "complete the hunk, or fix the counts in its `@@` header; nothing was written",
             ));
         };
-        let first = l.raw.chars().next();
-        if first == Some('\\') {
+        // A marker belongs to the line before it, so it is read even once the counts are met.
+        if l.raw.starts_with('\\') {
             if last.0 {
                 hd.old_eol = false;
             }
@@ -788,60 +760,8 @@ fn hunk<'a>(
         if old_left == 0 && new_left == 0 {
             break;
         }
-        let (is_old, is_new) = match first {
-            Some(' ') | None => (true, true),
-            Some('\r') if l.raw.len() == 1 => {
-                // `git apply` refuses it too: an empty line is an empty context line only when
-                // it is really empty; a lone CR is a blank CRLF line that lost its leading space.
-                return Err(error_at(
-                    src,
-                    l,
-                    1,
-                    format!(
-                        "a line of only a carriage return in the hunk of line {}: a blank \
-                         context line of a CRLF file needs its leading space",
-                        line.no
-                    ),
-                    "write the blank context line as a space then CRLF (the patch was damaged \
-                     on the way: its whitespace was stripped)",
-                ));
-            }
-            Some('-') => (true, false),
-            Some('+') => (false, true),
-            Some(_) => {
-                return Err(error_at(
-                    src,
-                    l,
-                    1,
-                    format!(
-                        "unexpected line in the hunk of line {} (it still needs {old_left} old and \
-                         {new_left} new lines): `{}`",
-                        line.no,
-                        clip(l.head())
-                    ),
-                    "hunk lines start with ` ` (context), `-` (removed) or `+` (added); if the \
-                     hunk is shorter, fix the counts in its `@@` header",
-                ));
-            }
-        };
+        let (is_old, is_new) = hunk_line_sides(src, &line, l, old_left, new_left)?;
         let text = l.raw.get(1..).unwrap_or("");
-        if (is_old && old_left == 0) || (is_new && new_left == 0) {
-            return Err(error_at(
-                src,
-                l,
-                1,
-                format!(
-                    "the hunk of line {} has more {} lines than its header says",
-                    line.no,
-                    if is_old && old_left == 0 {
-                        "old (context or `-`)"
-                    } else {
-                        "new (context or `+`)"
-                    }
-                ),
-                "fix the counts in the `@@ -OLD_START,OLD_COUNT +NEW_START,NEW_COUNT @@` header",
-            ));
-        }
         if is_old {
             hd.old.push(text);
             old_left -= 1;
@@ -850,20 +770,124 @@ fn hunk<'a>(
             hd.new.push(text);
             new_left -= 1;
         }
-        if is_old && is_new {
-            if hd.changed {
-                hd.trailing += 1;
-            } else {
-                hd.leading += 1;
-            }
-        } else {
-            hd.changed = true;
-            hd.trailing = 0;
-        }
+        count_context(&mut hd, is_old && is_new);
         last = (is_old, is_new);
         i += 1;
     }
     Ok((hd, i))
+}
+
+/// The hunk header's `(old_start, old_count, new_start, new_count)`, or where it is malformed.
+fn hunk_header(src: &PatchSource, line: &Line) -> Result<(usize, usize, usize, usize), Error> {
+    let bad = |col: usize, what: &str| {
+        error_at(
+            src,
+            line,
+            col,
+            format!("malformed hunk header: {what}"),
+            "a hunk header is `@@ -OLD_START,OLD_COUNT +NEW_START,NEW_COUNT @@` (a count of 1 may \
+             be left out)",
+        )
+    };
+    let h = line.head();
+    let rest = h
+        .strip_prefix("@@ -")
+        .ok_or_else(|| bad(1, "it must start with `@@ -`"))?;
+    let end = rest
+        .find(" @@")
+        .ok_or_else(|| bad(h.len() + 1, "no closing ` @@`"))?;
+    let (old_r, new_r) = rest[..end]
+        .split_once(" +")
+        .ok_or_else(|| bad(5, "no ` +NEW_START` range"))?;
+    let range = |s: &str, col: usize| -> Result<(usize, usize), Error> {
+        let (a, b) = s.split_once(',').unwrap_or((s, "1"));
+        match (a.parse::<usize>(), b.parse::<usize>()) {
+            (Ok(a), Ok(b)) => Ok((a, b)),
+            _ => Err(bad(col, &format!("`{s}` is not START,COUNT"))),
+        }
+    };
+    let (old_start, old_count) = range(old_r, 5)?;
+    let (new_start, new_count) = range(new_r, 5 + old_r.len() + 2)?;
+    Ok((old_start, old_count, new_start, new_count))
+}
+
+/// Which sides `(old, new)` hunk line `l` belongs to, given the lines its header still owes;
+/// refuses a line the header does not leave room for.
+fn hunk_line_sides(
+    src: &PatchSource,
+    header: &Line,
+    l: &Line,
+    old_left: usize,
+    new_left: usize,
+) -> Result<(bool, bool), Error> {
+    let (is_old, is_new) = match l.raw.chars().next() {
+        Some(' ') | None => (true, true),
+        Some('\r') if l.raw.len() == 1 => {
+            // `git apply` refuses it too: an empty line is an empty context line only when
+            // it is really empty; a lone CR is a blank CRLF line that lost its leading space.
+            return Err(error_at(
+                src,
+                l,
+                1,
+                format!(
+                    "a line of only a carriage return in the hunk of line {}: a blank \
+                     context line of a CRLF file needs its leading space",
+                    header.no
+                ),
+                "write the blank context line as a space then CRLF (the patch was damaged \
+                 on the way: its whitespace was stripped)",
+            ));
+        }
+        Some('-') => (true, false),
+        Some('+') => (false, true),
+        Some(_) => {
+            return Err(error_at(
+                src,
+                l,
+                1,
+                format!(
+                    "unexpected line in the hunk of line {} (it still needs {old_left} old and \
+                     {new_left} new lines): `{}`",
+                    header.no,
+                    clip(l.head())
+                ),
+                "hunk lines start with ` ` (context), `-` (removed) or `+` (added); if the \
+                 hunk is shorter, fix the counts in its `@@` header",
+            ));
+        }
+    };
+    if (is_old && old_left == 0) || (is_new && new_left == 0) {
+        return Err(error_at(
+            src,
+            l,
+            1,
+            format!(
+                "the hunk of line {} has more {} lines than its header says",
+                header.no,
+                if is_old && old_left == 0 {
+                    "old (context or `-`)"
+                } else {
+                    "new (context or `+`)"
+                }
+            ),
+            "fix the counts in the `@@ -OLD_START,OLD_COUNT +NEW_START,NEW_COUNT @@` header",
+        ));
+    }
+    Ok((is_old, is_new))
+}
+
+/// Counts a context line as leading or trailing; a change resets the trailing run.
+fn count_context(hd: &mut HunkDiff, context: bool) {
+    if context {
+        if hd.changed {
+            hd.trailing += 1;
+        } else {
+            hd.leading += 1;
+        }
+    } else {
+        hd.changed = true;
+        hd.trailing = 0;
+    }
 }
 
 /// The edits of one file's diff.
