@@ -411,24 +411,11 @@ fn git_names(
     fd: &mut FileDiff,
 ) -> Result<(), Error> {
     let def = names::header_name(p, rest);
-    let unreadable = |l: &Line, what: &str| {
-        error_at(
-            src,
-            l,
-            1,
-            format!("cannot read the file name of this {what} line"),
-            format!(
-                "with --strip {p}, {p} leading folder(s) are dropped from every name; give \
-                 --strip with the number your diff needs (0 for names without an `a/` or `b/` \
-                 prefix)"
-            ),
-        )
-    };
     for (raw, slot) in [(hdr.from, &mut fd.old), (hdr.to, &mut fd.new)] {
         if let Some(r) = raw {
             *slot = Some(
                 find_name(r, None, p.saturating_sub(1), 0)
-                    .ok_or_else(|| unreadable(head, "rename or copy"))?,
+                    .ok_or_else(|| unreadable_name(src, head, "rename or copy", p))?,
             );
         }
     }
@@ -438,6 +425,17 @@ fn git_names(
     if fd.deleted {
         fd.old = def.clone().or(fd.old.take());
     }
+    side_names(src, hdr, p, fd)?;
+    settle_names(src, head, hdr, p, def, fd)
+}
+
+/// Checks the `---`/`+++` names against the ones already known, and takes them where none is.
+fn side_names(
+    src: &PatchSource,
+    hdr: &GitHeader,
+    p: usize,
+    fd: &mut FileDiff,
+) -> Result<(), Error> {
     let sides = [(hdr.minus, true), (hdr.plus, false)];
     for (side, is_old) in sides {
         let Some((l, text)) = side else { continue };
@@ -459,8 +457,8 @@ fn git_names(
             *null_side = true;
             continue;
         }
-        let got =
-            find_name(text, None, p, TERM_TAB).ok_or_else(|| unreadable(&l, "`---`/`+++`"))?;
+        let got = find_name(text, None, p, TERM_TAB)
+            .ok_or_else(|| unreadable_name(src, &l, "`---`/`+++`", p))?;
         if *null_side {
             return Err(error_at(
                 src,
@@ -485,6 +483,18 @@ fn git_names(
             None => *name = Some(got),
         }
     }
+    Ok(())
+}
+
+/// Falls back to the `diff --git` line's name, and refuses names that still disagree or lack.
+fn settle_names(
+    src: &PatchSource,
+    head: &Line,
+    hdr: &GitHeader,
+    p: usize,
+    def: Option<String>,
+    fd: &mut FileDiff,
+) -> Result<(), Error> {
     if fd.old.is_none() && fd.new.is_none() {
         let Some(d) = def else {
             return Err(error_at(
@@ -533,6 +543,21 @@ fn git_names(
         fd.new = None;
     }
     Ok(())
+}
+
+/// The error for a name line that yields no name once `p` leading folders are dropped.
+fn unreadable_name(src: &PatchSource, l: &Line, what: &str, p: usize) -> Error {
+    error_at(
+        src,
+        l,
+        1,
+        format!("cannot read the file name of this {what} line"),
+        format!(
+            "with --strip {p}, {p} leading folder(s) are dropped from every name; give \
+             --strip with the number your diff needs (0 for names without an `a/` or `b/` \
+             prefix)"
+        ),
+    )
 }
 
 /// One traditional (`diff -u`) file: a `---` and a `+++` line, then hunks.
