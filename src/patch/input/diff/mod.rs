@@ -251,8 +251,26 @@ fn git_file<'a>(
     let head = lines[at];
     let rest = &head.head()["diff --git ".len()..];
     let mut fd = FileDiff::default();
+    let (hdr, mut i) = git_header(src, lines, at + 1, &mut fd)?;
+    if !strip.known {
+        strip.p = auto_strip(rest, &hdr);
+    }
+    git_names(src, &head, rest, &hdr, strip.p, &mut fd)?;
+    i = body(src, lines, i, &mut fd)?;
+    require_change(src, lines, i, &head, &hdr, &fd)?;
+    Ok((fd, i))
+}
+
+/// Reads the extended header lines from `lines[at]` into `fd`; returns their names and the
+/// index of the first line after them.
+fn git_header<'a>(
+    src: &PatchSource,
+    lines: &[Line<'a>],
+    at: usize,
+    fd: &mut FileDiff<'a>,
+) -> Result<(GitHeader<'a>, usize), Error> {
     let mut hdr = GitHeader::default();
-    let mut i = at + 1;
+    let mut i = at;
     let mut extensions = 0;
     while let Some(l) = lines.get(i) {
         let h = l.head();
@@ -340,11 +358,18 @@ fn git_file<'a>(
             HELP_DIFF,
         ));
     }
-    if !strip.known {
-        strip.p = auto_strip(rest, &hdr);
-    }
-    git_names(src, &head, rest, &hdr, strip.p, &mut fd)?;
-    i = body(src, lines, i, &mut fd)?;
+    Ok((hdr, i))
+}
+
+/// Refuses a file diff that changes nothing: no hunk, no binary patch, no metadata change.
+fn require_change(
+    src: &PatchSource,
+    lines: &[Line],
+    i: usize,
+    head: &Line,
+    hdr: &GitHeader,
+    fd: &FileDiff,
+) -> Result<(), Error> {
     let changes_metadata = fd.created
         || fd.deleted
         || fd.rename
@@ -357,7 +382,7 @@ fn git_file<'a>(
             .get(i)
             .copied()
             .or(hdr.plus.map(|(l, _)| l))
-            .unwrap_or(head);
+            .unwrap_or(*head);
         return Err(error_at(
             src,
             &l,
@@ -367,7 +392,7 @@ fn git_file<'a>(
             "give the hunks (`@@ -OLD,N +NEW,M @@` and their lines) after the `---`/`+++` lines",
         ));
     }
-    Ok((fd, i))
+    Ok(())
 }
 
 /// `OLD..NEW[ MODE]` of an `index` line.
