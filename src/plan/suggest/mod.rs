@@ -208,46 +208,7 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
     let k = needle.lines.len();
     let (ws, uni) = relaxed_starts(haystack, &lines, &needle);
 
-    let mut out: Vec<Candidate> = Vec::new();
-    for (kind, starts) in [
-        (CandidateKind::Whitespace, &ws),
-        (CandidateKind::Unicode, &uni),
-    ] {
-        // Take the first non-overlapping windows by position and score only those: a
-        // repetitive file can hold thousands of matches and each score is quadratic.
-        let mut group: Vec<Candidate> = Vec::new();
-        for &s in starts {
-            if out.len() + group.len() >= max {
-                break;
-            }
-            let (first, last) = (s + 1, s + k);
-            if out
-                .iter()
-                .chain(&group)
-                .any(|c| c.start_line <= last && first <= c.end_line)
-            {
-                continue;
-            }
-            let byte_range = lines[s].start..lines[s + k - 1].end;
-            let sim = similarity(&haystack[byte_range.clone()], needle.body);
-            group.push(Candidate {
-                kind,
-                note: None,
-                start_line: first,
-                end_line: last,
-                similarity: round_similarity(sim),
-                byte_range,
-                strong: reindent::uniform_shift(haystack, &lines, &needle, s),
-                source: None,
-            });
-        }
-        group.sort_by(|a, b| {
-            b.similarity
-                .total_cmp(&a.similarity)
-                .then(a.start_line.cmp(&b.start_line))
-        });
-        out.extend(group);
-    }
+    let mut out = relaxed_candidates(haystack, &lines, &needle, &ws, &uni, max);
 
     crate::timing::mark("suggest: whitespace and unicode");
     // A verbatim alignment can still outrank an unevenly re-indented relaxed match, so the
@@ -264,64 +225,7 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
         Vec::new()
     };
     if lines_rung {
-        let overlap =
-            |a: &Candidate, b: &Candidate| a.start_line <= b.end_line && b.start_line <= a.end_line;
-        let mut found: Vec<Candidate> = Vec::new();
-        // Old lines found verbatim describe a place better than any reading that needs
-        // re-indentation: verbatim alignments rank first among alignments, and above a relaxed
-        // match that needs a different indentation shift per line (typically the same block
-        // one closing line short or long), which gives way where they overlap. A relaxed match
-        // shifted evenly keeps its place and any overlap.
-        // A verbatim alignment further down the list can still make the cut: keep up to
-        // `max` of each.
-        let (mut promoted, mut others) = (0, 0);
-        for a in align::aligned(haystack, &lines, &line_hashes, &needle) {
-            if promoted >= max {
-                break;
-            }
-            let promote = a.verbatim;
-            if !promote && others >= max {
-                continue;
-            }
-            let (first, last) = (a.start + 1, a.end);
-            let hits = |c: &Candidate| c.start_line <= last && first <= c.end_line;
-            // A reading over a relaxed match is only news when it is verbatim and that match
-            // uneven.
-            let blocked = found.iter().any(|f| hits(f) && (f.strong || !promote))
-                || out.iter().any(|r| hits(r) && (r.strong || !promote))
-                || (a.covers_relaxed
-                    && (!a.verbatim
-                        || reindent::uniform_shift(haystack, &lines, &needle, a.start)));
-            if blocked {
-                continue;
-            }
-            if promote {
-                promoted += 1;
-                let before = found.len();
-                found.retain(|f| !hits(f));
-                others = others.saturating_sub(before - found.len());
-            } else {
-                others += 1;
-            }
-            let byte_range = lines[a.start].start..lines[a.end - 1].end;
-            let sim = similarity(&haystack[byte_range.clone()], needle.body);
-            found.push(Candidate {
-                kind: CandidateKind::Lines,
-                note: Some(a.note(&needle)),
-                start_line: first,
-                end_line: last,
-                similarity: round_similarity(sim),
-                byte_range,
-                strong: promote,
-                source: None,
-            });
-        }
-        out.retain(|r| !found.iter().any(|f| overlap(f, r)));
-        out.extend(found);
-        // Stable: within a rank, relaxed matches keep their similarity order and alignments
-        // their own.
-        out.sort_by_key(Candidate::rank);
-        out.truncate(max);
+        lines_candidates(haystack, &lines, &line_hashes, &needle, max, &mut out);
     }
 
     // A lines candidate already explains every old line; a fuzzy window elsewhere would be a
@@ -348,4 +252,128 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
         crate::timing::mark("suggest: fuzzy");
     }
     out
+}
+
+/// The whitespace then Unicode relaxed matches, each group by similarity; at most `max`, none
+/// overlapping.
+fn relaxed_candidates(
+    haystack: &str,
+    lines: &[Range<usize>],
+    needle: &Needle,
+    ws: &[usize],
+    uni: &[usize],
+    max: usize,
+) -> Vec<Candidate> {
+    let k = needle.lines.len();
+    let mut out: Vec<Candidate> = Vec::new();
+    for (kind, starts) in [
+        (CandidateKind::Whitespace, ws),
+        (CandidateKind::Unicode, uni),
+    ] {
+        // Take the first non-overlapping windows by position and score only those: a
+        // repetitive file can hold thousands of matches and each score is quadratic.
+        let mut group: Vec<Candidate> = Vec::new();
+        for &s in starts {
+            if out.len() + group.len() >= max {
+                break;
+            }
+            let (first, last) = (s + 1, s + k);
+            if out
+                .iter()
+                .chain(&group)
+                .any(|c| c.start_line <= last && first <= c.end_line)
+            {
+                continue;
+            }
+            let byte_range = lines[s].start..lines[s + k - 1].end;
+            let sim = similarity(&haystack[byte_range.clone()], needle.body);
+            group.push(Candidate {
+                kind,
+                note: None,
+                start_line: first,
+                end_line: last,
+                similarity: round_similarity(sim),
+                byte_range,
+                strong: reindent::uniform_shift(haystack, lines, needle, s),
+                source: None,
+            });
+        }
+        group.sort_by(|a, b| {
+            b.similarity
+                .total_cmp(&a.similarity)
+                .then(a.start_line.cmp(&b.start_line))
+        });
+        out.extend(group);
+    }
+
+    out
+}
+
+/// Merges the line alignments into `out`: verbatim ones displace the relaxed matches they
+/// read better than; the result is re-ranked and cut to `max`.
+fn lines_candidates(
+    haystack: &str,
+    lines: &[Range<usize>],
+    line_hashes: &[u64],
+    needle: &Needle,
+    max: usize,
+    out: &mut Vec<Candidate>,
+) {
+    let overlap =
+        |a: &Candidate, b: &Candidate| a.start_line <= b.end_line && b.start_line <= a.end_line;
+    let mut found: Vec<Candidate> = Vec::new();
+    // Old lines found verbatim describe a place better than any reading that needs
+    // re-indentation: verbatim alignments rank first among alignments, and above a relaxed
+    // match that needs a different indentation shift per line (typically the same block
+    // one closing line short or long), which gives way where they overlap. A relaxed match
+    // shifted evenly keeps its place and any overlap.
+    // A verbatim alignment further down the list can still make the cut: keep up to
+    // `max` of each.
+    let (mut promoted, mut others) = (0, 0);
+    for a in align::aligned(haystack, lines, line_hashes, needle) {
+        if promoted >= max {
+            break;
+        }
+        let promote = a.verbatim;
+        if !promote && others >= max {
+            continue;
+        }
+        let (first, last) = (a.start + 1, a.end);
+        let hits = |c: &Candidate| c.start_line <= last && first <= c.end_line;
+        // A reading over a relaxed match is only news when it is verbatim and that match
+        // uneven.
+        let blocked = found.iter().any(|f| hits(f) && (f.strong || !promote))
+            || out.iter().any(|r| hits(r) && (r.strong || !promote))
+            || (a.covers_relaxed
+                && (!a.verbatim || reindent::uniform_shift(haystack, lines, needle, a.start)));
+        if blocked {
+            continue;
+        }
+        if promote {
+            promoted += 1;
+            let before = found.len();
+            found.retain(|f| !hits(f));
+            others = others.saturating_sub(before - found.len());
+        } else {
+            others += 1;
+        }
+        let byte_range = lines[a.start].start..lines[a.end - 1].end;
+        let sim = similarity(&haystack[byte_range.clone()], needle.body);
+        found.push(Candidate {
+            kind: CandidateKind::Lines,
+            note: Some(a.note(needle)),
+            start_line: first,
+            end_line: last,
+            similarity: round_similarity(sim),
+            byte_range,
+            strong: promote,
+            source: None,
+        });
+    }
+    out.retain(|r| !found.iter().any(|f| overlap(f, r)));
+    out.extend(found);
+    // Stable: within a rank, relaxed matches keep their similarity order and alignments
+    // their own.
+    out.sort_by_key(Candidate::rank);
+    out.truncate(max);
 }
