@@ -390,7 +390,6 @@ pub(super) fn candidates(
     if n == 0 {
         return Vec::new();
     }
-    let limit = (3 * k).max(k + 30);
     let mut out: Vec<Found> = Vec::new();
     for cluster in clusters(anchors(text, lines, line_hashes, st, needle), k)
         .into_iter()
@@ -400,38 +399,7 @@ pub(super) fn candidates(
         let best = &cluster[0];
         let strength = best.weight();
         let head = cluster.iter().min_by_key(|a| a.j).unwrap_or(best);
-        let opens =
-            head.j == 0 && head.class != Class::Comment && st.block_end(head.line) > head.line;
-        let (mut a, mut b) = if opens {
-            definition_extent(path, text, lines, st, head.line)
-        } else {
-            (usize::MAX, 0)
-        };
-        let whole = opens && b + 1 - a <= limit;
-        if !whole {
-            // The window the anchors put old_string at.
-            a = cluster
-                .iter()
-                .map(|x| x.line.saturating_sub(x.j))
-                .min()
-                .unwrap_or(0);
-            b = cluster
-                .iter()
-                .map(|x| x.line + (k - 1 - x.j))
-                .max()
-                .unwrap_or(a)
-                .min(n - 1);
-            // Lines of old_string above its first anchor that the file lacks do not pull the
-            // window up past the block the anchor sits in.
-            if let Some((s, _)) = st.enclosing(head.line)
-                && a < s
-            {
-                a = s;
-            }
-            let (ta, tb) = trim_blank(st, a, b);
-            a = ta;
-            b = close_window(st, a, tb, limit);
-        }
+        let (a, b, whole) = extent(text, lines, st, path, &cluster, head, k);
         if out
             .iter()
             .any(|f| f.candidate.start_line <= b + 1 && a < f.candidate.end_line)
@@ -439,65 +407,7 @@ pub(super) fn candidates(
             continue;
         }
         let byte_range = lines[a].start..lines[b].end;
-        let shown: String = text[lines[head.line].clone()]
-            .trim()
-            .chars()
-            .take(60)
-            .collect();
-        let note = match (&head.by_name, whole) {
-            _ if head.by_header.is_some() => format!(
-                "line {} of old_string opens `{}`, as line {} of the file does{}; the rest \
-                 differs: here is that {} (lines {}-{})",
-                head.j + 1,
-                head.by_header.as_deref().unwrap_or_default(),
-                head.line + 1,
-                if head.count == 1 {
-                    " (the only such line)"
-                } else {
-                    ""
-                },
-                if whole { "whole block" } else { "place" },
-                a + 1,
-                b + 1
-            ),
-            (Some(name), true) => format!(
-                "old_string defines `{name}`, which the file defines once, at line {}; its text \
-                 differs: here is the whole definition (lines {}-{})",
-                head.line + 1,
-                a + 1,
-                b + 1
-            ),
-            (Some(name), false) => format!(
-                "old_string defines `{name}`, which the file defines once, at line {}; its text \
-                 differs",
-                head.line + 1
-            ),
-            (None, true) => format!(
-                "the first line of old_string is line {} (`{shown}`); its body differs: here is \
-                 the whole {} (lines {}-{})",
-                head.line + 1,
-                if head.class == Class::Definition {
-                    "definition"
-                } else {
-                    "block"
-                },
-                a + 1,
-                b + 1
-            ),
-            (None, false) => {
-                let also = cluster.len() - 1;
-                format!(
-                    "line {} of old_string is line {} of the file (`{shown}`){}; the rest differs",
-                    head.j + 1,
-                    head.line + 1,
-                    match also {
-                        0 => String::new(),
-                        1 => ", and one more of its lines stands nearby".to_string(),
-                        m => format!(", and {m} more of its lines stand nearby"),
-                    }
-                )
-            }
-        };
+        let note = symbol_note(text, lines, &cluster, head, a, b, whole);
         let sim = similarity(&text[byte_range.clone()], needle.body);
         out.push(Found {
             candidate: Candidate {
@@ -515,6 +425,125 @@ pub(super) fn candidates(
         });
     }
     out
+}
+
+/// The lines `(a, b)` a cluster points at, and whether they are the whole definition its head
+/// opens (when that fits in three times old_string's length, or 30 lines more) rather than the
+/// window its anchors place.
+fn extent(
+    text: &str,
+    lines: &[Range<usize>],
+    st: &Structure,
+    path: &str,
+    cluster: &[Anchor],
+    head: &Anchor,
+    k: usize,
+) -> (usize, usize, bool) {
+    let n = lines.len();
+    let limit = (3 * k).max(k + 30);
+    let opens = head.j == 0 && head.class != Class::Comment && st.block_end(head.line) > head.line;
+    let (mut a, mut b) = if opens {
+        definition_extent(path, text, lines, st, head.line)
+    } else {
+        (usize::MAX, 0)
+    };
+    let whole = opens && b + 1 - a <= limit;
+    if !whole {
+        // The window the anchors put old_string at.
+        a = cluster
+            .iter()
+            .map(|x| x.line.saturating_sub(x.j))
+            .min()
+            .unwrap_or(0);
+        b = cluster
+            .iter()
+            .map(|x| x.line + (k - 1 - x.j))
+            .max()
+            .unwrap_or(a)
+            .min(n - 1);
+        // Lines of old_string above its first anchor that the file lacks do not pull the
+        // window up past the block the anchor sits in.
+        if let Some((s, _)) = st.enclosing(head.line)
+            && a < s
+        {
+            a = s;
+        }
+        let (ta, tb) = trim_blank(st, a, b);
+        a = ta;
+        b = close_window(st, a, tb, limit);
+    }
+    (a, b, whole)
+}
+
+/// The note saying why a cluster is a candidate: the header, name or line it shares.
+fn symbol_note(
+    text: &str,
+    lines: &[Range<usize>],
+    cluster: &[Anchor],
+    head: &Anchor,
+    a: usize,
+    b: usize,
+    whole: bool,
+) -> String {
+    let shown: String = text[lines[head.line].clone()]
+        .trim()
+        .chars()
+        .take(60)
+        .collect();
+    match (&head.by_name, whole) {
+        _ if head.by_header.is_some() => format!(
+            "line {} of old_string opens `{}`, as line {} of the file does{}; the rest \
+             differs: here is that {} (lines {}-{})",
+            head.j + 1,
+            head.by_header.as_deref().unwrap_or_default(),
+            head.line + 1,
+            if head.count == 1 {
+                " (the only such line)"
+            } else {
+                ""
+            },
+            if whole { "whole block" } else { "place" },
+            a + 1,
+            b + 1
+        ),
+        (Some(name), true) => format!(
+            "old_string defines `{name}`, which the file defines once, at line {}; its text \
+             differs: here is the whole definition (lines {}-{})",
+            head.line + 1,
+            a + 1,
+            b + 1
+        ),
+        (Some(name), false) => format!(
+            "old_string defines `{name}`, which the file defines once, at line {}; its text \
+             differs",
+            head.line + 1
+        ),
+        (None, true) => format!(
+            "the first line of old_string is line {} (`{shown}`); its body differs: here is \
+             the whole {} (lines {}-{})",
+            head.line + 1,
+            if head.class == Class::Definition {
+                "definition"
+            } else {
+                "block"
+            },
+            a + 1,
+            b + 1
+        ),
+        (None, false) => {
+            let also = cluster.len() - 1;
+            format!(
+                "line {} of old_string is line {} of the file (`{shown}`){}; the rest differs",
+                head.j + 1,
+                head.line + 1,
+                match also {
+                    0 => String::new(),
+                    1 => ", and one more of its lines stands nearby".to_string(),
+                    m => format!(", and {m} more of its lines stand nearby"),
+                }
+            )
+        }
+    }
 }
 
 /// Whether `needle` has the shape of a whole block: brackets that its first line opens and its
