@@ -573,6 +573,34 @@ fn last_resort(
     needle: &Needle,
 ) -> Option<Candidate> {
     let n = lines.len();
+    let (note, a, b) = match best_line(text, lines, hashes, st, needle) {
+        Some(best) => line_note(text, lines, st, needle, best),
+        None => names_note(text, lines, needle)?,
+    };
+    let b = b.min(n - 1).max(a);
+    let byte_range = lines[a].start..lines[b].end;
+    Some(Candidate {
+        kind: CandidateKind::Symbol,
+        note: Some(note),
+        start_line: a + 1,
+        end_line: b + 1,
+        similarity: round_similarity(similarity(&text[byte_range.clone()], needle.body)),
+        byte_range,
+        strong: false,
+        source: None,
+    })
+}
+
+/// The best-graded line of `old_string` that stands in the file, as (needle line, file line,
+/// grade).
+fn best_line(
+    text: &str,
+    lines: &[Range<usize>],
+    hashes: &[u64],
+    st: &Structure,
+    needle: &Needle,
+) -> Option<(usize, usize, Grade)> {
+    let n = lines.len();
     // (needle line, file line, grade): lower grade is better.
     let mut best: Option<(usize, usize, Grade)> = None;
     let mut consider = |j: usize, i: usize, grade: Grade| {
@@ -620,79 +648,81 @@ fn last_resort(
             }
         }
     }
-    let (note, a, b) = match best {
-        Some((j, i, (grade, count, _))) => {
-            let end = symbol::close_window(st, i, i, (needle.lines.len() * 3).max(30));
-            let shown: String = text[lines[i].clone()].trim().chars().take(60).collect();
-            let how = if grade >= 3 { "stands inside" } else { "is" };
-            let times = if count > 1 {
-                format!(" (one of {count} such lines)")
-            } else {
-                String::new()
-            };
-            (
-                format!(
-                    "line {} of old_string {how} line {} of the file{times} (`{shown}`); nothing \
-                     else of it was found",
-                    j + 1,
-                    i + 1
-                ),
-                i,
-                end,
-            )
-        }
-        None => {
-            let mut count: Vec<(usize, usize)> = Vec::new();
-            let mut names: Vec<&str> = tokens(needle.body)
-                .filter(|t| t.len() >= 5 && !t.starts_with(['"', '\'', '`']))
-                .collect();
-            names.sort_unstable();
-            names.dedup();
-            let mut found: Vec<&str> = Vec::new();
-            for t in &names {
-                let mut hit = false;
-                for p in memchr::memmem::find_iter(text.as_bytes(), t.as_bytes()).take(50) {
-                    let l = lines.partition_point(|r| r.end < p);
-                    match count.iter_mut().find(|(x, _)| *x == l) {
-                        Some((_, c)) => *c += 1,
-                        None => count.push((l, 1)),
-                    }
-                    hit = true;
-                }
-                if hit {
-                    found.push(t);
-                }
-            }
-            let &(i, _) = count
-                .iter()
-                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))?;
-            (
-                format!(
-                    "no line of old_string is in the file, but it names {}, which line {} \
-                     mentions",
-                    found
-                        .iter()
-                        .take(3)
-                        .map(|t| format!("`{t}`"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    i + 1
-                ),
-                i,
-                i,
-            )
-        }
+    best
+}
+
+/// The note and lines `(a, b)` for old_string's line `j` found at file line `i`, with the block
+/// that line opens.
+fn line_note(
+    text: &str,
+    lines: &[Range<usize>],
+    st: &Structure,
+    needle: &Needle,
+    (j, i, (grade, count, _)): (usize, usize, Grade),
+) -> (String, usize, usize) {
+    let end = symbol::close_window(st, i, i, (needle.lines.len() * 3).max(30));
+    let shown: String = text[lines[i].clone()].trim().chars().take(60).collect();
+    let how = if grade >= 3 { "stands inside" } else { "is" };
+    let times = if count > 1 {
+        format!(" (one of {count} such lines)")
+    } else {
+        String::new()
     };
-    let b = b.min(n - 1).max(a);
-    let byte_range = lines[a].start..lines[b].end;
-    Some(Candidate {
-        kind: CandidateKind::Symbol,
-        note: Some(note),
-        start_line: a + 1,
-        end_line: b + 1,
-        similarity: round_similarity(similarity(&text[byte_range.clone()], needle.body)),
-        byte_range,
-        strong: false,
-        source: None,
-    })
+    (
+        format!(
+            "line {} of old_string {how} line {} of the file{times} (`{shown}`); nothing \
+             else of it was found",
+            j + 1,
+            i + 1
+        ),
+        i,
+        end,
+    )
+}
+
+/// The note and line for the file line naming the most of old_string's rare names, if any.
+fn names_note(
+    text: &str,
+    lines: &[Range<usize>],
+    needle: &Needle,
+) -> Option<(String, usize, usize)> {
+    let mut count: Vec<(usize, usize)> = Vec::new();
+    let mut names: Vec<&str> = tokens(needle.body)
+        .filter(|t| t.len() >= 5 && !t.starts_with(['"', '\'', '`']))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    let mut found: Vec<&str> = Vec::new();
+    for t in &names {
+        let mut hit = false;
+        for p in memchr::memmem::find_iter(text.as_bytes(), t.as_bytes()).take(50) {
+            let l = lines.partition_point(|r| r.end < p);
+            match count.iter_mut().find(|(x, _)| *x == l) {
+                Some((_, c)) => *c += 1,
+                None => count.push((l, 1)),
+            }
+            hit = true;
+        }
+        if hit {
+            found.push(t);
+        }
+    }
+    let &(i, _) = count
+        .iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))?;
+    Some((
+        format!(
+            "no line of old_string is in the file, but it names {}, which line {} \
+             mentions",
+            found
+                .iter()
+                .take(3)
+                .map(|t| format!("`{t}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            i + 1
+        ),
+        i,
+        i,
+    ))
 }
