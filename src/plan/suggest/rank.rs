@@ -159,41 +159,68 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
         });
     }
     if weak && !lines.is_empty() {
-        let hashes: Vec<u64> = lines
-            .iter()
-            .map(|r| collapsed_hash(&q.text[r.clone()]))
-            .collect();
-        let st = Structure::new(q.text, &lines, q.path);
-        crate::timing::mark("suggest: structure");
-        if !settled {
-            for f in symbol::candidates(q.text, &lines, &hashes, &st, &needle, q.path) {
-                entries.push(Entry {
-                    tier: 5,
-                    score: f.candidate.similarity + ANCHOR_WEIGHT * f.strength,
-                    evidence: 0.0,
-                    extent: f.whole,
-                    c: f.candidate,
-                });
-            }
-            crate::timing::mark("suggest: symbol");
-        }
-        if symbol::whole_shape(&needle, st.family) {
-            extend_windows(q.text, &lines, &st, &needle, &mut entries);
-        }
-        absorb(&mut entries);
-        weigh(q, &lines, &hashes, &st, &needle, &mut entries);
-        if entries.is_empty() {
-            entries.extend(
-                last_resort(q.text, &lines, &hashes, &st, &needle).map(|c| Entry {
-                    tier: 5,
-                    score: c.similarity,
-                    evidence: 0.0,
-                    extent: false,
-                    c,
-                }),
-            );
-        }
+        add_structural(q, &lines, &needle, settled, &mut entries);
     }
+    let mut out = best_entries(q, entries, max);
+    let tie = ties(q.text, &out);
+    // Look-alikes nothing tells apart are listed in file order, not by a difference in score
+    // that says nothing (one id shorter than another).
+    order_ties(&mut out, &tie);
+    Explained {
+        stale: stale.map(|s| s.message),
+        candidates: out.into_iter().map(|e| e.c).collect(),
+        tie,
+    }
+}
+
+/// Adds what the file's structure suggests for a weak or empty ladder: symbol candidates (when
+/// the ladder settled nothing), whole-block windows, evidence weights, and the last resort.
+fn add_structural(
+    q: &Query,
+    lines: &[Range<usize>],
+    needle: &Needle,
+    settled: bool,
+    entries: &mut Vec<Entry>,
+) {
+    let hashes: Vec<u64> = lines
+        .iter()
+        .map(|r| collapsed_hash(&q.text[r.clone()]))
+        .collect();
+    let st = Structure::new(q.text, lines, q.path);
+    crate::timing::mark("suggest: structure");
+    if !settled {
+        for f in symbol::candidates(q.text, lines, &hashes, &st, needle, q.path) {
+            entries.push(Entry {
+                tier: 5,
+                score: f.candidate.similarity + ANCHOR_WEIGHT * f.strength,
+                evidence: 0.0,
+                extent: f.whole,
+                c: f.candidate,
+            });
+        }
+        crate::timing::mark("suggest: symbol");
+    }
+    if symbol::whole_shape(needle, st.family) {
+        extend_windows(q.text, lines, &st, needle, entries);
+    }
+    absorb(entries);
+    weigh(q, lines, &hashes, &st, needle, entries);
+    if entries.is_empty() {
+        entries.extend(
+            last_resort(q.text, lines, &hashes, &st, needle).map(|c| Entry {
+                tier: 5,
+                score: c.similarity,
+                evidence: 0.0,
+                extent: false,
+                c,
+            }),
+        );
+    }
+}
+
+/// The best `max` entries, none overlapping: those in scope first, then by tier, weak ones by
+/// score.
+fn best_entries(q: &Query, mut entries: Vec<Entry>, max: usize) -> Vec<Entry> {
     let in_scope = |c: &Candidate| {
         q.window
             .iter()
@@ -220,26 +247,24 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
             out.push(e);
         }
     }
-    let tie = ties(q.text, &out);
-    // Look-alikes nothing tells apart are listed in file order, not by a difference in score
-    // that says nothing (one id shorter than another).
-    if !tie.is_empty() {
-        let at: Vec<usize> = (0..out.len())
-            .filter(|&i| tie.contains(&(out[i].c.start_line, out[i].c.end_line)))
-            .collect();
-        let mut tied: Vec<Entry> = Vec::new();
-        for &i in at.iter().rev() {
-            tied.push(out.remove(i));
-        }
-        tied.sort_by_key(|e| e.c.start_line);
-        for (&i, e) in at.iter().zip(tied) {
-            out.insert(i, e);
-        }
+    out
+}
+
+/// Puts the tied entries in file order, in the places the tied ones held.
+fn order_ties(out: &mut Vec<Entry>, tie: &[(usize, usize)]) {
+    if tie.is_empty() {
+        return;
     }
-    Explained {
-        stale: stale.map(|s| s.message),
-        candidates: out.into_iter().map(|e| e.c).collect(),
-        tie,
+    let at: Vec<usize> = (0..out.len())
+        .filter(|&i| tie.contains(&(out[i].c.start_line, out[i].c.end_line)))
+        .collect();
+    let mut tied: Vec<Entry> = Vec::new();
+    for &i in at.iter().rev() {
+        tied.push(out.remove(i));
+    }
+    tied.sort_by_key(|e| e.c.start_line);
+    for (&i, e) in at.iter().zip(tied) {
+        out.insert(i, e);
     }
 }
 
