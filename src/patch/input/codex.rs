@@ -57,47 +57,13 @@ fn section<'a>(l: &Line<'a>) -> Option<(&'static str, &'a str)> {
         .find_map(|m| t.strip_prefix(m).map(|rest| (m, rest)))
 }
 
+/// The edits of a codex `*** Begin Patch` envelope, section by section.
 pub(super) fn convert(src: &PatchSource, lines: &[Line]) -> Result<Vec<Edit>, Error> {
     let Some(begin) = begin_line(lines) else {
-        let first = lines.iter().find(|l| !l.head().trim().is_empty());
-        return Err(match first {
-            Some(l) => error_at(
-                src,
-                l,
-                1,
-                "this is not a codex patch: there is no `*** Begin Patch` line",
-                HELP_ENVELOPE,
-            ),
-            None => super::validate::patch_error(
-                src,
-                "the patch is empty".into(),
-                HELP_ENVELOPE.into(),
-                Some(0),
-                "nothing here",
-            ),
-        });
+        return Err(no_begin(src, lines));
     };
     let heredoc = invocation::heredoc(src, &lines[..begin])?;
-    // codex compares the end marker trimmed; one at the start of a line wins over an indented
-    // one, which could be a context line of a chunk.
-    let end = lines[begin + 1..]
-        .iter()
-        .position(|l| l.head().trim_end() == END)
-        .or_else(|| {
-            lines[begin + 1..]
-                .iter()
-                .rposition(|l| l.head().trim() == END)
-        })
-        .map(|i| begin + 1 + i)
-        .ok_or_else(|| {
-            error_at(
-                src,
-                &lines[begin],
-                1,
-                "the patch has no `*** End Patch` line (it was cut off?)",
-                "end the patch with a line `*** End Patch`; nothing was written",
-            )
-        })?;
+    let end = end_line(src, lines, begin)?;
     if let Some(h) = &heredoc {
         invocation::check_end(src, &lines[end + 1..], h)?;
     }
@@ -115,30 +81,7 @@ pub(super) fn convert(src: &PatchSource, lines: &[Line]) -> Result<Vec<Edit>, Er
         }
         match section(line) {
             Some(("*** Add File:", rest)) => {
-                let path = path_of(src, line, rest)?;
-                let mut text = Vec::new();
-                i += 1;
-                while let Some(l) = body.get(i) {
-                    if let Some(t) = l.raw.strip_prefix('+') {
-                        text.push(t);
-                        i += 1;
-                        continue;
-                    }
-                    // codex ends the section at the first line without `+`; it must start the next
-                    // section (or be blank before one).
-                    if section(l).is_some() || l.head().trim().is_empty() {
-                        break;
-                    }
-                    return Err(error_at(
-                        src,
-                        l,
-                        1,
-                        "in an `*** Add File:` section every line starts with `+`",
-                        "prefix each line of the new file with `+` (an empty line is `+`)",
-                    ));
-                }
-                let content = join(&text, true);
-                out.push(path, Ok(Op::Create { content }), line, None, true);
+                i = add_file(src, body, i, rest, &mut out)?;
             }
             Some(("*** Delete File:", rest)) => {
                 let path = path_of(src, line, rest)?;
@@ -179,6 +122,87 @@ pub(super) fn convert(src: &PatchSource, lines: &[Line]) -> Result<Vec<Edit>, Er
         ));
     }
     Ok(out.edits.edits)
+}
+
+/// The error for a patch without a `*** Begin Patch` line: where its first text is, if any.
+fn no_begin(src: &PatchSource, lines: &[Line]) -> Error {
+    let first = lines.iter().find(|l| !l.head().trim().is_empty());
+    match first {
+        Some(l) => error_at(
+            src,
+            l,
+            1,
+            "this is not a codex patch: there is no `*** Begin Patch` line",
+            HELP_ENVELOPE,
+        ),
+        None => super::validate::patch_error(
+            src,
+            "the patch is empty".into(),
+            HELP_ENVELOPE.into(),
+            Some(0),
+            "nothing here",
+        ),
+    }
+}
+
+/// The index of the `*** End Patch` line after `begin`.
+fn end_line(src: &PatchSource, lines: &[Line], begin: usize) -> Result<usize, Error> {
+    // codex compares the end marker trimmed; one at the start of a line wins over an indented
+    // one, which could be a context line of a chunk.
+    lines[begin + 1..]
+        .iter()
+        .position(|l| l.head().trim_end() == END)
+        .or_else(|| {
+            lines[begin + 1..]
+                .iter()
+                .rposition(|l| l.head().trim() == END)
+        })
+        .map(|i| begin + 1 + i)
+        .ok_or_else(|| {
+            error_at(
+                src,
+                &lines[begin],
+                1,
+                "the patch has no `*** End Patch` line (it was cut off?)",
+                "end the patch with a line `*** End Patch`; nothing was written",
+            )
+        })
+}
+
+/// Reads the `*** Add File:` section at `body[at]` into `out`; returns the index after it.
+fn add_file(
+    src: &PatchSource,
+    body: &[Line],
+    at: usize,
+    rest: &str,
+    out: &mut Sections,
+) -> Result<usize, Error> {
+    let line = &body[at];
+    let path = path_of(src, line, rest)?;
+    let mut text = Vec::new();
+    let mut i = at + 1;
+    while let Some(l) = body.get(i) {
+        if let Some(t) = l.raw.strip_prefix('+') {
+            text.push(t);
+            i += 1;
+            continue;
+        }
+        // codex ends the section at the first line without `+`; it must start the next
+        // section (or be blank before one).
+        if section(l).is_some() || l.head().trim().is_empty() {
+            break;
+        }
+        return Err(error_at(
+            src,
+            l,
+            1,
+            "in an `*** Add File:` section every line starts with `+`",
+            "prefix each line of the new file with `+` (an empty line is `+`)",
+        ));
+    }
+    let content = join(&text, true);
+    out.push(path, Ok(Op::Create { content }), line, None, true);
+    Ok(i)
 }
 
 /// The converted sections, with the heredoc's `cd` directory put before every path.
