@@ -651,4 +651,6 @@ fn files_under(dir: &Path, out: &mut Vec<Vec<u8>>) {
 }
 
 #[cfg(test)]
+mod mutate;
+#[cfg(test)]
 mod tests;

@@ -25,7 +25,7 @@
 //!
 //! Two layers of errors, on purpose:
 //! - A document that is not a patch at all (syntax, unknown or duplicate keys, wrong types, empty
-//!   document) is an [`crate::Error::Patch`] with the line and column in the patch file: nothing
+//!   document) is an [`crate::error::Error::Patch`] with the line and column in the patch file: nothing
 //!   else can be said about it.
 //! - A well-formed entry that asks for something invalid (empty `old_string`, `old_string` equal to
 //!   `new_string`, `create` together with `delete`, a NUL byte) keeps its place in the edit list with

@@ -213,7 +213,7 @@ pub fn json_schema() -> Value {
     report
 }
 
-/// Every `error.kind` the report can carry ([`crate::Error::kind`], and `internal` for a report
+/// Every `error.kind` the report can carry ([`crate::error::Error::kind`], and `internal` for a report
 /// that could not be serialised).
 pub(super) const ERROR_KINDS: &[&str] = &[
     "invalid_patch",

@@ -121,7 +121,7 @@ pub fn recover_all(repo: &Repository, git_dir: &Path) -> Result<Vec<Recovered>, 
 /// After a panic in a command that may have been running a transaction on the repository at
 /// `dir`: finishes or rolls back what it left (under the mutex, as `patchgate recover` does).
 /// How many transactions were recovered; 0 when nothing was pending.
-pub fn recover_after(dir: &std::path::Path) -> Result<usize, crate::Error> {
+pub fn recover_after(dir: &std::path::Path) -> Result<usize, crate::error::Error> {
     let repo = crate::repo::Repo::discover(dir)?;
     if !pending(&repo.git, &repo.git_dir) {
         return Ok(0);
@@ -132,7 +132,7 @@ pub fn recover_after(dir: &std::path::Path) -> Result<usize, crate::Error> {
 
 /// The error a panic that escaped a command ends it with, after recovering the repository at
 /// `repo_dir` (when the command may have been running a transaction there).
-pub fn internal_error(message: String, repo_dir: Option<&std::path::Path>) -> crate::Error {
+pub fn internal_error(message: String, repo_dir: Option<&std::path::Path>) -> crate::error::Error {
     let mut help = "this is a bug in patchgate: please report it with this message".to_string();
     if let Some(dir) = repo_dir {
         match recover_after(dir) {
@@ -147,7 +147,7 @@ pub fn internal_error(message: String, repo_dir: Option<&std::path::Path>) -> cr
             )),
         }
     }
-    crate::Error::Internal { message, help }
+    crate::error::Error::Internal { message, help }
 }
 
 /// This repository's working tree, canonical (as journals record it); `None` when bare.
