@@ -549,7 +549,8 @@ fn settle_names(
             format!(
                 "inconsistent names: `{o}` before, `{n}` after, and no `rename` or `copy` line"
             ),
-            "a file diff changes one file: give `rename from`/`rename to` lines for a rename,              or fix the names",
+            "a file diff changes one file: give `rename from`/`rename to` lines for a rename, \
+             or fix the names",
         ));
     }
     if (fd.new.is_none() && !fd.deleted) || (fd.old.is_none() && !fd.created) {
