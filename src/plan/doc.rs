@@ -177,6 +177,96 @@ impl TextDoc {
         self.text.replace_range(range, new);
     }
 
+    /// Replaces every range of `ranges` with `new` (already folded), with exactly the result of
+    /// [`TextDoc::replace`] on each range from the last to the first, in one pass over the text
+    /// (one `replace` per range moves the tail and recounts line breaks from the start every
+    /// time: quadratic in a `replace_all` with many matches). `ranges` must be sorted and
+    /// disjoint; when they are not, it falls back to one `replace` per range.
+    pub fn replace_all(&mut self, ranges: &[Range<usize>], new: &str) {
+        let sorted = ranges
+            .windows(2)
+            .all(|w| w[0].start <= w[0].end && w[0].end <= w[1].start);
+        if !sorted || ranges.last().is_some_and(|r| r.end > self.text.len()) {
+            for r in ranges.iter().rev() {
+                self.replace(r.clone(), new);
+            }
+            return;
+        }
+        let bytes = self.text.as_bytes();
+        let added = memchr_count(new.as_bytes());
+        // Forward: each range's first line break index, its line breaks and how many were CRLF,
+        // and the flag of the first line break in the original text between it and the next one.
+        struct Spot {
+            first_nl: usize,
+            removed: usize,
+            crlf: usize,
+            gap_flag: Option<bool>,
+        }
+        let mut spots = Vec::with_capacity(ranges.len());
+        let (mut at, mut nl) = (0, 0);
+        for (i, r) in ranges.iter().enumerate() {
+            nl += memchr_count(&bytes[at..r.start]);
+            let removed = memchr_count(&bytes[r.clone()]);
+            let crlf = self.crlf[nl..nl + removed].iter().filter(|c| **c).count();
+            let gap_end = ranges.get(i + 1).map_or(bytes.len(), |n| n.start);
+            let gap_flag =
+                memchr::memchr(b'\n', &bytes[r.end..gap_end]).map(|_| self.crlf[nl + removed]);
+            spots.push(Spot {
+                first_nl: nl,
+                removed,
+                crlf,
+                gap_flag,
+            });
+            nl += removed;
+            at = r.end;
+        }
+        // Backward, as the one-by-one replacements run: the style each range's new line breaks
+        // take depends on the file's majority and the next line break as they are by then.
+        let mut total = self.crlf.len();
+        let mut total_crlf = self.crlf.iter().filter(|c| **c).count();
+        let mut styles = vec![false; spots.len()];
+        // The flag of the first line break at or after the end of the range being replaced.
+        let mut after: Option<bool> = None;
+        for (k, s) in spots.iter().enumerate().rev() {
+            let next = s.gap_flag.or(if k + 1 < spots.len() && added > 0 {
+                Some(styles[k + 1])
+            } else {
+                after
+            });
+            let dominant = total_crlf * 2 > total;
+            let style = if s.removed > 0 {
+                if s.crlf * 2 == s.removed {
+                    dominant
+                } else {
+                    s.crlf * 2 > s.removed
+                }
+            } else {
+                next.unwrap_or(dominant)
+            };
+            styles[k] = style;
+            after = next;
+            total = total - s.removed + added;
+            total_crlf = total_crlf - s.crlf + if style { added } else { 0 };
+        }
+        // Forward again: the new text and flags.
+        let grown = ranges.len() * new.len();
+        let mut text = String::with_capacity(self.text.len() + grown);
+        let mut crlf = Vec::with_capacity(total);
+        let (mut at, mut nl) = (0, 0);
+        for ((r, s), style) in ranges.iter().zip(&spots).zip(styles) {
+            text.push_str(&self.text[at..r.start]);
+            text.push_str(new);
+            crlf.extend_from_slice(&self.crlf[nl..s.first_nl]);
+            crlf.extend(std::iter::repeat_n(style, added));
+            nl = s.first_nl + s.removed;
+            at = r.end;
+        }
+        text.push_str(&self.text[at..]);
+        crlf.extend_from_slice(&self.crlf[nl..]);
+        self.text = text;
+        self.crlf = crlf;
+    }
+
     /// Appends `add` (folded), first ending the last line if it is not ended.
     pub fn append(&mut self, add: &str) {
         let end = self.text.len();
@@ -207,6 +297,26 @@ impl TextDoc {
             start,
             start + memchr_count(&self.text.as_bytes()[range.start..last]),
         )
+    }
+
+    /// [`TextDoc::line_range`] of each of `ranges`, counting line breaks once from one range to
+    /// the next when they are in order of their starts (a count from the start of the text per
+    /// range is quadratic in the number of matches).
+    pub fn line_ranges(&self, ranges: &[Range<usize>]) -> Vec<(usize, usize)> {
+        let bytes = self.text.as_bytes();
+        let (mut at, mut line) = (0, 1);
+        ranges
+            .iter()
+            .map(|r| {
+                if r.start < at {
+                    (at, line) = (0, 1);
+                }
+                line += memchr_count(&bytes[at..r.start]);
+                at = r.start;
+                let last = if r.end > r.start { r.end - 1 } else { r.start };
+                (line, line + memchr_count(&bytes[r.start..last]))
+            })
+            .collect()
     }
 
     /// Number of lines (a final line without `\n` counts; an empty file has 0).
@@ -298,6 +408,50 @@ mod tests {
         let at = d.text().find('b').expect("found");
         d.replace(at..at + 1, "b1\nb2");
         assert_eq!(d.encode(), b"a\r\nb1\nb2\nC\r\nd\n");
+    }
+
+    /// `replace_all` against its definition, one `replace` per range from the last, on files
+    /// with every mix of endings and replacements that add, drop or keep line breaks.
+    #[test]
+    fn replace_all_is_one_replace_per_range_from_the_last() {
+        let files: [&[u8]; 8] = [
+            b"a x b x\nx c\n",
+            b"x\r\nx\r\nx\r\n",
+            b"x\nx\r\nx\r\nx x\n",
+            b"\xef\xbb\xbfx\r\ny x\nx",
+            b"x x x",
+            b"x\r\n\nx\nx\r\n\r\nx",
+            b"ax\rx\r\nx\n",
+            b"no match here\r\n",
+        ];
+        let edits = [
+            ("x", "y"),
+            ("x", "1\n2"),
+            ("x", "\n"),
+            ("x", ""),
+            ("x\n", "z"),
+            ("x\n", "p\nq\nr\n"),
+            ("\nx", "-"),
+            ("\n", "\n\n"),
+        ];
+        for bytes in files {
+            for (old, new) in edits {
+                let start = TextDoc::decode(bytes).expect("text");
+                let ranges: Vec<Range<usize>> =
+                    memchr::memmem::find_iter(start.text().as_bytes(), old.as_bytes())
+                        .map(|i| i..i + old.len())
+                        .collect();
+                let mut want = start.clone();
+                for r in ranges.iter().rev() {
+                    want.replace(r.clone(), new);
+                }
+                let mut got = start.clone();
+                got.replace_all(&ranges, new);
+                assert_eq!(got, want, "{old:?} -> {new:?} in {bytes:?}");
+                let lines: Vec<_> = ranges.iter().map(|r| start.line_range(r)).collect();
+                assert_eq!(start.line_ranges(&ranges), lines, "{old:?} in {bytes:?}");
+            }
+        }
     }
 
     #[test]

@@ -90,14 +90,23 @@ pub(super) fn replace_with(
                 .map(|(i, _)| i..i + new.len())
                 .collect()
         };
+        // A match lies inside some occurrence of new_string when the farthest end among the
+        // occurrences starting at or before it reaches its end (they come in order of their
+        // starts; one scan per match was quadratic).
+        let reach: Vec<usize> = new_spans
+            .iter()
+            .scan(0, |far, n| {
+                *far = n.end.max(*far);
+                Some(*far)
+            })
+            .collect();
         let inside_new = matches.iter().all(|m| {
-            new_spans
-                .iter()
-                .any(|n| n.start <= m.start && m.end <= n.end)
+            let upto = new_spans.partition_point(|n| n.start <= m.start);
+            upto > 0 && reach[upto - 1] >= m.end
         });
         if inside_new {
             let mut s = Step::new(EditStatus::AlreadyApplied);
-            s.lines = new_spans.iter().map(|n| doc.line_range(n)).collect();
+            s.lines = doc.line_ranges(&new_spans);
             s.message = Some("this edit was already applied by patchgate; nothing to do".into());
             return s;
         }
@@ -110,7 +119,7 @@ pub(super) fn replace_with(
             let (kept, why) = near::narrow_noted(doc, matches.clone(), near);
             if kept.is_empty() && !matches.is_empty() {
                 let mut s = Step::new(EditStatus::NotFound);
-                s.lines = matches.iter().map(|m| doc.line_range(m)).collect();
+                s.lines = doc.line_ranges(&matches);
                 let at: Vec<String> = s.lines.iter().map(|(a, b)| format!("{a}-{b}")).collect();
                 s.message = Some(format!(
                     "the hunk's text is in {shown} at lines {}, but not at the end of the file, \
@@ -145,15 +154,13 @@ pub(super) fn replace_with(
             s
         }
         n if r.replace_all => {
-            let lines = matches.iter().map(|m| doc.line_range(m)).collect();
-            for m in matches.into_iter().rev() {
-                doc.replace(m, &new);
-            }
+            let lines = doc.line_ranges(&matches);
+            doc.replace_all(&matches, &new);
             Step::applied(Some(MatchKind::Exact), n, lines)
         }
         n => {
             let mut s = Step::new(EditStatus::Ambiguous);
-            s.lines = matches.iter().map(|m| doc.line_range(m)).collect();
+            s.lines = doc.line_ranges(&matches);
             s.message = Some(format!(
                 "old_string occurs {n} times in {shown}{}: add surrounding lines to make it unique, \
                  narrow the search with start_line/end_line, or set replace_all: true",
@@ -530,5 +537,35 @@ fn miss_snippet(shown: &str, text: &str, candidates: &[suggest::Candidate]) -> S
                 )
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `replace_all` over 80,000 matches (the size that was quadratic): the bytes are exactly
+    /// `str::replace`'s, CRLF kept, and each match's line is reported.
+    #[test]
+    fn replace_all_with_many_matches_is_str_replace() {
+        let line = "let value = old_name(old_name);\r\n";
+        let text = line.repeat(40_000);
+        let r = Replace {
+            old: "old_name".into(),
+            new: "new\nname".into(),
+            replace_all: true,
+            window: None,
+            within: None,
+            near: None,
+            whole_lines: false,
+            fallbacks: Vec::new(),
+        };
+        let (outcome, after) = replace_text(text.as_bytes(), "big.rs", &r, false).expect("text");
+        assert_eq!(outcome.status, EditStatus::Applied);
+        assert_eq!(outcome.replacements, 80_000);
+        // A replacement inside a CRLF line takes that line's ending.
+        assert_eq!(after, text.replace("old_name", "new\r\nname").into_bytes());
+        let lines: Vec<(usize, usize)> = (1..=40_000).flat_map(|l| [(l, l), (l, l)]).collect();
+        assert_eq!(outcome.lines, lines);
     }
 }

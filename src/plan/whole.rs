@@ -232,7 +232,7 @@ fn fold(s: &str) -> std::borrow::Cow<'_, str> {
 
 fn ambiguous(doc: &TextDoc, shown: &str, found: &[Range<usize>], message: String) -> Step {
     let mut s = Step::msg(EditStatus::Ambiguous, message);
-    s.lines = found.iter().map(|m| doc.line_range(m)).collect();
+    s.lines = doc.line_ranges(found);
     s.snippet = Some(Snippet {
         path: shown.to_string(),
         text: std::sync::Arc::new(doc.text().to_string()),
