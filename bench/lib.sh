@@ -75,3 +75,19 @@ describe_binary() {
         echo "? ($1)"
     fi
 }
+
+# figure SECTION NAME VALUE PEER PEER_VALUE UNIT [TARGET]: one figure as a ratio to its peer measured
+# in the same run. Prints it, and appends it to $BENCH_FIGURES (a TSV file, when set) so that
+# bench/run.sh can print every benchmark's figures in one table at the end. TARGET is the ratio the
+# figure must stay at or under ("1.5" for "<= 1.5x"), or empty.
+figure() {
+    local section=$1 name=$2 value=$3 peer=$4 peer_value=$5 unit=$6 target=${7:-}
+    local ratio
+    ratio=$(awk -v a="$value" -v b="$peer_value" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }')
+    printf 'figure: (%s) %s: %s %s vs %s %s %s = %sx%s\n' "$section" "$name" "$value" "$unit" "$peer" \
+        "$peer_value" "$unit" "$ratio" "${target:+ (target <= ${target}x)}"
+    if [ -n "${BENCH_FIGURES:-}" ]; then
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$section" "$name" "$value" "$peer" "$peer_value" "$unit" \
+            "$ratio" "$target" >>"$BENCH_FIGURES"
+    fi
+}
