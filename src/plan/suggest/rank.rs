@@ -329,9 +329,14 @@ fn absorb(entries: &mut Vec<Entry>) {
             continue;
         }
         // A window reaching well past the candidate's extent describes more than it does (a
-        // duplicated method and its neighbour, say): both stay, and the better score wins.
+        // duplicated method and its neighbour, say): both stay, and the better score wins. A
+        // window that starts on the same definition holds the same anchors, so it gets the same
+        // bonus: the anchors tell where, not how far (an old_string running past the end of the
+        // function into the next definition's first line is that window, not the function).
         let within =
             |c: &Candidate| c.start_line + 2 >= me.start_line && c.end_line <= me.end_line + 2;
+        let anchored = |c: &Candidate| c.start_line <= me.start_line && me.start_line <= c.end_line;
+        let bonus = entries[i].score - me.similarity;
         let mut best = 0.0f64;
         let mut j = 0;
         while j < entries.len() {
@@ -343,6 +348,9 @@ fn absorb(entries: &mut Vec<Entry>) {
                     i -= 1;
                 }
             } else {
+                if j != i && weak(&entries[j]) && anchored(&entries[j].c) {
+                    entries[j].score += bonus;
+                }
                 j += 1;
             }
         }
