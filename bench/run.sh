@@ -298,7 +298,7 @@ if [ "$SUITE" = all ]; then
         env TMPDIR=/dev/shm SUITE=core PATCHGATE="$PG" BENCH_OUT= bash "$0" \
             || echo "warning: the tmpfs pass failed; its figures are missing from the table"
     fi
-    sub txn txn.sh RUNS=10 ROUNDS=5 WT_RUNS=3 WT_REMOVE_RUNS=0 STRACE_RUNS=0
+    sub txn txn.sh RUNS=10 ROUNDS=5 WT_RUNS=0 WT_REMOVE_RUNS=0 STRACE_RUNS=0
     sub checks checks.sh RUNS=5 ROUNDS=5
     sub references references.sh RUNS=10 ROUNDS=5
     if ! skipped syntax; then

@@ -15,6 +15,9 @@
 #                          files copied in: the one git command patchgate runs after a commit; it
 #                          rewrites the whole index (breakdown)
 #   git update-index, index.skipHash=true   the same without the SHA-1 of the index (breakdown)
+#   git add + commit       sh -c 'git -C R add -- <the 5 paths> && git -C R commit -q -m msg', with
+#                          the 5 patched files copied in: what a user or a bot does by hand to commit
+#                          the same change (the peer of `patchgate apply --commit`)
 #   worktree route         sh WT_CMD = git -C R worktree add -q --detach WT HEAD &&
 #                                      cp -R patched/. WT/ && git -C WT commit -qam msg
 # Not timed (hyperfine --prepare, before every run):
@@ -32,7 +35,7 @@
 # each per round, after one warm-up), so a change of background load hits all of them alike.
 #
 # Environment knobs: RUNS (default 30 per command), ROUNDS (default 10), WT_RUNS (default 10: the
-# worktree route), WT_REMOVE_RUNS (default 3), STRACE_RUNS (default 5),
+# worktree route; 0 leaves it out), WT_REMOVE_RUNS (default 3), STRACE_RUNS (default 5),
 # BENCH_OUT=DIR keeps the raw hyperfine JSON and the tables in DIR.
 set -euo pipefail
 
@@ -192,6 +195,7 @@ for n in "${SIZES[@]}"; do
     CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate --dry-run" "env -u PATCHGATE_FSYNC $PG apply $P -C $R --dry-run --checks none --format json")
     CMDS+=(--prepare "$WORK/prep_ui.sh $R" -n "$n git update-index" "git -C $R update-index --add --remove -- $PATHS")
     CMDS+=(--prepare "$WORK/prep_ui.sh $R" -n "$n git update-index, index.skipHash=true" "git -C $R -c index.skipHash=true update-index --add --remove -- $PATHS")
+    CMDS+=(--prepare "$WORK/prep_ui.sh $R" -n "$n git add + commit" "sh -c 'git -C $R add -- $PATHS && git -C $R commit -q -m msg'")
 done
 for r in $(seq "$ROUNDS"); do
     hyperfine -N --style none --warmup 1 --runs "$PER_ROUND" --export-json "$OUT/txn.round$r.json" \
@@ -201,6 +205,7 @@ done
 for n in "${SIZES[@]}"; do "$WORK/prep_pg.sh" "$WORK/r$n"; done
 
 for n in "${SIZES[@]}"; do
+    [ "$WT_RUNS" -gt 0 ] || break  # WT_RUNS=0: no worktree route
     R="$WORK/r$n"
     WT="$WORK/wt$n"
     log "$n files: timing the worktree route ($WT_RUNS runs, 1 warm-up)"
@@ -273,6 +278,12 @@ for name in names:
 met = lambda ok: "met" if ok else "NOT met"
 print()
 print("targets (ratios of medians):")
+for n in sizes:
+    r = g(n, "patchgate") / g(n, "git add + commit")
+    print(f"  patchgate --commit / git add + git commit at {n} files = {r:.2f}x  (target <= 0.45x at {big}: {met(r <= 0.45)})")
+with open(os.path.join(out, "figures.tsv"), "w") as f:
+    for n in sizes:
+        f.write(f"{n}\t{g(n, 'patchgate'):.1f}\t{g(n, 'git add + commit'):.1f}\n")
 for name in ("patchgate", "patchgate fsync=0"):
     r = g(big, name) / g(small, name)
     print(f"  {name:<18} at {big} files / at {small} files = {r:.2f}x  (target <= 1.5x: {met(r <= 1.5)})")
@@ -330,5 +341,9 @@ for n in sizes:
 EOF
 echo
 echo "index sizes: $(for n in "${SIZES[@]}"; do printf '%s files %s bytes; ' "$n" "$(stat -c %s "$WORK/r$n/.git/index")"; done)"
+while IFS=$'\t' read -r n pg peer; do
+    target=""; [ "$n" = "${SIZES[-1]}" ] && target=0.45
+    figure d "apply --commit, 5 files in a repository of $n files" "$pg" "git add + git commit" "$peer" ms $target
+done <"$OUT/figures.tsv"
 echo "load avg at end: $(cut -d' ' -f1-3 /proc/loadavg); total $SECONDS s before clean-up" | tee -a "$OUT/machine.txt"
 if [ -n "${BENCH_OUT:-}" ]; then echo "raw results kept in $BENCH_OUT"; fi
