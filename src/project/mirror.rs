@@ -675,22 +675,33 @@ mod tests {
         let (_dir, root) = repo();
         let git_dir = root.join(".git");
         let m = Mirror::sync(&root, &git_dir, "").expect("sync");
-        m.overlay(&git_dir, "a.py", Some(b"x = 2\n")).expect("overlay");
-        m.overlay(&git_dir, "sub/m.py", Some(b"y = 2\n")).expect("overlay");
+        m.overlay(&git_dir, "a.py", Some(b"x = 2\n"))
+            .expect("overlay");
+        m.overlay(&git_dir, "sub/m.py", Some(b"y = 2\n"))
+            .expect("overlay");
         let laid = std::fs::metadata(m.path("a.py")).expect("copy");
         std::thread::sleep(Duration::from_millis(20));
         std::fs::write(root.join("a.py"), "x = 2\n").expect("patch written");
         std::fs::write(root.join("sub/m.py"), "y = 3\n").expect("another edit");
         let again = Mirror::sync(&root, &git_dir, "").expect("sync again");
         let kept = std::fs::metadata(again.path("a.py")).expect("copy");
-        assert_eq!((kept.ino(), kept.mtime_nsec()), (laid.ino(), laid.mtime_nsec()));
-        assert_eq!(std::fs::read(again.path("sub/m.py")).expect("read"), b"y = 3\n");
+        assert_eq!(
+            (kept.ino(), kept.mtime_nsec()),
+            (laid.ino(), laid.mtime_nsec())
+        );
+        assert_eq!(
+            std::fs::read(again.path("sub/m.py")).expect("read"),
+            b"y = 3\n"
+        );
         // Trusted from now on like any copy: the state names the working tree's content.
         let fresh = Mirror::sync(&root, &git_dir, "").expect("sync once more");
         assert_eq!(fresh.state_id(&[]), again.state_id(&[]));
         std::fs::write(root.join("a.py"), "x = 4\n").expect("edit");
         let edited = Mirror::sync(&root, &git_dir, "").expect("sync after an edit");
-        assert_eq!(std::fs::read(edited.path("a.py")).expect("read"), b"x = 4\n");
+        assert_eq!(
+            std::fs::read(edited.path("a.py")).expect("read"),
+            b"x = 4\n"
+        );
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! `project::mirror`) with the patched (or, for a baseline, the original) content laid over it
 //! ([`overlays`], `mirror_with`), and its findings are mapped to repository paths. Cargo gets a persistent target directory of patchgate's own
 //! (`<git dir>/patchgate/cargo-target`), so repeated checks are incremental and never fight the
-//! user's editor over `target/`'s lock; clippy runs are serialized, since they share it.
+//! user's editor over `target/`'s lock; clippy runs are serialized, since they share it. The
+//! package spec cargo is asked for is remembered by the process, keyed by the content of the
+//! manifests it depends on (`cargo_package`), so a server's later calls skip `cargo metadata`.
 //!
 //! Before either runs, `prepare` makes sure the project's dependencies are in the local cache and
 //! the toolchain is new enough; what it cannot fix is an `error` with a help, not cargo's raw line.
