@@ -11,8 +11,8 @@ Each round builds, per language and per binary, a fresh repository of ten 30-fun
 - py: pyproject.toml with `[tool.ruff.lint]` and `[tool.ruff.format]` (ruff, ruff format);
 - go: go.mod of a module with no dependencies (gofmt, go vet);
 - rust: a crate with no dependencies and its Cargo.lock (rustfmt, cargo clippy);
-- rust-ws: a workspace of two such crates, `app` depending on `core` by path (the first patch
-  edits `core`, the second `app`);
+- rust-ws: a workspace of two such crates, `app` calling `core` (a path dependency); the first
+  patch edits both crates (so both are checked cold), the second `app` alone;
 and applies the same two clean one-edit patches (module 0, then module 1) with the default checks
 through ONE `patchgate mcp` session (raw JSON-RPC on its stdio; the time from sending
 `tools/call` to its answer). For the languages in --cli-langs, a further identical repository
@@ -97,8 +97,7 @@ def rust_files(path: Path, opts) -> None:
 
 
 def rust_ws_files(path: Path, opts) -> None:
-    """A workspace: `app` (ten modules) over a path dependency `core` (ten more), so a first
-    call checks two packages cold; the first patch edits `core`, the second `app`."""
+    """A workspace: `app` (ten modules) over a path dependency `core` (ten more)."""
     (path / "Cargo.toml").write_text('[workspace]\nmembers = ["app", "core"]\nresolver = "2"\n')
     (path / ".gitignore").write_text("/target\n")
     for name, deps in (("core", ""), ("app", 'core = { path = "../core" }\n')):
@@ -131,7 +130,6 @@ LANGS = {
            "\tsum := a + b*5\n\treturn sum - {i1}"),
     "rust": (rust_files, "src/m{i}.rs", "    let s = a + b * 5;\n    s - {i1}",
              "    let sum = a + b * 5;\n    sum - {i1}"),
-    # Module 0 of `core`, then module 1 of `app`.
     "rust-ws": (rust_ws_files, "{crate}/src/m{i}.rs", "    let s = a + b * 5;\n    {tail}",
                 "    let sum = a + b * 5;\n    {tail_new}"),
 }
@@ -147,17 +145,24 @@ def make_repo(path: Path, lang: str, opts) -> None:
     git(path, "commit", "-q", "-m", "base")
 
 
-def patch(lang: str, i: int) -> dict:
+def edit(lang: str, i: int, crate: str = "") -> dict:
     _, file, old, new = LANGS[lang]
-    crate = "core" if i == 0 else "app"
     tail = f"s - {i + 1}" if crate == "core" else f"core::m{i}::f{i}_3(s, b)"
     fields = {"i": i, "i1": i + 1, "crate": crate, "tail": tail,
               "tail_new": tail.replace("s", "sum", 1)}
-    return {"edits": [{
+    return {
         "file_path": file.format(**fields),
         "old_string": old.format(**fields),
         "new_string": new.format(**fields),
-    }]}
+    }
+
+
+def patch(lang: str, i: int) -> dict:
+    if lang == "rust-ws":
+        # First both crates (module 0 of each), then `app` alone (module 1).
+        crates = ["core", "app"] if i == 0 else ["app"]
+        return {"edits": [edit(lang, i, c) for c in crates]}
+    return {"edits": [edit(lang, i)]}
 
 
 class Session:
