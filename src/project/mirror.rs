@@ -280,14 +280,32 @@ fn same_content(src: &Path, dst: &Path, md: &std::fs::Metadata) -> Option<String
     if !d.is_file() || d.len() != md.len() {
         return None;
     }
-    let bytes = std::fs::read(src).ok()?;
-    if std::fs::read(dst).ok()? != bytes {
-        return None;
+    // Compared in chunks, as `copy_file` copies: a large file is never held twice in memory.
+    let (mut a, mut b) = (
+        std::fs::File::open(src).ok()?,
+        std::fs::File::open(dst).ok()?,
+    );
+    let (mut x, mut y) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    let mut h = Sha256::new();
+    loop {
+        let n = a.read(&mut x).ok()?;
+        if n == 0 {
+            // The copy must end here too (the source may have shrunk since its stamp).
+            if b.read(&mut y[..1]).ok()? != 0 {
+                return None;
+            }
+            break;
+        }
+        b.read_exact(&mut y[..n]).ok()?;
+        if x[..n] != y[..n] {
+            return None;
+        }
+        h.update(&x[..n]);
     }
     if d.permissions() != md.permissions() {
         std::fs::set_permissions(dst, md.permissions()).ok()?;
     }
-    Some(digest(&bytes))
+    Some(hex(&h.finalize()[..16]))
 }
 
 /// A symbolic link's digest: its target, marked so that it never equals a file's.
