@@ -270,6 +270,44 @@ fn copy_file(src: &Path, dst: &Path, perms: std::fs::Permissions) -> std::io::Re
     Ok(hex(&h.finalize()[..16]))
 }
 
+/// The digest of `src` (a regular file, metadata `md`) when the mirror's `dst` is a regular file
+/// with the same bytes (its permission bits made equal to `src`'s): the copy can stay as it is.
+fn same_content(src: &Path, dst: &Path, md: &std::fs::Metadata) -> Option<String> {
+    if !md.is_file() {
+        return None;
+    }
+    let d = std::fs::symlink_metadata(dst).ok()?;
+    if !d.is_file() || d.len() != md.len() {
+        return None;
+    }
+    // Compared in chunks, as `copy_file` copies: a large file is never held twice in memory.
+    let (mut a, mut b) = (
+        std::fs::File::open(src).ok()?,
+        std::fs::File::open(dst).ok()?,
+    );
+    let (mut x, mut y) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    let mut h = Sha256::new();
+    loop {
+        let n = a.read(&mut x).ok()?;
+        if n == 0 {
+            // The copy must end here too (the source may have shrunk since its stamp).
+            if b.read(&mut y[..1]).ok()? != 0 {
+                return None;
+            }
+            break;
+        }
+        b.read_exact(&mut y[..n]).ok()?;
+        if x[..n] != y[..n] {
+            return None;
+        }
+        h.update(&x[..n]);
+    }
+    if d.permissions() != md.permissions() {
+        std::fs::set_permissions(dst, md.permissions()).ok()?;
+    }
+    Some(hex(&h.finalize()[..16]))
+}
+
 /// A symbolic link's digest: its target, marked so that it never equals a file's.
 fn link_digest(target: &Path) -> String {
     let mut bytes = b"symlink\0".to_vec();
@@ -374,7 +412,12 @@ fn copy_if_stale(
     if let Some(parent) = dst.parent() {
         std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     }
-    let digest = if md.file_type().is_symlink() {
+    let digest = if let Some(d) = same_content(&src, &dst, &md) {
+        // Rewriting identical bytes would only move the copy's mtime, and mtime-based builds
+        // (cargo) would redo a package nothing changed in: a file laid over by the last patch
+        // and since written to the working tree is the common case in a server's session.
+        d
+    } else if md.file_type().is_symlink() {
         let target = std::fs::read_link(&src).map_err(|e| format!("{rel}: {e}"))?;
         let _ = std::fs::remove_file(&dst);
         std::os::unix::fs::symlink(&target, &dst).map_err(|e| format!("link {rel}: {e}"))?;
@@ -639,6 +682,44 @@ mod tests {
         std::fs::write(root.join("a.py"), "x = 2\n").expect("edit");
         let three = Mirror::sync(&root, &git_dir, "").expect("sync");
         assert_eq!(three.state_id(&[]), patched_id);
+    }
+
+    /// A server's session: a patch is laid over the mirror for its checks, then written to the
+    /// working tree. The next sync finds the same bytes in the copy and leaves it alone (its
+    /// mtime too, which cargo's freshness goes by); a file whose bytes differ is copied again.
+    #[test]
+    fn a_copy_that_already_holds_the_working_trees_bytes_is_kept() {
+        use std::os::unix::fs::MetadataExt;
+        let (_dir, root) = repo();
+        let git_dir = root.join(".git");
+        let m = Mirror::sync(&root, &git_dir, "").expect("sync");
+        m.overlay(&git_dir, "a.py", Some(b"x = 2\n"))
+            .expect("overlay");
+        m.overlay(&git_dir, "sub/m.py", Some(b"y = 2\n"))
+            .expect("overlay");
+        let laid = std::fs::metadata(m.path("a.py")).expect("copy");
+        std::thread::sleep(Duration::from_millis(20));
+        std::fs::write(root.join("a.py"), "x = 2\n").expect("patch written");
+        std::fs::write(root.join("sub/m.py"), "y = 3\n").expect("another edit");
+        let again = Mirror::sync(&root, &git_dir, "").expect("sync again");
+        let kept = std::fs::metadata(again.path("a.py")).expect("copy");
+        assert_eq!(
+            (kept.ino(), kept.mtime_nsec()),
+            (laid.ino(), laid.mtime_nsec())
+        );
+        assert_eq!(
+            std::fs::read(again.path("sub/m.py")).expect("read"),
+            b"y = 3\n"
+        );
+        // Trusted from now on like any copy: the state names the working tree's content.
+        let fresh = Mirror::sync(&root, &git_dir, "").expect("sync once more");
+        assert_eq!(fresh.state_id(&[]), again.state_id(&[]));
+        std::fs::write(root.join("a.py"), "x = 4\n").expect("edit");
+        let edited = Mirror::sync(&root, &git_dir, "").expect("sync after an edit");
+        assert_eq!(
+            std::fs::read(edited.path("a.py")).expect("read"),
+            b"x = 4\n"
+        );
     }
 
     #[test]

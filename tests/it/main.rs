@@ -26,6 +26,7 @@ mod hostile;
 mod install;
 mod limits;
 mod mcp;
+mod mcp_warm;
 mod panics;
 mod precommit;
 mod prepare;

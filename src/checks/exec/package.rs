@@ -5,11 +5,14 @@
 //! `project::mirror`) with the patched (or, for a baseline, the original) content laid over it
 //! ([`overlays`], `mirror_with`), and its findings are mapped to repository paths. Cargo gets a persistent target directory of patchgate's own
 //! (`<git dir>/patchgate/cargo-target`), so repeated checks are incremental and never fight the
-//! user's editor over `target/`'s lock; clippy runs are serialized, since they share it.
+//! user's editor over `target/`'s lock; clippy runs are serialized, since they share it. The
+//! package spec cargo is asked for is remembered by the process, keyed by the content of the
+//! manifests it depends on (`cargo_package`), so a server's later calls skip `cargo metadata`.
 //!
 //! Before either runs, `prepare` makes sure the project's dependencies are in the local cache and
 //! the toolchain is new enough; what it cannot fix is an `error` with a help, not cargo's raw line.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::Path;
 use std::sync::Mutex;
@@ -63,13 +66,90 @@ pub(crate) fn mirror_with(
 }
 
 /// The Cargo workspace root (repository-relative) and the package spec (`name@version`) of
-/// `project`, read from the real tree with `cargo metadata` (which needs no build and no network).
+/// `project`, read from the real tree with `cargo metadata` (which needs no build and no network),
+/// or from [`PACKAGES`] when no manifest it depends on changed since (a server's second call).
 pub fn cargo_package<T>(
     argv: &[OsString],
     repo_root: &Path,
     project: &Project,
     timeout: Duration,
 ) -> Result<(String, String), Ran<T>> {
+    let key = manifests_key(argv, repo_root, &project.root);
+    if let Some(found) = key.as_ref().and_then(|k| cached_package(k, repo_root)) {
+        crate::timing::mark("cargo package: cached");
+        return Ok(found);
+    }
+    let (ws_rel, spec) = read_cargo_package(argv, repo_root, project, timeout)?;
+    if let Some(key) = key {
+        let ws_manifest = manifest_digest(&prepare::real_dir(repo_root, &ws_rel));
+        let mut cache = PACKAGES.lock().unwrap_or_else(|p| p.into_inner());
+        let known = cache.get_or_insert_with(HashMap::new);
+        if known.len() >= PACKAGES_KEPT {
+            known.clear();
+        }
+        known.insert(key, (ws_rel.clone(), spec.clone(), ws_manifest));
+    }
+    Ok((ws_rel, spec))
+}
+
+/// What `cargo metadata` said per package, by [`manifests_key`]; with the workspace root's
+/// manifest digest, checked again on a hit (a `package.workspace` may point anywhere).
+type Known = HashMap<String, (String, String, Option<String>)>;
+static PACKAGES: Mutex<Option<Known>> = Mutex::new(None);
+/// Plenty for one server's projects; a long session over many repositories starts over.
+const PACKAGES_KEPT: usize = 256;
+
+fn cached_package(key: &str, repo_root: &Path) -> Option<(String, String)> {
+    let cache = PACKAGES.lock().unwrap_or_else(|p| p.into_inner());
+    let (ws_rel, spec, ws_manifest) = cache.as_ref()?.get(key)?.clone();
+    drop(cache);
+    let now = manifest_digest(&prepare::real_dir(repo_root, &ws_rel));
+    (now == ws_manifest).then_some((ws_rel, spec))
+}
+
+/// The identity of what `cargo metadata --no-deps` answers for the package in `dir`: the cargo
+/// invoked, the directory, and the content of every `Cargo.toml` from `dir` up to the repository
+/// root (the package's own, and the workspace roots cargo may find above it, which also give
+/// inherited versions). `None` outside the repository: never cached.
+fn manifests_key(argv: &[OsString], repo_root: &Path, dir: &Path) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for a in argv {
+        h.update(a.as_encoded_bytes());
+        h.update([0]);
+    }
+    for var in ["RUSTUP_TOOLCHAIN", "CARGO_HOME", "CARGO"] {
+        h.update(std::env::var_os(var).unwrap_or_default().as_encoded_bytes());
+        h.update([0]);
+    }
+    h.update(dir.as_os_str().as_encoded_bytes());
+    h.update([0]);
+    dir.strip_prefix(repo_root).ok()?;
+    for d in dir.ancestors() {
+        h.update(manifest_digest(d).unwrap_or_default().as_bytes());
+        h.update([0]);
+        if d == repo_root {
+            break;
+        }
+    }
+    Some(format!("{:x}", h.finalize()))
+}
+
+/// The SHA-256 of `dir/Cargo.toml`, `None` when there is none (or it cannot be read).
+fn manifest_digest(dir: &Path) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let bytes = std::fs::read(dir.join("Cargo.toml")).ok()?;
+    Some(format!("{:x}", Sha256::digest(&bytes)))
+}
+
+/// [`cargo_package`] without the cache.
+fn read_cargo_package<T>(
+    argv: &[OsString],
+    repo_root: &Path,
+    project: &Project,
+    timeout: Duration,
+) -> Result<(String, String), Ran<T>> {
+    crate::timing::mark("cargo package: cargo metadata");
     let meta = Cmd::new(argv[0].clone(), &project.root)
         .args([
             "metadata",

@@ -1,0 +1,209 @@
+//! What one `patchgate mcp` session keeps between `apply_patch` calls on a Cargo workspace, and
+//! when it lets go: the package clippy is asked for (no `cargo metadata` again until a manifest
+//! changes), and the shared target directory's build of a package no later patch touched.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::SystemTime;
+
+use serde_json::{Value, json};
+
+use crate::checks::{check, require_all};
+use crate::harness::{BIN, TestRepo};
+
+/// A raw JSON-RPC session on the server's stdio, its stderr (timings on) in a file.
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next: i64,
+    stderr: PathBuf,
+}
+
+impl Session {
+    fn start(repo: &Path, stderr: PathBuf) -> Session {
+        let mut child = Command::new(BIN)
+            .args(["mcp"])
+            .current_dir(repo)
+            .env("PATCHGATE_TIMINGS", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&stderr).expect("stderr file"))
+            .spawn()
+            .expect("spawn patchgate mcp");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let mut s = Session {
+            child,
+            stdin,
+            stdout,
+            next: 0,
+            stderr,
+        };
+        s.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "warm", "version": "0"}}),
+        );
+        s.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        s
+    }
+
+    fn send(&mut self, v: Value) {
+        writeln!(self.stdin, "{v}").expect("write");
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = self.stdout.read_line(&mut line).expect("read");
+            assert!(n > 0, "the server closed stdout");
+            let msg: Value = serde_json::from_str(&line).expect("JSON-RPC");
+            if msg["id"] == id {
+                return msg;
+            }
+        }
+    }
+
+    /// `apply_patch` of one edit; the report, which must say applied.
+    fn apply(&mut self, file: &str, old: &str, new: &str) -> Value {
+        self.apply_edits(json!([{"file_path": file, "old_string": old, "new_string": new}]))
+    }
+
+    /// `apply_patch` of `edits`; the report, which must say applied.
+    fn apply_edits(&mut self, edits: Value) -> Value {
+        let msg = self.request(
+            "tools/call",
+            json!({"name": "apply_patch", "arguments": {"patch": {"edits": edits}}}),
+        );
+        let report = msg["result"]["structuredContent"].clone();
+        assert_eq!(report["status"], "applied", "{msg:#}");
+        report
+    }
+
+    /// How many timing lines so far end with `label`.
+    fn marks(&self, label: &str) -> usize {
+        std::fs::read_to_string(&self.stderr)
+            .expect("stderr")
+            .lines()
+            .filter(|l| l.starts_with("patchgate timing:") && l.ends_with(label))
+            .count()
+    }
+
+    fn close(mut self) {
+        drop(self.stdin);
+        let status = self.child.wait().expect("exit");
+        assert!(status.success(), "{status:?}");
+    }
+}
+
+const RUST_TOOLS: &[&str] = &["cargo", "rustfmt", "clippy"];
+
+fn manifest(name: &str, version: &str, deps: &str) -> String {
+    format!(
+        "[package]\nname = \"{name}\"\nversion = \"{version}\"\nedition = \"2021\"\n\n[dependencies]\n{deps}"
+    )
+}
+
+/// A workspace: `app` calls `engine` (a path dependency).
+fn workspace() -> TestRepo {
+    TestRepo::new()
+        .file(
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"app\", \"engine\"]\nresolver = \"2\"\n",
+        )
+        .file(".gitignore", "/target\n")
+        .file("engine/Cargo.toml", manifest("engine", "0.1.0", ""))
+        .file(
+            "engine/src/lib.rs",
+            "pub fn scale(a: i64, b: i64) -> i64 {\n    let s = a + b * 3;\n    s - 1\n}\n",
+        )
+        .file(
+            "app/Cargo.toml",
+            manifest("app", "0.1.0", "engine = { path = \"../engine\" }\n"),
+        )
+        .file(
+            "app/src/lib.rs",
+            "pub fn run(a: i64) -> i64 {\n    let t = engine::scale(a, 2);\n    t + 1\n}\n",
+        )
+        .commit()
+}
+
+/// Every file of `dir` whose name starts with `prefix`, with its modification time.
+fn built(dir: &Path, prefix: &str) -> BTreeMap<String, SystemTime> {
+    let found: BTreeMap<_, _> = std::fs::read_dir(dir)
+        .expect("deps dir")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+        .map(|e| {
+            let mtime = e.metadata().expect("meta").modified().expect("mtime");
+            (e.file_name().to_string_lossy().into_owned(), mtime)
+        })
+        .collect();
+    assert!(!found.is_empty(), "no {prefix}* in {}", dir.display());
+    found
+}
+
+#[test]
+fn a_session_keeps_the_package_and_the_untouched_build_until_a_manifest_changes() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = workspace();
+    let log = repo.path().join(".git/mcp-stderr.txt");
+    let mut s = Session::start(repo.path(), log);
+    let metadata = "cargo package: cargo metadata";
+    let cached = "cargo package: cached";
+
+    // 1. A patch of both packages: each is read and built (cold), engine also as app's
+    // dependency.
+    let r = s.apply_edits(json!([
+        {"file_path": "engine/src/lib.rs", "old_string": "a + b * 3", "new_string": "b * 3 + a"},
+        {"file_path": "app/src/lib.rs", "old_string": "t + 1", "new_string": "t + 2"}]));
+    assert_eq!(check(&r, "engine/src/lib.rs", "clippy")["status"], "pass");
+    assert_eq!(check(&r, "app/src/lib.rs", "clippy")["status"], "pass");
+    let after_one = (s.marks(metadata), s.marks(cached));
+    let deps = repo.path().join(".git/patchgate/cargo-target/debug/deps");
+    let engine = built(&deps, "libengine-");
+
+    // 2. A patch of `app` alone: the same target directory, engine's build reused as it is. Its
+    // file, laid over the mirror by call 1 and written to the working tree since, holds the same
+    // bytes: not copied again, so cargo does not check engine again. No `cargo metadata`.
+    let r = s.apply("app/src/lib.rs", "t + 2", "t + 3");
+    assert_eq!(check(&r, "app/src/lib.rs", "clippy")["status"], "pass");
+    assert_eq!(
+        built(&deps, "libengine-"),
+        engine,
+        "engine was checked again"
+    );
+    assert_eq!(after_one, (2, 0));
+    assert_eq!((s.marks(metadata), s.marks(cached)), (2, 1));
+
+    // 3. app's manifest changed (a new version): read again, and clippy is asked for
+    // `app@0.2.0` (the cached `app@0.1.0` would match no package).
+    repo.write(
+        "app/Cargo.toml",
+        manifest("app", "0.2.0", "engine = { path = \"../engine\" }\n"),
+    );
+    repo.git(&["commit", "-qam", "app 0.2.0"]);
+    let r = s.apply("app/src/lib.rs", "t + 3", "t + 4");
+    assert_eq!(check(&r, "app/src/lib.rs", "clippy")["status"], "pass");
+    assert_eq!((s.marks(metadata), s.marks(cached)), (3, 1));
+
+    // 4. The workspace root's manifest changed: read again too.
+    repo.write(
+        "Cargo.toml",
+        "[workspace]\nmembers = [\"app\", \"engine\"]\nresolver = \"2\"\n\n[workspace.metadata.x]\ny = 1\n",
+    );
+    repo.git(&["commit", "-qam", "workspace metadata"]);
+    let r = s.apply("app/src/lib.rs", "t + 4", "t + 5");
+    assert_eq!(check(&r, "app/src/lib.rs", "clippy")["status"], "pass");
+    assert_eq!((s.marks(metadata), s.marks(cached)), (4, 1));
+    s.close();
+}
