@@ -408,7 +408,7 @@ fn edit_report(o: &EditOutcome) -> EditReport {
 
 /// The per-file diffs, computed in parallel: for a large batch they are the biggest part of
 /// building the report.
-fn file_reports(plan: &Plan) -> Vec<FileReport> {
+pub fn file_reports(plan: &Plan) -> Vec<FileReport> {
     use rayon::prelude::*;
     plan.files.par_iter().map(file_report).collect()
 }
