@@ -103,6 +103,7 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
     std::thread::scope(|s| {
         let id = id.as_str();
         let handle = s.spawn(move || {
+            fault::point("staging");
             let git = git2::Repository::open(&git_path).map_err(Error::git)?;
             stage::stage(&git, git_dir, id, changes, hashed, None, None, &[])
         });

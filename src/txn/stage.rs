@@ -5,7 +5,9 @@
 //! where missing), then `TreeUpdateBuilder` rewrites only the trees on the paths that changed,
 //! starting from the base commit's tree. Nothing is checked out. The blobs are synced by
 //! [`super::objects`]; the trees, commits and the pin ref by libgit2 (see `repo::durable_git`), each with
-//! its folder, before the journal is written. A commit's tree records each patched file as `git
+//! its folder, before the first file is replaced. The journal needs only the blob ids ([`hash`]):
+//! a working-tree transaction writes it, and prepares its temp files, while [`stage`] runs on
+//! another thread (`run`). A commit's tree records each patched file as `git
 //! add` would store it (`filters`); where that differs from the working-tree bytes, both blobs are
 //! pinned.
 //!
