@@ -179,8 +179,8 @@ pub fn run(request: &Request, patch: &Patch, ctx: &Context) -> Result<Report, Er
     {
         return Ok(report);
     }
-    report.list_files(&plan);
     if request.dry_run {
+        report.list_files(&plan);
         report.status = Status::DryRun;
         return Ok(report);
     }
@@ -397,21 +397,30 @@ fn switch(
         Some(o) => Some(repo.git.find_commit(o).map_err(Error::git)?),
         None => None,
     };
-    let done = run::run(
-        repo,
-        run::Request {
-            mode: target.mode,
-            changes: &plan.changes,
-            base: base.as_ref(),
-            refname: target.refname.as_deref(),
-            old_tip: target.old_tip,
-            message: &message,
-            commit_as: Vec::new(),
-            record_lines,
-            record: Some(record),
-            history: history_meta(plan, message.clone()),
-        },
-    );
+    let req = run::Request {
+        mode: target.mode,
+        changes: &plan.changes,
+        base: base.as_ref(),
+        refname: target.refname.as_deref(),
+        old_tip: target.old_tip,
+        message: &message,
+        commit_as: Vec::new(),
+        record_lines,
+        record: Some(record),
+        history: history_meta(plan, message.clone()),
+    };
+    // The report's diffs (a large part of a big batch's work) are computed while the
+    // transaction runs: they need only the plan, and the transaction spends much of its time
+    // waiting on the file system.
+    let (done, files) = std::thread::scope(|s| {
+        let files = s.spawn(|| crate::report::file_reports(plan));
+        let done = run::run(repo, req);
+        let files = files
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (done, files)
+    });
+    report.files = files;
     let done = match done {
         Ok(d) => d,
         Err(run::Failed::Start(e)) => return Err(e),

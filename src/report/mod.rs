@@ -320,8 +320,9 @@ impl Report {
 
     /// The report of a plan; the status is set by the caller once it knows what was done.
     /// The edits' outcomes; the changed files (with their diffs, the costly part) are listed by
-    /// [`Report::list_files`] once the batch is known to be written (or a dry run), so a rejected
-    /// batch never computes diffs it would not show.
+    /// [`Report::list_files`] (or [`file_reports`], while the transaction runs) once the batch is
+    /// known to be written (or a dry run), so a rejected batch never computes diffs it would not
+    /// show.
     pub fn from_plan(plan: &Plan, patch: &PatchSource) -> Report {
         let mut r = Report::empty(Status::Applied);
         r.patch = Some(patch.clone());
@@ -408,7 +409,7 @@ fn edit_report(o: &EditOutcome) -> EditReport {
 
 /// The per-file diffs, computed in parallel: for a large batch they are the biggest part of
 /// building the report.
-fn file_reports(plan: &Plan) -> Vec<FileReport> {
+pub fn file_reports(plan: &Plan) -> Vec<FileReport> {
     use rayon::prelude::*;
     plan.files.par_iter().map(file_report).collect()
 }

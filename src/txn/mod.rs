@@ -6,7 +6,9 @@
 //! 2. [`stage`]: the post-patch state as git objects (blobs, trees, the commit to publish), pinned
 //!    by `refs/patchgate/txn/<worktree key>/<id>`, and the patched files mirrored into patchgate's own worktree;
 //!    a commit's blobs go through git's clean filters and end-of-line conversion ([`filters`]);
-//! 3. [`journal`]: what is about to happen, durably, before anything user-visible changes;
+//! 3. [`journal`]: what is about to happen, durably, before anything user-visible changes (in
+//!    working-tree mode written while step 2 runs: only the blob ids are needed, and the objects
+//!    only once the first file is replaced);
 //! 4. `writeback`: the working tree switched file by file (verified, temp + fsync + rename,
 //!    rolled back on any failure);
 //! 5. [`commit`]: the ref moved by compare-and-swap (the point of no return), then the index;

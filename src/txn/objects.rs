@@ -41,7 +41,25 @@ pub fn write_blobs(
     contents: &[&[u8]],
     sync: bool,
 ) -> Result<(Vec<Oid>, Vec<Oid>), Error> {
-    let ids: Vec<Oid> = contents.par_iter().map(|b| blob_id(b)).collect();
+    let ids = blob_ids(contents);
+    let written = write_hashed(odb, objects_dir, contents, &ids, sync)?;
+    Ok((ids, written))
+}
+
+/// The blob ids of `contents`, hashed in parallel; nothing is written.
+pub fn blob_ids(contents: &[&[u8]]) -> Vec<Oid> {
+    contents.par_iter().map(|b| blob_id(b)).collect()
+}
+
+/// [`write_blobs`] for contents already hashed by [`blob_ids`] (`ids[i]` is `contents[i]`'s):
+/// returns the ids of the objects this call wrote.
+pub fn write_hashed(
+    odb: &Odb,
+    objects_dir: &Path,
+    contents: &[&[u8]],
+    ids: &[Oid],
+    sync: bool,
+) -> Result<Vec<Oid>, Error> {
     let mut seen = BTreeSet::new();
     let missing: Vec<(Oid, &[u8])> = ids
         .iter()
@@ -55,7 +73,7 @@ pub fn write_blobs(
         write_pack(objects_dir, &missing, sync)?;
         // libgit2 lists packs once; it must see the new one before trees name its blobs.
         odb.refresh().map_err(Error::git)?;
-        return Ok((ids, missing.into_iter().map(|(id, _)| id).collect()));
+        return Ok(missing.into_iter().map(|(id, _)| id).collect());
     }
     let new_dirs: Vec<Option<PathBuf>> = missing
         .par_iter()
@@ -74,7 +92,7 @@ pub fn write_blobs(
             }
         });
     }
-    Ok((ids, missing.into_iter().map(|(id, _)| id).collect()))
+    Ok(missing.into_iter().map(|(id, _)| id).collect())
 }
 
 /// Temp-file prefixes, followed by the writer's pid and `_`. A loose object's starts with git's

@@ -68,31 +68,103 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
         )),
     };
     let id = journal::new_id();
-    let staged = stage::stage(
-        &repo.git,
-        &repo.git_dir,
-        &id,
-        req.changes,
-        // The working tree alone needs no commit tree: its pin holds just the changed paths, so
-        // HEAD's tree (which may disagree with the working tree about files and directories)
-        // never gets in the way.
-        if mode == Mode::Worktree {
-            None
-        } else {
-            req.base
-        },
-        identities.as_ref().map(|(a, c)| stage::CommitSpec {
-            message: req.message,
-            author: a,
-            committer: c,
-        }),
-        &req.commit_as,
-    )
-    .map_err(Failed::Start)?;
-    crate::timing::mark("staged");
-    fault::point("staged");
+    let hashed = stage::hash(req.changes);
+    crate::timing::mark("hashed");
+    if mode != Mode::Worktree {
+        // The commit to publish names the new blobs: everything is staged before the journal.
+        let staged = stage::stage(
+            &repo.git,
+            &repo.git_dir,
+            &id,
+            req.changes,
+            hashed,
+            req.base,
+            identities.as_ref().map(|(a, c)| stage::CommitSpec {
+                message: req.message,
+                author: a,
+                committer: c,
+            }),
+            &req.commit_as,
+        )
+        .map_err(Failed::Start)?;
+        crate::timing::mark("staged");
+        fault::point("staged");
+        let files = staged.files.clone();
+        return transact(repo, req, &id, files, Staging::Done(Box::new(staged)));
+    }
+    // The working tree alone: the objects are written on another thread while the write-back
+    // verifies the files and writes and syncs its temp files, and waited for before the first
+    // file is replaced (see `Staging`). Its pin holds just the changed paths (no commit tree),
+    // so HEAD's tree, which may disagree with the working tree about files and directories,
+    // never gets in the way.
+    let files = hashed.files.clone();
+    let git_path = repo.git.path().to_path_buf();
+    let (git_dir, changes) = (&repo.git_dir, req.changes);
+    std::thread::scope(|s| {
+        let id = id.as_str();
+        let handle = s.spawn(move || {
+            fault::point("staging");
+            let git = git2::Repository::open(&git_path).map_err(Error::git)?;
+            stage::stage(&git, git_dir, id, changes, hashed, None, None, &[])
+        });
+        transact(repo, req, id, files, Staging::Running(handle))
+    })
+}
 
-    let mut j = journal_for(repo, &req, &id, &staged);
+/// The objects of a transaction: staged, or being staged on another thread.
+enum Staging<'scope> {
+    Running(std::thread::ScopedJoinHandle<'scope, Result<stage::Staged, Error>>),
+    Done(Box<stage::Staged>),
+    /// Staging failed (the error was returned where it was waited for).
+    Failed,
+}
+
+impl Staging<'_> {
+    /// Waits for the objects: from here on they are written, synced and pinned, so recovery
+    /// can rebuild either state from them.
+    fn wait(&mut self) -> Result<(), Error> {
+        if let Staging::Running(_) = self {
+            let Staging::Running(h) = std::mem::replace(self, Staging::Failed) else {
+                return Ok(());
+            };
+            let staged = h
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+            *self = Staging::Done(Box::new(staged));
+            crate::timing::mark("staged");
+            fault::point("staged");
+        }
+        match self {
+            Staging::Failed => Err(internal("the transaction's objects were not staged")),
+            _ => Ok(()),
+        }
+    }
+
+    fn commit(&self) -> Option<Oid> {
+        match self {
+            Staging::Done(s) => s.commit,
+            _ => None,
+        }
+    }
+}
+
+/// Journal, switch, history and cleanup of a transaction whose objects are `staging`.
+fn transact(
+    repo: &Repo,
+    req: Request,
+    id: &str,
+    files: Vec<journal::FileEntry>,
+    mut staging: Staging,
+) -> Result<Done, Failed> {
+    let mode = req.mode;
+    let pin_ref = stage::pin_ref(&repo.git_dir, id);
+    // A transaction that stops before its switch leaves no pin: the objects are waited for
+    // (they may still be being written) before it is removed.
+    let unpin = |staging: &mut Staging| {
+        let _ = staging.wait();
+        let _ = stage::unpin(&repo.git, &pin_ref);
+    };
+    let mut j = journal_for(repo, &req, id, &pin_ref, staging.commit(), files);
     let journal_err = |e: std::io::Error| {
         Error::io(
             "write the journal in",
@@ -100,8 +172,10 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
             e,
         )
     };
-    j.save(&repo.git_dir)
-        .map_err(|e| Failed::Start(journal_err(e)))?;
+    if let Err(e) = j.save(&repo.git_dir) {
+        unpin(&mut staging);
+        return Err(Failed::Start(journal_err(e)));
+    }
     crate::timing::mark("journaled");
     fault::point("journaled");
 
@@ -112,7 +186,7 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
         req.changes,
         req.refname,
         req.old_tip,
-        staged.commit,
+        &mut staging,
     );
     crate::timing::mark("switched");
     let mut notes = Vec::new();
@@ -128,7 +202,7 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
             // Undone (or never started): the journal and pin go, the report says why. An undo
             // that failed keeps them: `patchgate recover` needs the old contents they hold.
             if !matches!(e, Error::RollbackFailed { .. }) {
-                let _ = stage::unpin(&repo.git, &staged.pin_ref);
+                unpin(&mut staging);
                 let _ = j.remove(&repo.git_dir);
             }
             return Err(Failed::Switch(e));
@@ -143,7 +217,7 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
     if finished {
         // The patch has landed: a failed cleanup is a warning (the next run finishes it), never
         // an error that would claim nothing changed.
-        let cleanup = stage::unpin(&repo.git, &staged.pin_ref)
+        let cleanup = stage::unpin(&repo.git, &pin_ref)
             .and_then(|()| j.remove(&repo.git_dir).map_err(journal_err));
         if let Err(e) = cleanup {
             notes.push(format!(
@@ -153,26 +227,33 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
     }
     crate::timing::mark("cleaned up");
     Ok(Done {
-        id,
-        commit: staged.commit,
+        id: id.to_string(),
+        commit: staging.commit(),
         notes,
     })
 }
 
-/// The journal of a staged transaction, before anything user-visible changes.
-fn journal_for(repo: &Repo, req: &Request, id: &str, staged: &stage::Staged) -> Journal {
+/// The journal of a transaction, before anything user-visible changes.
+fn journal_for(
+    repo: &Repo,
+    req: &Request,
+    id: &str,
+    pin_ref: &str,
+    new_commit: Option<Oid>,
+    files: Vec<journal::FileEntry>,
+) -> Journal {
     Journal {
         version: 1,
         id: id.to_string(),
         pid: std::process::id(),
         mode: req.mode,
         phase: Phase::Staged,
-        pin_ref: staged.pin_ref.clone(),
+        pin_ref: pin_ref.to_string(),
         refname: req.refname.map(str::to_string),
         old_oid: req.old_tip.map(|o| o.to_string()),
-        new_commit: staged.commit.map(|o| o.to_string()),
+        new_commit: new_commit.map(|o| o.to_string()),
         workdir: repo.workdir.clone().filter(|_| req.mode != Mode::Branch),
-        files: staged.files.clone(),
+        files,
         new_dirs: if req.mode == Mode::Branch {
             Vec::new()
         } else {
@@ -225,12 +306,13 @@ fn switch(
     changes: &[PathChange],
     refname: Option<&str>,
     old_tip: Option<Oid>,
-    new_commit: Option<Oid>,
+    staging: &mut Staging,
 ) -> Result<Option<String>, Error> {
     let git_dir = repo.git_dir.clone();
     let msg = |m: &str| format!("patchgate: {m}");
+    let new_commit = staging.commit();
     match mode {
-        Mode::Worktree => write_files(repo, j, changes).map(|()| None),
+        Mode::Worktree => write_files(repo, j, changes, staging).map(|()| None),
         Mode::Commit => {
             let (refname, new_commit) = match (refname, new_commit) {
                 (Some(r), Some(c)) => (r, c),
@@ -245,7 +327,7 @@ fn switch(
                     detail: "HEAD changed since the patch was planned".into(),
                 });
             }
-            write_files(repo, j, changes)?;
+            write_files(repo, j, changes, staging)?;
             crate::timing::mark("commit: files written");
             fault::point("before-cas");
             if let Err(e) =
@@ -306,13 +388,20 @@ fn switch(
 }
 
 /// The write-back of the changes, the journal's phase kept in step: `Switching` before the
-/// first file is replaced, `RollingBack` before an undo.
-fn write_files(repo: &Repo, j: &mut Journal, changes: &[PathChange]) -> Result<(), Error> {
+/// first file is replaced (once the objects are staged: recovery may need them from then on),
+/// `RollingBack` before an undo.
+fn write_files(
+    repo: &Repo,
+    j: &mut Journal,
+    changes: &[PathChange],
+    staging: &mut Staging,
+) -> Result<(), Error> {
     let git_dir = &repo.git_dir;
     // Both hooks need the journal; they never run at the same time, so each works on a copy and
     // the outcome is reflected below.
     let mut jr = j.clone();
     let mut before_switch = || {
+        staging.wait()?;
         jr.set_phase(Phase::Switching, git_dir)
             .map_err(|e| Error::io("write the journal in", git_dir, e))
     };

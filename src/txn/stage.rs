@@ -5,7 +5,9 @@
 //! where missing), then `TreeUpdateBuilder` rewrites only the trees on the paths that changed,
 //! starting from the base commit's tree. Nothing is checked out. The blobs are synced by
 //! [`super::objects`]; the trees, commits and the pin ref by libgit2 (see `repo::durable_git`), each with
-//! its folder, before the journal is written. A commit's tree records each patched file as `git
+//! its folder, before the first file is replaced. The journal needs only the blob ids ([`hash`]):
+//! a working-tree transaction writes it, and prepares its temp files, while [`stage`] runs on
+//! another thread (`run`). A commit's tree records each patched file as `git
 //! add` would store it (`filters`); where that differs from the working-tree bytes, both blobs are
 //! pinned.
 //!
@@ -156,12 +158,60 @@ fn tree_with(
     })
 }
 
-/// Writes the objects of a plan and pins them under `refs/patchgate/txn/<key>/<id>`.
+/// A plan's paths by blob id, hashed but not yet written: what the journal records, known
+/// before any object is.
+#[derive(Debug, Clone)]
+pub struct Hashed {
+    pub files: Vec<FileEntry>,
+    /// The id of every content [`stage`] writes, in its order (old then new, path by path).
+    ids: Vec<Oid>,
+}
+
+/// The contents of `changes` that become blobs: old then new, path by path.
+fn contents(changes: &[PathChange]) -> Vec<&[u8]> {
+    changes
+        .iter()
+        .flat_map(|c| [blob_bytes(&c.before), blob_bytes(&c.after)])
+        .flatten()
+        .collect()
+}
+
+/// Hashes the old and new content of every path (in parallel); writes nothing.
+pub fn hash(changes: &[PathChange]) -> Hashed {
+    let ids = super::objects::blob_ids(&contents(changes));
+    let mut next = ids.iter().copied();
+    let mut next_id = |d: &Disk| blob_bytes(d).and_then(|_| next.next());
+    let files = changes
+        .iter()
+        .map(|c| {
+            let old = state_of(&c.before, next_id(&c.before));
+            let new = state_of(&c.after, next_id(&c.after));
+            FileEntry {
+                path: c.rel.clone(),
+                old,
+                new,
+                committed: None,
+                uncommitted: false,
+            }
+        })
+        .collect();
+    Hashed { files, ids }
+}
+
+/// The pin ref of transaction `id`.
+pub fn pin_ref(git_dir: &Path, id: &str) -> String {
+    format!("{}/{id}", crate::fs::layout::txn_pins(git_dir))
+}
+
+/// Writes the objects of a plan (hashed by [`hash`]) and pins them under
+/// `refs/patchgate/txn/<key>/<id>`.
+#[allow(clippy::too_many_arguments)]
 pub fn stage(
     repo: &Repository,
     git_dir: &Path,
     id: &str,
     changes: &[PathChange],
+    hashed: Hashed,
     base: Option<&git2::Commit>,
     commit: Option<CommitSpec>,
     commit_as: &[(String, State)],
@@ -169,31 +219,14 @@ pub fn stage(
     let odb = repo.odb().map_err(Error::git)?;
     // Old contents too, so a crash can always be undone; they are usually HEAD's already, and
     // only the missing ones are written.
-    let contents: Vec<&[u8]> = changes
-        .iter()
-        .flat_map(|c| [blob_bytes(&c.before), blob_bytes(&c.after)])
-        .flatten()
-        .collect();
-    let (ids, _written) = super::objects::write_blobs(
+    super::objects::write_hashed(
         &odb,
         &repo.commondir().join("objects"),
-        &contents,
+        &contents(changes),
+        &hashed.ids,
         crate::fs::fsync_enabled(),
     )?;
-    let mut ids = ids.into_iter();
-    let mut next_id = |d: &Disk| blob_bytes(d).and_then(|_| ids.next());
-    let mut files = Vec::with_capacity(changes.len());
-    for c in changes {
-        let old = state_of(&c.before, next_id(&c.before));
-        let new = state_of(&c.after, next_id(&c.after));
-        files.push(FileEntry {
-            path: c.rel.clone(),
-            old,
-            new,
-            committed: None,
-            uncommitted: false,
-        });
-    }
+    let mut files = hashed.files;
     if commit.is_some() {
         filter_for_commit(repo, git_dir, changes, &mut files)?;
         keep_uncommitted(&mut files, commit_as);
@@ -264,7 +297,7 @@ pub fn stage(
             &parents,
         )
         .map_err(Error::git)?;
-    let pin_ref = format!("{}/{id}", crate::fs::layout::txn_pins(git_dir));
+    let pin_ref = pin_ref(git_dir, id);
     repo.reference(&pin_ref, pin, false, "patchgate: pin transaction")
         .map_err(Error::git)?;
     Ok(Staged {

@@ -315,6 +315,69 @@ fn kill_at_every_point_then_recover() {
     }
 }
 
+/// A working-tree run writes its journal and its temp files while its objects are still being
+/// staged (nothing needs them before the first file is replaced): paused where the staging
+/// thread starts, the run still gets that far, and a kill there rolls back to the old state
+/// with nothing left behind.
+#[test]
+fn a_working_tree_run_prepares_its_files_while_its_objects_are_staged() {
+    use std::os::unix::process::ExitStatusExt;
+    let repo = setup();
+    let base = repo.head();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let patch = scratch.path().join("p.yaml");
+    std::fs::write(&patch, PATCH).expect("patch");
+    let mut cmd = Command::new(BIN);
+    cmd.args(["apply", patch.to_str().expect("utf8"), "--checks", "none"])
+        .current_dir(repo.path())
+        .env("PATCHGATE_FAULT_PAUSE_AT", "staging")
+        .env("PATCHGATE_FAULT_RESUME", scratch.path().join("never"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().expect("spawn");
+    // The write-back's temp files appear (a.txt's, b.txt's, n.txt's, g.txt's) and the journal
+    // says `staged`, while no pin exists yet: the objects are not written.
+    let journal_dir = repo.path().join(".git/patchgate/txn");
+    let ready = || {
+        let temps = repo
+            .leftovers()
+            .iter()
+            .filter(|l| l.starts_with("file ") && l.ends_with(".tmp"))
+            .count();
+        let staged = std::fs::read_dir(&journal_dir)
+            .ok()
+            .and_then(|mut d| d.next())
+            .and_then(|e| e.ok())
+            .and_then(|e| std::fs::read_to_string(e.path()).ok())
+            .is_some_and(|j| j.contains("\"phase\": \"staged\""));
+        temps == 4 && staged
+    };
+    let t = std::time::Instant::now();
+    while !ready() {
+        assert!(
+            t.elapsed() < Duration::from_secs(60),
+            "the write-back did not prepare its files while the objects were being staged: {:?}",
+            repo.leftovers()
+        );
+        assert!(
+            child.try_wait().expect("try_wait").is_none(),
+            "the run finished without pausing where its objects are staged"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pins = repo.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/txn/"]);
+    assert_eq!(pins.trim(), "", "pinned before the objects were written");
+    let _ = child.kill();
+    let status = child.wait().expect("wait");
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
+    recover(&repo, "killed while staging");
+    assert!(
+        !check(&repo, Mode::Worktree, &base, "killed while staging"),
+        "a kill before the switch rolls back"
+    );
+}
+
 #[test]
 fn kill_at_random_moments_then_recover() {
     let runs: Vec<usize> = (0..100).collect();
