@@ -350,10 +350,10 @@ pub fn node_run(tool: NodeTool, call: &Call) -> Ran<Out> {
     };
     let mut outs = Vec::with_capacity(results.len());
     for ((r, base), input) in results.into_iter().zip(call.files) {
-        if let (Some(base), Some(before)) = (base, input.before) {
-            if let Some(found) = super::baseline::of(input.rel, before, out(base)) {
-                super::baseline::put(call.git_dir, name, input.rel, before.as_bytes(), &found);
-            }
+        if let (Some(base), Some(before)) = (base, input.before)
+            && let Some(found) = super::baseline::of(input.rel, before, out(base))
+        {
+            super::baseline::put(call.git_dir, name, input.rel, before.as_bytes(), &found);
         }
         outs.push(out(r));
     }
