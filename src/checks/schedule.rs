@@ -22,8 +22,8 @@ pub enum Class {
     BuiltIn,
 }
 
-/// Runs every job of `jobs` with `run`, on `lanes` lanes (at least one) plus one for the built-ins
-/// when there are jobs of both classes; returns the results as the jobs finished.
+/// Runs every job of `jobs` with `run`, on `lanes` lanes (0: one per core) plus one for the
+/// built-ins when there are jobs of both classes; returns the results as the jobs finished.
 pub fn run_all<J: Send, R: Send>(
     jobs: Vec<J>,
     lanes: usize,
@@ -40,7 +40,10 @@ pub fn run_all<J: Send, R: Send>(
     }
     // Stable: within a rank, the caller's order.
     external.sort_by_key(|(rank, _)| *rank);
-    let lanes = lanes.max(1);
+    let lanes = match lanes {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
     let extra = !external.is_empty() && !builtin.is_empty();
     let external: Mutex<VecDeque<J>> = Mutex::new(external.into_iter().map(|(_, j)| j).collect());
     let builtin = Mutex::new(builtin);
@@ -129,6 +132,26 @@ mod tests {
                 assert!(*t < external_end, "{ends:?}");
             }
         }
+    }
+
+    #[test]
+    fn no_lane_count_means_one_lane_per_core() {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let running = AtomicUsize::new(0);
+        let peak = AtomicUsize::new(0);
+        let jobs = vec![Class::External(1); cores * 2];
+        run_all(
+            jobs,
+            0,
+            |c| *c,
+            |_| {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                peak.fetch_max(now, Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(50));
+                running.fetch_sub(1, Ordering::SeqCst);
+            },
+        );
+        assert_eq!(peak.load(Ordering::SeqCst), cores);
     }
 
     #[test]

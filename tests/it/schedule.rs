@@ -107,6 +107,25 @@ fn the_external_tools_start_first_and_the_built_ins_run_beside_them() {
         last_builtin_end < first_node_end,
         "a built-in check ended at {last_builtin_end} ms, after a node tool ({first_node_end} ms): {jobs:?}"
     );
+
+    // Without -j, one lane per core: on two cores or more, the two node processes overlap.
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    if cores >= 2 {
+        let run = apply_timed(&repo, &patch, &["--dry-run"], &path);
+        run.assert_code(0);
+        let jobs = self::jobs(&run.stderr);
+        let node: Vec<_> = jobs
+            .iter()
+            .filter(|(n, _, _)| n == "eslint" || n == "prettier")
+            .collect();
+        assert_eq!(node.len(), 2, "{jobs:?}");
+        let last_start = node[0].1.max(node[1].1);
+        let first_end = node[0].2.min(node[1].2);
+        assert!(
+            last_start < first_end,
+            "default -j on {cores} cores: eslint and prettier one after the other: {jobs:?}"
+        );
+    }
 }
 
 /// A `node` on PATH that logs each start to `log` and runs the real one.
