@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::finding::RawFinding;
+use super::checker::FileOut;
+use super::finding::{RawFinding, Severity};
 
 fn entry(git_dir: &Path, checker: &str, rel: &str, before: &[u8]) -> PathBuf {
     let mut h = Sha256::new();
@@ -35,5 +36,28 @@ pub fn put(git_dir: &Path, checker: &str, rel: &str, before: &[u8], findings: &[
     {
         // A cache: a lost write only costs a re-run next time.
         let _ = crate::fs::atomic_write(&path, &text, Some(0o644));
+    }
+}
+
+/// What a checker's verdict on the original text `before` of `rel` gives as its baseline: a
+/// linter's findings, or the original lines a formatter wanted to rewrite (as findings of rule
+/// `format`); `None` without a verdict (skipped, failed: everything then counts as new).
+pub fn of(rel: &str, before: &str, out: FileOut) -> Option<Vec<RawFinding>> {
+    match out {
+        FileOut::Findings(f) => Some(f),
+        FileOut::Formatted(f) => Some(
+            super::gate::unformatted_lines(before, &f)
+                .into_iter()
+                .map(|line| RawFinding {
+                    path: rel.to_string(),
+                    line,
+                    column: 0,
+                    rule: "format".into(),
+                    severity: Severity::Error,
+                    message: String::new(),
+                })
+                .collect(),
+        ),
+        FileOut::Skipped(_) | FileOut::Error(_) => None,
     }
 }

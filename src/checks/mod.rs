@@ -15,7 +15,8 @@
 //! whole-package runs in the mirror), `custom`, `parse` (output formats several callers read),
 //! `finding` (the one shape of a finding), `references` (dangling references, built in),
 //! `pairing` and `gate` (new vs old findings), `baseline` (cached original results), `run`
-//! (scheduling with rayon, timeouts, statuses).
+//! (jobs, timeouts, statuses, verdicts), `schedule` (the jobs' order and lanes: the external
+//! tools' processes first, the built-in checks beside them).
 //! What a project is lives in [`crate::project`]: which checkers its files show it uses
 //! (`evidence`, reading the signals each checker declares), `.patchgate.toml`'s shape (`config`),
 //! how a program is found (`tools`), and the worktree whole-package tools run in with its
@@ -32,6 +33,7 @@ pub mod pairing;
 pub mod parse;
 pub mod references;
 pub mod run;
+pub mod schedule;
 pub mod select;
 
 use std::path::PathBuf;

@@ -4,13 +4,16 @@
 //! Every built-in checker comes from the one table (`checker::TABLE`) through `select`, which
 //! decides per file whether the file's project uses it. Jobs follow the checker's [`Batch`]: one
 //! per file, one per project batch (files sharing a configuration directory), or one per package;
-//! custom checkers from `.patchgate.toml` are one job each. Within a phase every job runs on a
-//! rayon pool. With `--fix`, two phases: formatters first (their output becomes the content),
-//! then linters on that content; without it, all together.
+//! custom checkers from `.patchgate.toml` are one job each. Within a phase the jobs run on the
+//! lanes of `schedule` (external tools first, the built-ins beside them). With `--fix`, two
+//! phases: formatters first (their output becomes the content), then linters on that content;
+//! without it, all together.
 //!
 //! The baseline (the same checker on the original content) is computed only for files with
 //! findings (or formatter hunks), so a clean patch costs one run per checker, and it is cached by
-//! content (`baseline`), the same way for every batching kind. A package checker's findings in
+//! content (`baseline`), the same way for every batching kind. A checker may compute it along
+//! with its run (the node bridge checks an original in the same process when the patched text
+//! needs it) and put it in the cache, where the baseline step then finds it. A package checker's findings in
 //! files the patch did not touch are compared with the package's baseline as they are (the file
 //! is unchanged, so no line mapping is needed); new ones are reported under that file.
 
@@ -21,8 +24,9 @@ use std::time::{Duration, Instant};
 
 use super::checker::{Batch, Call, Checker, FileOut, Input, Locate, Out, Uses};
 use super::exec::Ran;
-use super::finding::{Finding, RawFinding, Severity};
+use super::finding::{Finding, RawFinding};
 use super::gate::{self, LineMap};
+use super::schedule::{self, Class};
 use super::select::{self, Considered, Verdict};
 use super::{CheckFile, CheckReport, Gate, Options, Outcome, Status, baseline, custom};
 use crate::project::config::{Config, Custom, Kind};
@@ -117,11 +121,8 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
     let mut items = items(ctx, &ev, files);
     let for_removed = for_removed(ctx, &ev);
     crate::timing::mark("checks: checkers selected");
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(ctx.opts.jobs)
-        .build();
     let bar = progress_bar(ctx.opts.progress);
-    let run_jobs = |jobs: Vec<Job>| run_jobs(ctx, pool.as_ref().ok(), &bar, jobs);
+    let run_jobs = |jobs: Vec<Job>| run_jobs(ctx, &bar, jobs);
 
     let mut reports = Vec::new();
     let mut fixed: BTreeMap<String, String> = BTreeMap::new();
@@ -223,38 +224,26 @@ fn for_removed(ctx: &Ctx, ev: &Evidence) -> Vec<Considered> {
         .collect()
 }
 
-/// Runs `jobs` on the pool (or the global one if it could not be built), the long ones first.
-fn run_jobs(
-    ctx: &Ctx,
-    pool: Option<&rayon::ThreadPool>,
-    bar: &indicatif::ProgressBar,
-    mut jobs: Vec<Job>,
-) -> Vec<JobResult> {
+/// Runs `jobs` (`schedule`): the external tools' processes first, on `-j` lanes, the built-in
+/// checks beside them.
+fn run_jobs(ctx: &Ctx, bar: &indicatif::ProgressBar, jobs: Vec<Job>) -> Vec<JobResult> {
     bar.inc_length(jobs.len() as u64);
-    // The long jobs (a node start, a cargo or go build) first, in FIFO order, so every worker
-    // starts on one of them and the quick per-file tools fill in around them.
-    jobs.sort_by_key(|j| match j {
-        Job::Table { checker, .. } => !matches!(checker.batch, Batch::Package),
-        Job::Custom { .. } => true,
-    });
-    let results = std::sync::Mutex::new(Vec::with_capacity(jobs.len()));
-    let run_all = || {
-        rayon::scope_fifo(|s| {
-            for j in jobs {
-                let results = &results;
-                s.spawn_fifo(move |_| {
-                    let r = run_job(ctx, j);
-                    bar.inc(1);
-                    results.lock().unwrap_or_else(|p| p.into_inner()).push(r);
-                });
-            }
-        })
+    // The long jobs first (a cargo or go build, then a node start or one run over a batch), so
+    // the quick per-file tools fill in around them.
+    let class = |j: &Job| match j {
+        Job::Table { checker, .. } if checker.locate.is_none() => Class::BuiltIn,
+        Job::Table { checker, .. } => Class::External(match checker.batch {
+            Batch::Package => 0,
+            Batch::Project | Batch::Patch => 1,
+            Batch::PerFile => 2,
+        }),
+        Job::Custom { .. } => Class::External(1),
     };
-    match pool {
-        Some(p) => p.install(run_all),
-        None => run_all(),
-    }
-    results.into_inner().unwrap_or_else(|p| p.into_inner())
+    schedule::run_all(jobs, ctx.opts.jobs, class, |j| {
+        let r = run_job(ctx, j);
+        bar.inc(1);
+        r
+    })
 }
 
 /// A bar on stderr that appears only if the checks are still running after a moment (a fast run
@@ -559,7 +548,20 @@ fn table_job(
             offline: ctx.opts.offline,
         })
     };
-    let inputs: Vec<Input> = items.iter().map(Item::input).collect();
+    // With --fix a formatter's output is taken, not gated: no baseline can be needed, so its
+    // checker is not handed the originals (a checker may check them along, see `node_run`).
+    let needs_base = !(ctx.opts.fix && kind == Kind::Format);
+    let inputs: Vec<Input> = items
+        .iter()
+        .map(|i| Input {
+            before: i
+                .before
+                .as_deref()
+                .map(String::as_str)
+                .filter(|_| needs_base),
+            ..i.input()
+        })
+        .collect();
     match call_on(&inputs, false) {
         Ran::Done(Out::Files(outs)) if outs.len() == items.len() => {
             files_verdicts(ctx, checker, items, outs, &call_on, started)
@@ -690,21 +692,9 @@ fn baselines(
     {
         for (item, out) in to_run.iter().zip(outs) {
             let Some(b) = &item.before else { continue };
-            let found = match out {
-                FileOut::Findings(f) => f,
-                FileOut::Formatted(f) => gate::unformatted_lines(b, &f)
-                    .into_iter()
-                    .map(|line| RawFinding {
-                        path: item.rel.clone(),
-                        line,
-                        column: 0,
-                        rule: "format".into(),
-                        severity: Severity::Error,
-                        message: String::new(),
-                    })
-                    .collect(),
-                // No verdict on the original: no baseline (everything counts as new).
-                FileOut::Skipped(_) | FileOut::Error(_) => continue,
+            // No verdict on the original: no baseline (everything counts as new).
+            let Some(found) = baseline::of(&item.rel, b, out) else {
+                continue;
             };
             baseline::put(ctx.git_dir, checker.name, &item.rel, b.as_bytes(), &found);
             bases.insert(item.rel.clone(), found);

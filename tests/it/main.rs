@@ -35,6 +35,7 @@ mod requests;
 mod sarif;
 #[path = "../scenarios/sarif_schema.rs"]
 mod sarif_schema;
+mod schedule;
 mod schema;
 mod txn;
 mod undo;

@@ -306,42 +306,58 @@ pub fn node_run(tool: NodeTool, call: &Call) -> Ran<Out> {
         return Ran::Error("internal: no module for the node bridge".into());
     };
     let root = call.project.map_or(call.cwd, |p| p.root.as_path());
+    // The checker's name is its package's (the baseline cache's key).
+    let name = tool.package();
+    // An original whose baseline is not cached goes along: if the patched text needs it, the
+    // same node process checks it and the cache gets it, so the scheduler's baseline step finds
+    // it there instead of starting node a second time.
+    let wants_base = |i: &Input| {
+        let b = i.before.filter(|_| !call.baseline)?;
+        let cached = super::baseline::get(call.git_dir, name, i.rel, b.as_bytes()).is_some();
+        (!cached).then(|| b.to_string())
+    };
     let files: Vec<NodeFile> = call
         .files
         .iter()
         .map(|i| NodeFile {
             path: i.real.to_path_buf(),
             text: i.text().to_string(),
+            before: wants_base(i),
         })
         .collect();
     let scratch = crate::fs::layout::node(call.git_dir);
-    let results = match node::run(tool, &module, root, &files, &scratch, call.timeout) {
-        Ok(r) => r,
-        Err(NodeError::Missing(m)) => return Ran::Missing(m),
-        Err(NodeError::Timeout) => return Ran::Timeout,
-        Err(NodeError::Failed(m)) => return Ran::Error(m),
+    let results =
+        match node::run_with_baselines(tool, &module, root, &files, &scratch, call.timeout) {
+            Ok(r) => r,
+            Err(NodeError::Missing(m)) => return Ran::Missing(m),
+            Err(NodeError::Timeout) => return Ran::Timeout,
+            Err(NodeError::Failed(m)) => return Ran::Error(m),
+        };
+    let out = |r: FileResult| match r {
+        FileResult::Format {
+            formatted: Some(f),
+            error: None,
+            ..
+        } => FileOut::Formatted(f),
+        FileResult::Format { error: Some(e), .. } => FileOut::Error(e),
+        FileResult::Format {
+            formatted: None, ..
+        } => FileOut::Skipped(format!("ignored by the {name} configuration")),
+        FileResult::Lint { ignored: true, .. } => {
+            FileOut::Skipped(format!("ignored by the {name} configuration"))
+        }
+        FileResult::Lint { findings, .. } => FileOut::Findings(findings),
     };
-    let name = tool.package();
-    Ran::Done(Out::Files(
-        results
-            .into_iter()
-            .map(|r| match r {
-                FileResult::Format {
-                    formatted: Some(f),
-                    error: None,
-                    ..
-                } => FileOut::Formatted(f),
-                FileResult::Format { error: Some(e), .. } => FileOut::Error(e),
-                FileResult::Format {
-                    formatted: None, ..
-                } => FileOut::Skipped(format!("ignored by the {name} configuration")),
-                FileResult::Lint { ignored: true, .. } => {
-                    FileOut::Skipped(format!("ignored by the {name} configuration"))
-                }
-                FileResult::Lint { findings, .. } => FileOut::Findings(findings),
-            })
-            .collect(),
-    ))
+    let mut outs = Vec::with_capacity(results.len());
+    for ((r, base), input) in results.into_iter().zip(call.files) {
+        if let (Some(base), Some(before)) = (base, input.before)
+            && let Some(found) = super::baseline::of(input.rel, before, out(base))
+        {
+            super::baseline::put(call.git_dir, name, input.rel, before.as_bytes(), &found);
+        }
+        outs.push(out(r));
+    }
+    Ran::Done(Out::Files(outs))
 }
 
 impl std::fmt::Debug for Checker {

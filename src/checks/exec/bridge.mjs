@@ -9,7 +9,10 @@
 //                                            "id"); the loaded tools and eslint engines stay in
 //                                            memory; exits when stdin closes (its server is gone).
 //   input:  {"tool": <package>, "api": "lint"|"format", "moduleDir", "projectRoot", "ignoreFiles": [..],
-//            "files": [{"path", "text"}]}
+//            "files": [{"path", "text", "before"?}]}
+//   "before" (optional): the file's original text. When the patched text has findings (lint) or
+//   would be reformatted (format), the original is checked too, in this same process, and its
+//   result is the file's "baseline" (same shape as a result); a clean file never costs it.
 //   output: ONE line of JSON on stdout, the last line written:
 //     {"pid", "version", "ok": true, "results": [..]} or {"pid", "ok": false, "error"}
 //   lint result:     {"ignored": bool, "messages": [{ruleId, severity, message, line, column, fatal}]}
@@ -76,14 +79,8 @@ function newEngine(mod, input) {
 }
 
 async function eslint(mod, input, engine = newEngine(mod, input)) {
-  const results = [];
-  for (const f of input.files) {
-    // isPathIgnored is also true for a file no config block matches (e.g. .ts with @eslint/js).
-    if (await engine.isPathIgnored(f.path)) {
-      results.push({ ignored: true, messages: [] });
-      continue;
-    }
-    const out = await engine.lintText(f.text, { filePath: f.path, warnIgnored: false });
+  const lint = async (text, filePath) => {
+    const out = await engine.lintText(text, { filePath, warnIgnored: false });
     const messages = (out[0]?.messages ?? []).map((m) => ({
       ruleId: m.ruleId ?? null,
       severity: m.severity,
@@ -92,7 +89,20 @@ async function eslint(mod, input, engine = newEngine(mod, input)) {
       column: m.column ?? 0,
       fatal: Boolean(m.fatal),
     }));
-    results.push({ ignored: out.length === 0, messages });
+    return { ignored: out.length === 0, messages };
+  };
+  const results = [];
+  for (const f of input.files) {
+    // isPathIgnored is also true for a file no config block matches (e.g. .ts with @eslint/js).
+    if (await engine.isPathIgnored(f.path)) {
+      results.push({ ignored: true, messages: [] });
+      continue;
+    }
+    const result = await lint(f.text, f.path);
+    if (typeof f.before === "string" && !result.ignored && result.messages.length > 0) {
+      result.baseline = await lint(f.before, f.path);
+    }
+    results.push(result);
   }
   return results;
 }
@@ -113,13 +123,19 @@ async function prettier(mod, input) {
       continue;
     }
     const options = (await resolveConfig(f.path, { editorconfig: true })) ?? {};
-    try {
-      const formatted = await format(f.text, { ...options, filepath: f.path });
-      results.push({ formatted, error: null });
-    } catch (e) {
-      // A syntax error belongs to this one file, not to the batch.
-      results.push({ formatted: null, error: String(e?.message ?? e) });
+    const run = async (text) => {
+      try {
+        return { formatted: await format(text, { ...options, filepath: f.path }), error: null };
+      } catch (e) {
+        // A syntax error belongs to this one file, not to the batch.
+        return { formatted: null, error: String(e?.message ?? e) };
+      }
+    };
+    const result = await run(f.text);
+    if (typeof f.before === "string" && result.formatted !== null && result.formatted !== f.text) {
+      result.baseline = await run(f.before);
     }
+    results.push(result);
   }
   return results;
 }

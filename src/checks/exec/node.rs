@@ -26,6 +26,10 @@ pub struct NodeFile {
     pub path: PathBuf,
     /// The patched content, which is what gets checked (not the file on disk).
     pub text: String,
+    /// The original content, when its result may be needed as the file's baseline: the bridge
+    /// checks it in the same process, only if the patched content has findings (or would be
+    /// reformatted), so a clean file costs nothing and a dirty one no second node start.
+    pub before: Option<String>,
 }
 
 /// Which of the bridge's two drivers runs a tool: a linter through the ESLint API (an `ESLint`
@@ -145,6 +149,8 @@ struct BridgeResult {
     messages: Vec<EslintMessage>,
     formatted: Option<String>,
     error: Option<String>,
+    /// The original text's result (when asked for and needed).
+    baseline: Option<Box<BridgeResult>>,
 }
 
 #[derive(Deserialize)]
@@ -173,6 +179,20 @@ pub fn run(
     scratch: &Path,
     timeout: Duration,
 ) -> Result<Vec<FileResult>, NodeError> {
+    let all = run_with_baselines(tool, module_dir, project_root, files, scratch, timeout)?;
+    Ok(all.into_iter().map(|(r, _)| r).collect())
+}
+
+/// [`run`], with each file's baseline: the result on its original text (`NodeFile::before`),
+/// computed by the same process when the patched text's result needed one.
+pub fn run_with_baselines(
+    tool: NodeTool,
+    module_dir: &Path,
+    project_root: &Path,
+    files: &[NodeFile],
+    scratch: &Path,
+    timeout: Duration,
+) -> Result<Vec<(FileResult, Option<FileResult>)>, NodeError> {
     let name = tool.package();
     if !module_dir.join("package.json").is_file() {
         let why = format!("{name} not found in node_modules or on PATH");
@@ -189,7 +209,13 @@ pub fn run(
         "projectRoot": project_root.to_string_lossy(),
         "ignoreFiles": ignore_files(project_root, tool.ignore_files),
         "files": files.iter()
-            .map(|f| serde_json::json!({"path": f.path.to_string_lossy(), "text": f.text}))
+            .map(|f| {
+                let mut file = serde_json::json!({"path": f.path.to_string_lossy(), "text": f.text});
+                if let Some(b) = &f.before {
+                    file["before"] = b.as_str().into();
+                }
+                file
+            })
             .collect::<Vec<_>>(),
     });
     #[cfg(test)]
@@ -219,24 +245,26 @@ pub fn run(
         let why = format!("{} results for {} files", doc.results.len(), files.len());
         return Err(failed(name, &why));
     }
-    let results = files.iter().zip(doc.results).map(|(f, r)| {
-        let path = f.path.clone();
-        match tool.api {
-            NodeApi::Lint => FileResult::Lint {
-                findings: r
-                    .messages
-                    .into_iter()
-                    .map(|m| finding(&path, m, name))
-                    .collect(),
-                ignored: r.ignored,
-                path,
-            },
-            NodeApi::Format => FileResult::Format {
-                path,
-                formatted: r.formatted,
-                error: r.error,
-            },
-        }
+    let result = |path: &Path, r: BridgeResult| match tool.api {
+        NodeApi::Lint => FileResult::Lint {
+            findings: r
+                .messages
+                .into_iter()
+                .map(|m| finding(path, m, name))
+                .collect(),
+            ignored: r.ignored,
+            path: path.to_path_buf(),
+        },
+        NodeApi::Format => FileResult::Format {
+            path: path.to_path_buf(),
+            formatted: r.formatted,
+            error: r.error,
+        },
+    };
+    let results = files.iter().zip(doc.results).map(|(f, mut r)| {
+        // Only an asked-for baseline counts: a stray one would be for text we did not send.
+        let base = r.baseline.take().filter(|_| f.before.is_some());
+        (result(&f.path, r), base.map(|b| result(&f.path, *b)))
     });
     Ok(results.collect())
 }
@@ -380,6 +408,7 @@ mod tests {
         let file = |(p, t): &(&str, &str)| NodeFile {
             path: root.join(p),
             text: t.to_string(),
+            before: None,
         };
         let files: Vec<NodeFile> = list.iter().map(file).collect();
         let module = find_module(tool.package(), root, root).expect("module");
