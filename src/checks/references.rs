@@ -85,14 +85,19 @@ pub fn check(
         .filter(|rel| !deleted.contains(rel.as_str()))
         .filter_map(|rel| {
             let lang = Language::from_path(rel).filter(|l| families.contains(&family(*l)))?;
-            let text = match changed.get(rel.as_str()) {
+            let input = changed.get(rel.as_str());
+            let text = match input {
                 Some(i) => i.text().to_string(),
                 None => String::from_utf8(std::fs::read(repo_root.join(rel)).ok()?).ok()?,
             };
             if !has_word(&ac, &text) {
                 return None;
             }
-            let symbols = symbols::of(rel, &text)?;
+            let symbols = match input {
+                // Parsed already for its definitions (and by the syntax gate): cached.
+                Some(i) => symbols::of_cached(rel, &text, i.before)?,
+                None => symbols::of(rel, &text)?,
+            };
             Some(Hit {
                 rel: rel.clone(),
                 family: family(lang),
@@ -177,11 +182,13 @@ fn removed_definitions(
         let Some(lang) = Language::from_path(rel).filter(|l| family(*l) != 0) else {
             return;
         };
-        let Some(defs) = symbols::definitions(rel, before) else {
+        // Through the tree cache: the patched text is reparsed from the original's tree only
+        // where it changed, and the syntax gate reuses it.
+        let Some(defs) = symbols::definitions_cached(rel, before, None) else {
             return;
         };
         let now: BTreeSet<String> = after
-            .and_then(|a| symbols::definitions(rel, a))
+            .and_then(|a| symbols::definitions_cached(rel, a, Some(before)))
             .unwrap_or_default()
             .into_iter()
             .map(|d| d.name)

@@ -15,6 +15,7 @@ mod indent;
 pub mod languages;
 pub mod symbols;
 mod text;
+pub mod trees;
 
 pub use errors::new_errors;
 pub use languages::Language;
