@@ -13,6 +13,7 @@ mod data;
 mod errors;
 mod indent;
 pub mod languages;
+pub mod lexer;
 pub mod symbols;
 mod text;
 pub mod trees;

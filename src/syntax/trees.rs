@@ -75,10 +75,7 @@ pub fn cached(lang: Language, text: &str) -> Option<Tree> {
 
 /// Empties the cache (for measurements that must start cold).
 pub fn forget() {
-    CACHE
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .clear();
+    CACHE.lock().unwrap_or_else(PoisonError::into_inner).clear();
 }
 
 fn keep(lang: Language, text: &str, tree: &Tree) {
@@ -148,9 +145,16 @@ pub fn edits(before: &str, after: &str) -> Vec<InputEdit> {
     // (old start line, old end line, new start line, new end line) of the hunk being gathered.
     let mut hunk: Option<(usize, usize, usize, usize)> = None;
     let flush = |h: (usize, usize, usize, usize), out: &mut Vec<InputEdit>| {
-        let at = |starts: &[usize], line: usize, len: usize| starts.get(line).copied().unwrap_or(len);
-        let (os, oe) = (at(&old_lines, h.0, before.len()), at(&old_lines, h.1, before.len()));
-        let (ns, ne) = (at(&new_starts, h.2, after.len()), at(&new_starts, h.3, after.len()));
+        let at =
+            |starts: &[usize], line: usize, len: usize| starts.get(line).copied().unwrap_or(len);
+        let (os, oe) = (
+            at(&old_lines, h.0, before.len()),
+            at(&old_lines, h.1, before.len()),
+        );
+        let (ns, ne) = (
+            at(&new_starts, h.2, after.len()),
+            at(&new_starts, h.3, after.len()),
+        );
         if let Some(e) = hunk_edit(before, after, (os, oe), (ns, ne), &new_starts) {
             out.push(e);
         }

@@ -22,8 +22,8 @@ use std::collections::HashSet;
 use tree_sitter::{Node, Tree};
 
 use super::languages::{self, Language};
-use super::trees;
 use super::text::Lines;
+use super::trees;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DefKind {
