@@ -4,7 +4,9 @@
 //! constructs real code has), makes a small edit in the middle, and prints the median time of
 //! `syntax::new_errors(original, patched)` (original parsed, patched reparsed from its tree)
 //! for three edits: a clean one, one that breaks the syntax, and a clean one in a file that
-//! already had an error (the path that diffs the two texts). A full parse of the patched text
+//! already had an error (the path that diffs the two texts); the first two also with the
+//! original's tree cached (`syntax::trees`, as a long-running server has it), where the patched
+//! text is only reparsed where it changed. A full parse of the patched text
 //! alone is printed for comparison. `RUNS` (default 50) sets the number of timed runs. Each
 //! figure is the median wall time and, in brackets, the median CPU time of the thread.
 //! Under `cargo test --all-targets` (no `--bench` argument) it only checks the verdicts.
@@ -53,9 +55,10 @@ fn main() {
         .max(1);
     println!("syntax gate, {runs} runs per figure; medians in ms: wall time (thread CPU time)");
     println!(
-        "| file | lines | KB | clean edit | breaking edit | edit, file already broken | full parse |"
+        "| file | lines | KB | clean edit | clean, original's tree cached | breaking edit | \
+         breaking, original's tree cached | edit, file already broken | full parse |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for case in cases() {
         let lines = case.text.lines().count();
         let kb = case.text.len() as f64 / 1024.0;
@@ -68,10 +71,29 @@ fn main() {
         let verdict = |before: &str, after: &str| {
             syntax::new_errors(case.rel, Some(before), after).expect("a covered language")
         };
-        let t_clean = median(runs, || verdict(&case.text, &clean).len());
-        let t_broken = median(runs, || verdict(&case.text, &broken).len());
-        let t_already = median(runs, || verdict(&already, &already_edited).len());
         let lang = Language::from_path(case.rel).expect("covered");
+        // Cold: no tree cached (a one-shot `patchgate apply`). Warm: the original's tree is
+        // cached (a server's next patch to a file it just wrote), untimed.
+        let cold = || syntax::trees::forget();
+        let warm = |original: &str| {
+            syntax::trees::forget();
+            if lang.is_tree_sitter() {
+                syntax::trees::tree(lang, original, None);
+            }
+        };
+        let t_clean = median_after(runs, cold, || verdict(&case.text, &clean).len());
+        let t_clean_warm = median_after(
+            runs,
+            || warm(&case.text),
+            || verdict(&case.text, &clean).len(),
+        );
+        let t_broken = median_after(runs, cold, || verdict(&case.text, &broken).len());
+        let t_broken_warm = median_after(
+            runs,
+            || warm(&case.text),
+            || verdict(&case.text, &broken).len(),
+        );
+        let t_already = median_after(runs, cold, || verdict(&already, &already_edited).len());
         let t_full = if lang.is_tree_sitter() {
             let t = median(runs, || {
                 syntax::languages::parse(lang, &clean)
@@ -83,10 +105,12 @@ fn main() {
             "(same parser)".into()
         };
         println!(
-            "| {} | {lines} | {kb:.0} | {} | {} | {} | {t_full} |",
+            "| {} | {lines} | {kb:.0} | {} | {} | {} | {} | {} | {t_full} |",
             case.rel,
             ms(t_clean),
+            ms(t_clean_warm),
             ms(t_broken),
+            ms(t_broken_warm),
             ms(t_already)
         );
     }
@@ -94,8 +118,10 @@ fn main() {
     println!(
         "symbols (`syntax::symbols`, one parse each), medians in ms: wall time (thread CPU time)"
     );
-    println!("| file | definitions | found | identifier_uses | found |");
-    println!("|---|---:|---:|---:|---:|");
+    println!(
+        "| file | definitions | found | identifier_uses | found | lexer: uses of 3 names | found |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for case in cases() {
         let Some(defs) = syntax::symbols::definitions(case.rel, &case.text) else {
             continue;
@@ -107,13 +133,27 @@ fn main() {
         let t_uses = median(runs, || {
             syntax::symbols::identifier_uses(case.rel, &case.text).map_or(0, |u| u.len())
         });
+        // What the reference check's scan does with an unchanged file: the uses of a few
+        // removed names, found by the lexer instead of a parse.
+        let lang = Language::from_path(case.rel).expect("covered");
+        let names: std::collections::HashSet<&str> = defs
+            .iter()
+            .step_by(defs.len() / 3 + 1)
+            .map(|d| d.name.as_str())
+            .collect();
+        let lexed = syntax::lexer::occurrences(lang, &case.text, &names);
+        let t_lex = median(runs, || {
+            syntax::lexer::occurrences(lang, &case.text, &names).map_or(0, |o| o.len())
+        });
         println!(
-            "| {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} |",
             case.rel,
             ms(t_defs),
             defs.len(),
             ms(t_uses),
-            uses.len()
+            uses.len(),
+            ms(t_lex),
+            lexed.map_or("declined".to_string(), |o| o.len().to_string())
         );
     }
 }
@@ -165,6 +205,22 @@ fn check_verdicts(case: &Case) -> Texts {
         vec![],
         "{rel}: unrelated edit in a broken file"
     );
+    // The same verdicts, to the letter, when the original's tree is cached and the patched
+    // text is reparsed from it.
+    let lang = Language::from_path(rel).expect("covered");
+    for (before, after) in [
+        (&case.text, &clean),
+        (&case.text, &broken),
+        (&already, &already_edited),
+    ] {
+        syntax::trees::forget();
+        let cold = verdict(Some(before), after);
+        syntax::trees::forget();
+        if lang.is_tree_sitter() {
+            syntax::trees::tree(lang, before, None);
+        }
+        assert_eq!(verdict(Some(before), after), cold, "{rel}: cached original");
+    }
     Texts {
         clean,
         broken,
@@ -185,10 +241,21 @@ fn ms((wall, cpu): (Duration, Duration)) -> String {
 /// The median (wall time, this thread's CPU time) of `runs` calls after one warm-up call. On a
 /// shared machine the CPU time is the steadier figure: it leaves out the time the thread waited
 /// for a core.
-fn median(runs: usize, mut f: impl FnMut() -> usize) -> (Duration, Duration) {
+fn median(runs: usize, f: impl FnMut() -> usize) -> (Duration, Duration) {
+    median_after(runs, || {}, f)
+}
+
+/// [`median`], with `setup` run untimed before each call.
+fn median_after(
+    runs: usize,
+    mut setup: impl FnMut(),
+    mut f: impl FnMut() -> usize,
+) -> (Duration, Duration) {
+    setup();
     black_box(f());
     let (mut wall, mut cpu): (Vec<Duration>, Vec<Duration>) = (0..runs)
         .map(|_| {
+            setup();
             let (start, start_cpu) = (Instant::now(), thread_cpu());
             black_box(f());
             (start.elapsed(), thread_cpu().saturating_sub(start_cpu))

@@ -8,8 +8,10 @@
 //!    defined before and not after is a candidate.
 //! 2. One pass over the repository's files (tracked, and untracked but not ignored) of the same
 //!    language family (the patched content where the patch changes a file) with a multi-pattern
-//!    search for the candidates as whole words, in parallel; only files that contain one are
-//!    parsed, once each (definitions and uses from the same tree).
+//!    search for the candidates as whole words, in parallel. A file that contains one is lexed
+//!    ([`lexer`]: identifier tokens outside comments and strings); it is parsed (definitions
+//!    and uses from one tree) only when the patch changed it, or when an occurrence may be a
+//!    definition's name, or when the lexer cannot be sure of the text.
 //! 3. A candidate counts only if it had exactly one definition in the project before and has
 //!    none after (a name defined elsewhere too is not dangling), and, for a method, only if its
 //!    name is a compound one (`parse_config`, `getUser`): a method called `get` or `append` shares
@@ -20,7 +22,7 @@
 //! Invariant: it never reports a name the original state did not define exactly once, so a
 //! correct rename (every use updated) passes.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::Path;
 
 use aho_corasick::AhoCorasick;
@@ -31,6 +33,7 @@ use super::finding::{RawFinding, Severity};
 use super::gate::LineMap;
 use crate::runner::Cmd;
 use crate::syntax::Language;
+use crate::syntax::lexer;
 use crate::syntax::symbols::{self, DefKind, Definition};
 
 /// Which files can use a name defined in a file of `lang`.
@@ -72,6 +75,7 @@ pub fn check(
     let names: Vec<&str> = gone.iter().map(|g| g.name.as_str()).collect();
     let families: BTreeSet<u8> = gone.iter().map(|g| g.family).collect();
     let ac = AhoCorasick::new(&names).map_err(|e| e.to_string())?;
+    let wanted: HashSet<&str> = names.iter().copied().collect();
 
     // The state after the patch, for every file of the families that holds a candidate as a
     // word: read and searched in parallel, then each parsed once (definitions and uses).
@@ -85,14 +89,22 @@ pub fn check(
         .filter(|rel| !deleted.contains(rel.as_str()))
         .filter_map(|rel| {
             let lang = Language::from_path(rel).filter(|l| families.contains(&family(*l)))?;
-            let text = match changed.get(rel.as_str()) {
+            let input = changed.get(rel.as_str());
+            let text = match input {
                 Some(i) => i.text().to_string(),
                 None => String::from_utf8(std::fs::read(repo_root.join(rel)).ok()?).ok()?,
             };
             if !has_word(&ac, &text) {
                 return None;
             }
-            let symbols = symbols::of(rel, &text)?;
+            let symbols = match input {
+                // Parsed already for its definitions (and by the syntax gate): cached.
+                Some(i) => symbols::of_cached(rel, &text, i.before)?,
+                None => match lexed(lang, &text, &wanted) {
+                    Some(s) => s,
+                    None => symbols::of(rel, &text)?,
+                },
+            };
             Some(Hit {
                 rel: rel.clone(),
                 family: family(lang),
@@ -160,6 +172,23 @@ pub fn check(
     Ok(out)
 }
 
+/// The uses of `names` in an unchanged file, from the lexer: enough when none of them can be
+/// a definition's name (it then defines none of the candidates, and its other definitions do
+/// not matter). `None`: the file needs a parse.
+fn lexed(lang: Language, text: &str, names: &HashSet<&str>) -> Option<symbols::Symbols> {
+    let found = lexer::occurrences(lang, text, names)?;
+    if found.iter().any(|o| o.may_define) {
+        return None;
+    }
+    Some(symbols::Symbols {
+        definitions: Vec::new(),
+        uses: found
+            .into_iter()
+            .map(|o| (o.name, o.line, o.column))
+            .collect(),
+    })
+}
+
 /// A file that holds a candidate name, after the patch.
 struct Hit {
     rel: String,
@@ -177,11 +206,13 @@ fn removed_definitions(
         let Some(lang) = Language::from_path(rel).filter(|l| family(*l) != 0) else {
             return;
         };
-        let Some(defs) = symbols::definitions(rel, before) else {
+        // Through the tree cache: the patched text is reparsed from the original's tree only
+        // where it changed, and the syntax gate reuses it.
+        let Some(defs) = symbols::definitions_cached(rel, before, None) else {
             return;
         };
         let now: BTreeSet<String> = after
-            .and_then(|a| symbols::definitions(rel, a))
+            .and_then(|a| symbols::definitions_cached(rel, a, Some(before)))
             .unwrap_or_default()
             .into_iter()
             .map(|d| d.name)

@@ -123,6 +123,11 @@ pub fn reparse(lang: Language, before_tree: &Tree, edit: &InputEdit, after: &str
     with_parser(lang, |parser| run(parser, after, Some(&old)))
 }
 
+/// Parses `text` reusing `old`, a tree already edited to match it.
+pub(super) fn parse_from(lang: Language, text: &str, old: &Tree) -> Option<Tree> {
+    with_parser(lang, |parser| run(parser, text, Some(old)))
+}
+
 /// The smallest single edit that turns `before` into `after` (common prefix and suffix removed,
 /// both cut on character boundaries).
 pub fn single_edit(before: &str, after: &str) -> InputEdit {

@@ -13,8 +13,10 @@ mod data;
 mod errors;
 mod indent;
 pub mod languages;
+pub mod lexer;
 pub mod symbols;
 mod text;
+pub mod trees;
 
 pub use errors::new_errors;
 pub use languages::Language;

@@ -18,7 +18,9 @@
 //!   show an unclosed bracket comes first instead, the other errors then being debris.
 //! - The patched text is parsed once; most patches leave no error, and then that is all. Only
 //!   when it has errors is the original parsed too, incrementally from the patched text's tree
-//!   (the one changed byte range marked edited), so either way the cost is about one full parse.
+//!   (the changed ranges marked edited), so either way the cost is at most about one full
+//!   parse. When the original's tree is cached ([`trees`]), the patched text is only reparsed
+//!   where it changed. Either way the trees are those of a full parse (see [`trees::reparse`]).
 
 use std::time::Duration;
 
@@ -28,7 +30,7 @@ use tree_sitter::{Node, Tree};
 use super::indent::{self, IndentKind};
 use super::languages::{self, Language};
 use super::text::{Lines, snippet};
-use super::{SyntaxError, data};
+use super::{SyntaxError, data, trees};
 
 /// More errors than this in one file are not listed (a binary or mis-encoded file can give
 /// thousands).
@@ -46,7 +48,9 @@ pub fn new_errors(rel: &str, before: Option<&str>, after: &str) -> Option<Vec<Sy
     if !lang.is_tree_sitter() {
         return Some(data::new_errors(lang, rel, before, after));
     }
-    let tree = languages::parse(lang, after)?;
+    // Reparsed from the original's tree when that is at hand (a server's next patch to the
+    // file it just wrote, or the reference check got here first), else parsed in full.
+    let tree = trees::tree(lang, after, before)?;
     let indents = if lang == Language::Python {
         indent::check(after)
     } else {
@@ -61,9 +65,9 @@ pub fn new_errors(rel: &str, before: Option<&str>, after: &str) -> Option<Vec<Sy
     let change = before.map(|b| languages::single_edit(b, after).start_position.row + 1);
     let mut found = issues(&tree, after, &lines, indents, change);
     if let Some(b) = before {
-        // The original is reparsed from the patched text's tree (the edit reversed), so it
-        // costs a fraction of a full parse.
-        let old = languages::reparse(lang, &tree, &languages::single_edit(after, b), b)?;
+        // The original is reparsed from the patched text's tree (the edits reversed), so it
+        // costs a fraction of a full parse, unless its tree is at hand already.
+        let old = trees::tree_from(lang, b, after, &tree)?;
         let old_indents = if has_indents {
             indent::check(b)
         } else {

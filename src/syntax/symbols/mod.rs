@@ -19,10 +19,11 @@ pub mod lookup;
 
 use std::collections::HashSet;
 
-use tree_sitter::Node;
+use tree_sitter::{Node, Tree};
 
 use super::languages::{self, Language};
 use super::text::Lines;
+use super::trees;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DefKind {
@@ -56,9 +57,21 @@ pub struct Definition {
 pub fn definitions(rel: &str, text: &str) -> Option<Vec<Definition>> {
     let lang = Language::from_path(rel)?;
     let tree = languages::parse(lang, text)?;
+    Some(definitions_in(lang, text, &tree))
+}
+
+/// [`definitions`] of a text the syntax gate parses too (a file the patch changes), through
+/// the tree cache: `base` is the text it was made from, whose cached tree it is reparsed from.
+pub fn definitions_cached(rel: &str, text: &str, base: Option<&str>) -> Option<Vec<Definition>> {
+    let lang = Language::from_path(rel)?;
+    let tree = trees::tree(lang, text, base)?;
+    Some(definitions_in(lang, text, &tree))
+}
+
+fn definitions_in(lang: Language, text: &str, tree: &Tree) -> Vec<Definition> {
     let mut out = Collector::new(lang, text);
     out.scope(tree.root_node(), "", Container::Module);
-    Some(out.defs)
+    out.defs
 }
 
 /// Every identifier-like use in `text`: (name, 1-based line, 1-based character column), in
@@ -78,6 +91,17 @@ pub struct Symbols {
 pub fn of(rel: &str, text: &str) -> Option<Symbols> {
     let lang = Language::from_path(rel)?;
     let tree = languages::parse(lang, text)?;
+    Some(symbols_in(lang, text, &tree))
+}
+
+/// [`of`] through the tree cache, as [`definitions_cached`].
+pub fn of_cached(rel: &str, text: &str, base: Option<&str>) -> Option<Symbols> {
+    let lang = Language::from_path(rel)?;
+    let tree = trees::tree(lang, text, base)?;
+    Some(symbols_in(lang, text, &tree))
+}
+
+fn symbols_in(lang: Language, text: &str, tree: &Tree) -> Symbols {
     let mut defs = Collector::new(lang, text);
     defs.scope(tree.root_node(), "", Container::Module);
     let lines = Lines::new(text);
@@ -105,10 +129,10 @@ pub fn of(rel: &str, text: &str) -> Option<Symbols> {
             }
         }
     }
-    Some(Symbols {
+    Symbols {
         definitions: defs.defs,
         uses: out,
-    })
+    }
 }
 
 fn is_identifier(lang: Language, kind: &str) -> bool {
