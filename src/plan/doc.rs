@@ -267,6 +267,33 @@ impl TextDoc {
         self.crlf = crlf;
     }
 
+    /// Whether any line ends with `\r\n` on disk.
+    pub fn has_crlf(&self) -> bool {
+        self.crlf.contains(&true)
+    }
+
+    /// The document with each of `pieces` (sorted, disjoint ranges of [`TextDoc::text`]) replaced
+    /// by its text (folded), built once: for a document without CRLF endings (see
+    /// [`TextDoc::has_crlf`]), where it is exactly [`TextDoc::replace`] on each piece.
+    pub(crate) fn splice_lf(&self, pieces: &[(Range<usize>, &str)]) -> TextDoc {
+        debug_assert!(!self.has_crlf());
+        let grown: usize = pieces.iter().map(|(_, n)| n.len()).sum();
+        let mut text = String::with_capacity(self.text.len() + grown);
+        let mut at = 0;
+        for (r, new) in pieces {
+            text.push_str(&self.text[at..r.start]);
+            text.push_str(new);
+            at = r.end;
+        }
+        text.push_str(&self.text[at..]);
+        let crlf = vec![false; memchr_count(text.as_bytes())];
+        TextDoc {
+            bom: self.bom,
+            text,
+            crlf,
+        }
+    }
+
     /// Appends `add` (folded), first ending the last line if it is not ended.
     pub fn append(&mut self, add: &str) {
         let end = self.text.len();
