@@ -105,7 +105,13 @@ impl TextDoc {
         if self.bom {
             out.extend_from_slice(b"\xef\xbb\xbf");
         }
-        out.extend_from_slice(self.encode_range(0..self.text.len()).as_bytes());
+        // Without CRLF endings the text is the bytes: one copy, not an intermediate string too
+        // (that was a second copy of a whole 50 MB file at the peak).
+        if self.has_crlf() {
+            out.extend_from_slice(self.encode_range(0..self.text.len()).as_bytes());
+        } else {
+            out.extend_from_slice(self.text.as_bytes());
+        }
         out
     }
 
