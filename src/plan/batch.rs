@@ -48,8 +48,14 @@ struct Applied {
 
 /// The steps of `edits` (in order) on `doc`, and the document after all of them: exactly what
 /// [`replace_in`] gives one edit at a time, or `None` when the one-pass plan cannot promise that.
-pub(super) fn plan_file(doc: &TextDoc, edits: &[&Replace]) -> Option<(Vec<Step>, TextDoc)> {
-    if doc.has_crlf() || !edits.iter().all(|r| eligible(r)) {
+/// `recorded[k]`: edit `k` is on record as applied before; it applies here only while its
+/// `new_string` is nowhere in the text (else the one-by-one path may call it already applied).
+pub(super) fn plan_file(
+    doc: &TextDoc,
+    edits: &[&Replace],
+    recorded: &[bool],
+) -> Option<(Vec<Step>, TextDoc)> {
+    if doc.has_crlf() || !edits.iter().all(|r| eligible(r)) || recorded.len() != edits.len() {
         return None;
     }
     let text = doc.text();
@@ -59,19 +65,22 @@ pub(super) fn plan_file(doc: &TextDoc, edits: &[&Replace]) -> Option<(Vec<Step>,
     let mut ids: HashMap<&str, usize> = HashMap::new();
     let mut patterns: Vec<&str> = Vec::new();
     let mut last_use: Vec<usize> = Vec::new();
-    let pat_of: Vec<usize> = olds
-        .iter()
-        .enumerate()
-        .map(|(k, o)| {
-            let id = *ids.entry(o.as_ref()).or_insert_with(|| {
-                patterns.push(o.as_ref());
+    let mut pat_of: Vec<usize> = Vec::with_capacity(edits.len());
+    // A recorded edit also looks for its new_string: it must not be there.
+    let mut new_pat: Vec<Option<usize>> = Vec::with_capacity(edits.len());
+    for k in 0..edits.len() {
+        let mut id_of = |text| {
+            let id = *ids.entry(text).or_insert_with(|| {
+                patterns.push(text);
                 last_use.push(0);
                 patterns.len() - 1
             });
-            last_use[id] = k;
+            last_use[id] = last_use[id].max(k);
             id
-        })
-        .collect();
+        };
+        pat_of.push(id_of(olds[k].as_ref()));
+        new_pat.push((recorded[k] && !news[k].is_empty()).then(|| id_of(news[k].as_ref())));
+    }
     let ac = AhoCorasick::builder()
         .match_kind(AcKind::Standard)
         .kind(Some(AhoCorasickKind::ContiguousNFA))
@@ -92,8 +101,14 @@ pub(super) fn plan_file(doc: &TextDoc, edits: &[&Replace]) -> Option<(Vec<Step>,
     }
 
     let mut applied: BTreeMap<usize, Applied> = BTreeMap::new();
-    for k in 0..edits.len() {
-        let p = pat_of[k];
+    for (k, &p) in pat_of.iter().enumerate() {
+        if let Some(q) = new_pat[k] {
+            let len = patterns[q].len();
+            occ[q].retain(|&s| !touches_applied(&applied, s, s + len));
+            if !occ[q].is_empty() {
+                return None;
+            }
+        }
         let len = patterns[p].len();
         // Occurrences an earlier edit overlapped are gone for good: drop them as they are seen.
         occ[p].retain(|&s| !touches_applied(&applied, s, s + len));
@@ -276,20 +291,21 @@ impl Fenwick {
 /// A file whose edits are planned together: the edits until its first edit is reached, then the
 /// steps still to hand out, one per edit in order.
 pub(super) enum Pending {
-    Edits(Vec<Replace>),
+    /// Each edit, and whether it is on record as applied before.
+    Edits(Vec<(Replace, bool)>),
     Steps(std::collections::VecDeque<Step>),
 }
 
 impl Planner<'_> {
     /// The files to plan in one pass: those with at least two edits, every one of them a plain
     /// replacement that nothing else in the patch could interfere with (no other kind of edit,
-    /// move or copy names the path, no edit of it is on record or has `expect_sha256`).
+    /// move or copy names the path, no edit of it has `expect_sha256`).
     pub(super) fn gather_batches(&mut self, patch: &Patch, digests: &[Option<String>]) {
         if self.diff {
             return;
         }
         let mut tainted: std::collections::HashSet<String> = std::collections::HashSet::new();
-        let mut per_key: HashMap<String, Vec<Replace>> = HashMap::new();
+        let mut per_key: HashMap<String, Vec<(Replace, bool)>> = HashMap::new();
         for (edit, digest) in patch.edits.iter().zip(digests) {
             let (Ok(op), Ok(res)) = (&edit.op, self.resolve(&edit.file_path)) else {
                 continue;
@@ -298,10 +314,13 @@ impl Planner<'_> {
                 Op::Replace(r)
                     if edit.expect_sha256.is_none()
                         && eligible(r)
-                        && !(edit.origin.is_none() && fold_eol(&r.old) == fold_eol(&r.new))
-                        && digest.as_ref().is_some_and(|d| !self.record.contains(d)) =>
+                        && !(edit.origin.is_none() && fold_eol(&r.old) == fold_eol(&r.new)) =>
                 {
-                    per_key.entry(res.real).or_default().push(r.clone());
+                    let recorded = digest.as_ref().is_some_and(|d| self.record.contains(d));
+                    per_key
+                        .entry(res.real)
+                        .or_default()
+                        .push((r.clone(), recorded));
                 }
                 _ => {
                     if let Op::Move { to, .. } | Op::Copy { to } = op
@@ -332,8 +351,9 @@ impl Planner<'_> {
             return None;
         };
         let doc = self.text_of(key, shown).ok()?;
-        let refs: Vec<&Replace> = edits.iter().collect();
-        let (steps, after) = plan_file(doc, &refs)?;
+        let refs: Vec<&Replace> = edits.iter().map(|(r, _)| r).collect();
+        let recorded: Vec<bool> = edits.iter().map(|(_, rec)| *rec).collect();
+        let (steps, after) = plan_file(doc, &refs, &recorded)?;
         *doc = after;
         self.mark_changed(key);
         crate::timing::mark("plan: a file's edits planned in one pass");

@@ -30,6 +30,8 @@ struct Spec {
     in_last: bool,
     /// Taken from the original file rather than the current text: it may be gone (a miss).
     stale: bool,
+    /// The edit is on record as applied before (a re-run).
+    recorded: bool,
     len: usize,
     /// 0: delete; 1: a piece of the original file; 2: `old_string` changed by a letter; 3:
     /// `old_string`, a line break and a piece of the original file.
@@ -39,7 +41,7 @@ struct Spec {
 }
 
 /// The original document (`lines` numbered lines, each unique) and the edits the specs make.
-fn build(lines: usize, crlf: bool, specs: &[Spec]) -> (TextDoc, Vec<Replace>) {
+fn build(lines: usize, crlf: bool, specs: &[Spec]) -> (TextDoc, Vec<Replace>, Vec<bool>) {
     let eol = if crlf { "\r\n" } else { "\n" };
     let base: String = (0..lines)
         .map(|i| format!("l{i}:{}{eol}", ["ab", "ba", "abab", "x", ""][i % 5]))
@@ -48,6 +50,7 @@ fn build(lines: usize, crlf: bool, specs: &[Spec]) -> (TextDoc, Vec<Replace>) {
     let mut cur = doc.clone();
     let mut last: Option<(usize, usize)> = None;
     let mut edits = Vec::new();
+    let mut recorded = Vec::new();
     for s in specs {
         let text = if s.stale {
             doc.text().to_string()
@@ -72,31 +75,33 @@ fn build(lines: usize, crlf: bool, specs: &[Spec]) -> (TextDoc, Vec<Replace>) {
             _ => format!("{old}\n{piece}"),
         };
         let r = replace(old, &new);
-        let step = replace_in(&mut cur, "f.txt", &r, false, false);
+        let step = replace_in(&mut cur, "f.txt", &r, s.recorded, false);
         last = (step.status == EditStatus::Applied).then(|| (start, fold_eol(&new).len()));
         edits.push(r);
+        recorded.push(s.recorded);
     }
-    (doc, edits)
+    (doc, edits, recorded)
 }
 
 /// The one-by-one path's steps and document.
-fn one_by_one(doc: &TextDoc, edits: &[Replace]) -> (Vec<Step>, TextDoc) {
+fn one_by_one(doc: &TextDoc, edits: &[Replace], recorded: &[bool]) -> (Vec<Step>, TextDoc) {
     let mut d = doc.clone();
     let steps = edits
         .iter()
-        .map(|r| replace_in(&mut d, "f.txt", r, false, false))
+        .zip(recorded)
+        .map(|(r, &rec)| replace_in(&mut d, "f.txt", r, rec, false))
         .collect();
     (steps, d)
 }
 
 /// Fails unless the one-pass plan, when there is one, is the one-by-one path's, step for step
 /// and byte for byte; says whether there was one.
-fn agrees(doc: &TextDoc, edits: &[Replace]) -> Result<bool, TestCaseError> {
+fn agrees(doc: &TextDoc, edits: &[Replace], recorded: &[bool]) -> Result<bool, TestCaseError> {
     let refs: Vec<&Replace> = edits.iter().collect();
-    let Some((steps, after)) = plan_file(doc, &refs) else {
+    let Some((steps, after)) = plan_file(doc, &refs, recorded) else {
         return Ok(false);
     };
-    let (want, want_doc) = one_by_one(doc, edits);
+    let (want, want_doc) = one_by_one(doc, edits, recorded);
     prop_assert_eq!(steps.len(), want.len());
     for (k, (got, want)) in steps.iter().zip(&want).enumerate() {
         prop_assert_eq!(got.status, want.status, "edit {}: {:?}", k, want.message);
@@ -116,20 +121,24 @@ fn spec() -> impl Strategy<Value = Spec> {
         any::<usize>(),
         prop::bool::weighted(0.3),
         prop::bool::weighted(0.15),
+        prop::bool::weighted(0.2),
         0usize..10,
         0u8..4,
         any::<usize>(),
         0usize..12,
     )
-        .prop_map(|(at, in_last, stale, len, kind, src, src_len)| Spec {
-            at,
-            in_last,
-            stale,
-            len,
-            kind,
-            src,
-            src_len,
-        })
+        .prop_map(
+            |(at, in_last, stale, recorded, len, kind, src, src_len)| Spec {
+                at,
+                in_last,
+                stale,
+                recorded,
+                len,
+                kind,
+                src,
+                src_len,
+            },
+        )
 }
 
 proptest! {
@@ -145,8 +154,8 @@ proptest! {
         crlf in prop::bool::weighted(0.1),
         specs in prop::collection::vec(spec(), 1..24),
     ) {
-        let (doc, edits) = build(lines, crlf, &specs);
-        let planned = agrees(&doc, &edits)?;
+        let (doc, edits, recorded) = build(lines, crlf, &specs);
+        let planned = agrees(&doc, &edits, &recorded)?;
         prop_assert!(!(crlf && planned), "a CRLF file is planned one by one");
     }
 }
@@ -170,18 +179,20 @@ fn many_sequences_are_planned_in_one_pass() {
         let specs: Vec<Spec> = (0..1 + lcg(&mut seed) % 12)
             .map(|_| Spec {
                 at: lcg(&mut seed),
-                in_last: lcg(&mut seed) % 4 == 0,
-                stale: lcg(&mut seed) % 8 == 0,
+                in_last: lcg(&mut seed).is_multiple_of(4),
+                stale: lcg(&mut seed).is_multiple_of(8),
+                recorded: lcg(&mut seed).is_multiple_of(5),
                 len: 4 + lcg(&mut seed) % 6,
                 kind: (lcg(&mut seed) % 4) as u8,
                 src: lcg(&mut seed),
                 src_len: lcg(&mut seed) % 12,
             })
             .collect();
-        let (doc, edits) = build(lines, false, &specs);
-        let (steps, _) = one_by_one(&doc, &edits);
+        let (doc, edits, recorded) = build(lines, false, &specs);
+        let (steps, _) = one_by_one(&doc, &edits, &recorded);
         let applied = steps.iter().all(|s| s.status == EditStatus::Applied);
-        let ok = agrees(&doc, &edits).expect("the one-pass plan is the one-by-one path's");
+        let ok =
+            agrees(&doc, &edits, &recorded).expect("the one-pass plan is the one-by-one path's");
         all_applied += usize::from(applied);
         planned += usize::from(ok);
         interacting_planned += usize::from(ok && specs.iter().any(|s| s.in_last));
@@ -204,17 +215,17 @@ fn chained_edits_see_earlier_ones() {
     // Edit 2's old_string exists only after edit 1; edit 3's also in the original (ambiguous).
     let edits = [replace("a = 1", "a = 10"), replace("a = 10", "a = 11")];
     let refs: Vec<&Replace> = edits.iter().collect();
-    assert!(plan_file(&doc, &refs).is_none());
+    assert!(plan_file(&doc, &refs, &[false, false]).is_none());
     let edits = [
         replace("b = 2\n", "c = 3\nb = 2\n"),
         replace("c = 3", "c = 4"),
     ];
     let refs: Vec<&Replace> = edits.iter().collect();
-    assert!(plan_file(&doc, &refs).is_none());
+    assert!(plan_file(&doc, &refs, &[false, false]).is_none());
     // A deletion that joins two pieces into a later edit's old_string.
     let edits = [replace("1\nb", ""), replace("a = = 2", "x")];
     let refs: Vec<&Replace> = edits.iter().collect();
-    assert!(plan_file(&doc, &refs).is_none());
+    assert!(plan_file(&doc, &refs, &[false, false]).is_none());
     // Independent edits, adjacent ones included: planned, with the one-by-one lines.
     let edits = [
         replace("c = 3\n", "c = 3\nd = 4\n"),
@@ -222,8 +233,13 @@ fn chained_edits_see_earlier_ones() {
         replace("b = 2\n", "B\n"),
     ];
     let refs: Vec<&Replace> = edits.iter().collect();
-    let (steps, after) = plan_file(&doc, &refs).expect("planned in one pass");
+    let (steps, after) = plan_file(&doc, &refs, &[false; 3]).expect("planned in one pass");
     let lines: Vec<_> = steps.iter().map(|s| s.lines.clone()).collect();
     assert_eq!(lines, [vec![(3, 3)], vec![(1, 1)], vec![(3, 3)]]);
     assert_eq!(after.text(), "a = 1\n\nB\nc = 3\nd = 4\n");
+    // A re-run: an edit on record whose new_string is already there is the one-by-one path's.
+    let edits = [replace("a = 1", "b = 2"), replace("c = 3", "c = 4")];
+    let refs: Vec<&Replace> = edits.iter().collect();
+    assert!(plan_file(&doc, &refs, &[true, false]).is_none());
+    assert!(plan_file(&doc, &refs, &[false, true]).is_some());
 }

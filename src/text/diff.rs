@@ -95,7 +95,7 @@ fn clear_of_ends(diff: &TextDiff<str>, head: bool, tail: bool) -> bool {
             .next()
             .is_none_or(|op| op.old_range().start >= CONTEXT && op.new_range().start >= CONTEXT);
     let tail_ok = !tail
-        || changes().last().is_none_or(|op| {
+        || changes().next_back().is_none_or(|op| {
             old_n - op.old_range().end >= CONTEXT && new_n - op.new_range().end >= CONTEXT
         });
     head_ok && tail_ok
