@@ -46,7 +46,7 @@ elif case == "200k_lines":
     old = lines[150_000 * scale]
     lines[150_000 * scale] = f"value_{150_000 * scale} = compute(-1)\n"
     after = "".join(lines)
-    edits = [(old, lines[150_000], False)]
+    edits = [(old, lines[150_000 * scale], False)]
 else:  # 20k_edits: every 10th line of a 200,000-line file
     lines = [f"value_{i} = compute({i})\n" for i in range(200_000 * scale)]
     before = "".join(lines)
