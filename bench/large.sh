@@ -3,11 +3,13 @@
 # one run, each case in its own fresh repository: replace_all with 80,000 matches, one edit in a
 # 50 MB file, one edit in a 200,000-line file, and 20,000 edits in one patch. Prints the median
 # wall time and the peak RSS (GNU time's %M) of RUNS runs, and each figure as a ratio to git apply.
-# Knobs: RUNS (default 5); CASES (a subset of the four names); PATCHGATE=/path/to/patchgate measures that binary instead of a fresh
+# Knobs: RUNS (default 5); CASES (a subset of the four names); SCALE (default 1) multiplies every
+# case's size (lines, matches, edits), to show how the times grow; PATCHGATE=/path/to/patchgate measures that binary instead of a fresh
 # `cargo build --release`; PATCHGATE_BASE=/path/to/patchgate also times an older build (before).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RUNS=${RUNS:-5}
+SCALE=${SCALE:-1}
 [ -x /usr/bin/time ] || { echo "error: GNU time (/usr/bin/time) is needed" >&2; exit 1; }
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
@@ -22,34 +24,34 @@ PG_BASE=${PATCHGATE_BASE:-}
 # gen CASE DIR: a repository with the case's file committed, its patch (DIR.yaml) and the same
 # change as a unified diff (DIR.diff).
 gen() {
-    python3 - "$1" "$2" <<'PY'
+    python3 - "$1" "$2" "$SCALE" <<'PY'
 import json, sys
-case, d = sys.argv[1], sys.argv[2]
+case, d, scale = sys.argv[1], sys.argv[2], int(sys.argv[3])
 import os
 os.makedirs(d)
 if case == "replace_all":
-    before = "let value = old_name(old_name);\n" * 40_000
+    before = "let value = old_name(old_name);\n" * (40_000 * scale)
     after = before.replace("old_name", "new_name")
     edits = [("old_name", "new_name", True)]
 elif case == "50mb":
-    lines = [f"line {i:09d} of a large generated file, padded to a fixed width ......\n" for i in range(700_000)]
+    lines = [f"line {i:09d} of a large generated file, padded to a fixed width ......\n" for i in range(700_000 * scale)]
     before = "".join(lines)
     mid = len(lines) // 2
     lines[mid] = "the changed line\n"
     after = "".join(lines)
     edits = [(before.splitlines(True)[mid], "the changed line\n", False)]
 elif case == "200k_lines":
-    lines = [f"value_{i} = compute({i})\n" for i in range(200_000)]
+    lines = [f"value_{i} = compute({i})\n" for i in range(200_000 * scale)]
     before = "".join(lines)
-    old = lines[150_000]
-    lines[150_000] = "value_150000 = compute(-1)\n"
+    old = lines[150_000 * scale]
+    lines[150_000 * scale] = f"value_{150_000 * scale} = compute(-1)\n"
     after = "".join(lines)
-    edits = [(old, lines[150_000], False)]
+    edits = [(old, lines[150_000 * scale], False)]
 else:  # 20k_edits: every 10th line of a 200,000-line file
-    lines = [f"value_{i} = compute({i})\n" for i in range(200_000)]
+    lines = [f"value_{i} = compute({i})\n" for i in range(200_000 * scale)]
     before = "".join(lines)
     edits = []
-    for i in range(0, 200_000, 10):
+    for i in range(0, 200_000 * scale, 10):
         new = f"value_{i} = compute({i} + 1)\n"
         edits.append((lines[i], new, False))
         lines[i] = new
@@ -91,6 +93,7 @@ row() {
         printf "%-12s %-18s %9.2f %9s %10.1f\n", c, n, t, (g > 0 ? sprintf("%.1f", t / g) : "-"), m / 1024 }'
 }
 
+echo "scale $SCALE, $RUNS runs each, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-12s %-18s %9s %9s %10s\n' case tool median_s x_git peak_MB
 for c in ${CASES:-replace_all 50mb 200k_lines 20k_edits}; do
     D="$WORK/$c"

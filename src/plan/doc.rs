@@ -105,7 +105,13 @@ impl TextDoc {
         if self.bom {
             out.extend_from_slice(b"\xef\xbb\xbf");
         }
-        out.extend_from_slice(self.encode_range(0..self.text.len()).as_bytes());
+        // Without CRLF endings the text is the bytes: one copy, not an intermediate string too
+        // (that was a second copy of a whole 50 MB file at the peak).
+        if self.has_crlf() {
+            out.extend_from_slice(self.encode_range(0..self.text.len()).as_bytes());
+        } else {
+            out.extend_from_slice(self.text.as_bytes());
+        }
         out
     }
 
@@ -265,6 +271,33 @@ impl TextDoc {
         crlf.extend_from_slice(&self.crlf[nl..]);
         self.text = text;
         self.crlf = crlf;
+    }
+
+    /// Whether any line ends with `\r\n` on disk.
+    pub fn has_crlf(&self) -> bool {
+        self.crlf.contains(&true)
+    }
+
+    /// The document with each of `pieces` (sorted, disjoint ranges of [`TextDoc::text`]) replaced
+    /// by its text (folded), built once: for a document without CRLF endings (see
+    /// [`TextDoc::has_crlf`]), where it is exactly [`TextDoc::replace`] on each piece.
+    pub(crate) fn splice_lf(&self, pieces: &[(Range<usize>, &str)]) -> TextDoc {
+        debug_assert!(!self.has_crlf());
+        let grown: usize = pieces.iter().map(|(_, n)| n.len()).sum();
+        let mut text = String::with_capacity(self.text.len() + grown);
+        let mut at = 0;
+        for (r, new) in pieces {
+            text.push_str(&self.text[at..r.start]);
+            text.push_str(new);
+            at = r.end;
+        }
+        text.push_str(&self.text[at..]);
+        let crlf = vec![false; memchr_count(text.as_bytes())];
+        TextDoc {
+            bom: self.bom,
+            text,
+            crlf,
+        }
     }
 
     /// Appends `add` (folded), first ending the last line if it is not ended.

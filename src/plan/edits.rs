@@ -5,6 +5,9 @@ use super::*;
 
 impl Planner<'_> {
     pub(super) fn replace(&mut self, key: &str, shown: &str, r: &Replace, recorded: bool) -> Step {
+        if let Some(step) = self.batched_step(key, shown) {
+            return step;
+        }
         let opts = self.opts;
         let original = self.originals.get(key).and_then(Disk::shared);
         let doc = match self.text_of(key, shown) {

@@ -13,11 +13,13 @@
 //! - `lines` are always the line numbers of the file as it was just before that edit.
 //!
 //! The rooms: [`model`] (the outcomes and the [`Plan`]), `vfs` (the files in memory, read once),
-//! `planner` (the batch, edit by edit, and the net change per path), `edits` and `diffops` (one
+//! `planner` (the batch, edit by edit, and the net change per path), `batch` (a file's plain
+//! replacements planned in one pass, with the same outcomes), `edits` and `diffops` (one
 //! edit of each kind), `matching` (one replacement in one document, and a miss explained, with
 //! `suggest`, `scope`, `whole` and `near`), [`doc`] (line endings and positions), [`record`] (what
 //! was applied before, for a retry).
 
+mod batch;
 mod diffops;
 pub mod doc;
 mod edits;

@@ -15,6 +15,8 @@ pub(super) struct Planner<'a> {
     pub(super) slots: HashMap<String, Slot>,
     pub(super) originals: HashMap<String, Disk>,
     pub(super) resolved: std::cell::RefCell<HashMap<String, Result<Resolved, String>>>,
+    /// Files whose edits are planned in one pass (see [`super::batch`]).
+    pub(super) batches: HashMap<String, super::batch::Pending>,
 }
 
 /// Plans a patch against the working tree under `roots`.
@@ -29,6 +31,7 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
         slots: HashMap::new(),
         originals: HashMap::new(),
         resolved: std::cell::RefCell::new(HashMap::new()),
+        batches: HashMap::new(),
     };
     // Each edit's digest, once: the whole patch's digest is made of them, and the record of
     // applied edits needs them again.
@@ -51,6 +54,7 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
     {
         return plan;
     }
+    p.gather_batches(patch, &edit_digests);
     crate::timing::mark("plan: edits digested");
     let mut outcomes = Vec::with_capacity(patch.edits.len());
     let mut digests = Vec::new();

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use similar::udiff::UnifiedHunkHeader;
-use similar::{Algorithm, DiffTag};
+use similar::{Algorithm, DiffOp, DiffTag};
 
 /// A `git diff`-style unified diff (`a/`/`b/` headers, 3 lines of context), and the counts of
 /// added and removed lines. A missing side is `/dev/null`; non-text content is summarised.
@@ -40,51 +40,169 @@ pub fn unified_diff(
             0,
         );
     }
-    let (old_lines, new_lines) = (lines(old), lines(new));
-    // Myers is quadratic in the worst case (a file rewritten wholesale: tens of seconds for 80k
-    // changed lines); past the deadline it settles for a correct but less minimal diff. The lines
-    // are compared as they are: `similar`'s own text diff would first give every line an id
-    // through a SipHash map, which costs more than the diff itself when, as in a patch, the
-    // files differ in a few places (its Myers strips the common head and tail first either way,
-    // and the ops depend only on which lines are equal, so the result is the same).
-    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
-    let ops = similar::capture_diff_deadline(
-        Algorithm::Myers,
-        &old_lines[..],
-        0..old_lines.len(),
-        &new_lines[..],
-        0..new_lines.len(),
-        Some(deadline),
-    );
-    let (mut added, mut removed) = (0, 0);
-    for op in &ops {
-        added += op.new_range().len() * usize::from(op.tag() != DiffTag::Equal);
-        removed += op.old_range().len() * usize::from(op.tag() != DiffTag::Equal);
+    // Only the lines between the common head and tail (and their context) are diffed: hashing
+    // or comparing every line of a 50 MB file to find one changed line was most of a large
+    // file's run.
+    let (head, tail, skipped) = common_ends(old, new);
+    let diff = LineDiff::new(&old[head..old.len() - tail], &new[head..new.len() - tail]);
+    if (head, tail) != (0, 0) && !diff.clear_of_ends(head > 0, tail > 0) {
+        // The diff slid a change into the context kept at an end (a run of repeated lines):
+        // what lies beyond might have changed it, so the whole files are diffed.
+        return LineDiff::new(old, new).render(&old_header, &new_header, 0);
     }
-    let mut text = String::new();
-    for (i, hunk) in similar::group_diff_ops(ops, 3)
-        .into_iter()
-        .filter(|h| !h.is_empty())
-        .enumerate()
-    {
-        if i == 0 {
-            let _ = writeln!(text, "--- {old_header}\n+++ {new_header}");
+    diff.render(&old_header, &new_header, skipped)
+}
+
+/// The line diff of two texts.
+struct LineDiff<'a> {
+    old: Vec<&'a str>,
+    new: Vec<&'a str>,
+    ops: Vec<DiffOp>,
+}
+
+impl<'a> LineDiff<'a> {
+    /// Myers is quadratic in the worst case (a file rewritten wholesale: tens of seconds for 80k
+    /// changed lines); past the deadline it settles for a correct but less minimal diff. The
+    /// lines are compared as they are: `similar`'s own text diff would first give every line an
+    /// id through a SipHash map, which costs more than the diff itself when, as in a patch, the
+    /// files differ in a few places (its Myers strips the common head and tail first either way,
+    /// and the ops depend only on which lines are equal, so the result is the same).
+    fn new(old: &'a str, new: &'a str) -> LineDiff<'a> {
+        let (old, new) = (lines(old), lines(new));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
+        let ops = similar::capture_diff_deadline(
+            Algorithm::Myers,
+            &old[..],
+            0..old.len(),
+            &new[..],
+            0..new.len(),
+            Some(deadline),
+        );
+        LineDiff { old, new, ops }
+    }
+
+    /// Whether every change is at least [`CONTEXT`] lines from each end that was cut off.
+    fn clear_of_ends(&self, head: bool, tail: bool) -> bool {
+        let changes = || self.ops.iter().filter(|op| op.tag() != DiffTag::Equal);
+        let (old_n, new_n) = (self.old.len(), self.new.len());
+        let head_ok = !head
+            || changes().next().is_none_or(|op| {
+                op.old_range().start >= CONTEXT && op.new_range().start >= CONTEXT
+            });
+        let tail_ok = !tail
+            || changes().next_back().is_none_or(|op| {
+                old_n - op.old_range().end >= CONTEXT && new_n - op.new_range().end >= CONTEXT
+            });
+        head_ok && tail_ok
+    }
+
+    /// The unified diff text with its hunk headers' start lines moved down by `skipped` (the
+    /// lines of the common head left out), and the added and removed line counts.
+    fn render(self, old_header: &str, new_header: &str, skipped: usize) -> (String, usize, usize) {
+        let (mut added, mut removed) = (0, 0);
+        for op in &self.ops {
+            added += op.new_range().len() * usize::from(op.tag() != DiffTag::Equal);
+            removed += op.old_range().len() * usize::from(op.tag() != DiffTag::Equal);
         }
-        let _ = writeln!(text, "{}", UnifiedHunkHeader::new(&hunk));
-        for op in &hunk {
-            let (o, n) = (op.old_range(), op.new_range());
-            match op.tag() {
-                DiffTag::Equal => push_lines(&mut text, ' ', &old_lines[o]),
-                DiffTag::Delete => push_lines(&mut text, '-', &old_lines[o]),
-                DiffTag::Insert => push_lines(&mut text, '+', &new_lines[n]),
-                DiffTag::Replace => {
-                    push_lines(&mut text, '-', &old_lines[o]);
-                    push_lines(&mut text, '+', &new_lines[n]);
+        let mut text = String::new();
+        for (i, hunk) in similar::group_diff_ops(self.ops, CONTEXT)
+            .into_iter()
+            .filter(|h| !h.is_empty())
+            .enumerate()
+        {
+            if i == 0 {
+                let _ = writeln!(text, "--- {old_header}\n+++ {new_header}");
+            }
+            let header = UnifiedHunkHeader::new(&hunk).to_string();
+            let header = match header.strip_prefix("@@ -") {
+                Some(rest) if skipped > 0 => shift_header(rest, skipped).unwrap_or(header),
+                _ => header,
+            };
+            let _ = writeln!(text, "{header}");
+            for op in &hunk {
+                let (o, n) = (op.old_range(), op.new_range());
+                match op.tag() {
+                    DiffTag::Equal => push_lines(&mut text, ' ', &self.old[o]),
+                    DiffTag::Delete => push_lines(&mut text, '-', &self.old[o]),
+                    DiffTag::Insert => push_lines(&mut text, '+', &self.new[n]),
+                    DiffTag::Replace => {
+                        push_lines(&mut text, '-', &self.old[o]);
+                        push_lines(&mut text, '+', &self.new[n]);
+                    }
                 }
             }
         }
+        (text, added, removed)
     }
-    (text, added, removed)
+}
+
+/// Lines of context around a change.
+const CONTEXT: usize = 3;
+
+/// The bytes of the common head and tail of `old` and `new` that a line diff can leave out (whole
+/// lines, less [`CONTEXT`] lines each side), and the number of lines in that head.
+fn common_ends(old: &str, new: &str) -> (usize, usize, usize) {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    // A lone CR ends a line for the diff too; the ends are found by `\n` alone, so such a file
+    // is diffed whole (rare, and its line numbers must not drift).
+    if has_lone_cr(a) || has_lone_cr(b) {
+        return (0, 0, 0);
+    }
+    let same = a.iter().zip(b).position(|(x, y)| x != y);
+    let same = same.unwrap_or(a.len().min(b.len()));
+    // The head: whole lines, less the context kept before the first change.
+    let mut head = memchr::memrchr(b'\n', &a[..same]).map_or(0, |i| i + 1);
+    let lines_to_change = head;
+    for _ in 0..CONTEXT {
+        if head == 0 {
+            break;
+        }
+        head = memchr::memrchr(b'\n', &a[..head - 1]).map_or(0, |i| i + 1);
+    }
+    // The tail: never into the common head's lines, whole lines whose line break before them
+    // is common too, less the context kept after the last change.
+    let limit = a.len().min(b.len()) - lines_to_change;
+    let tail = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(limit)
+        .take_while(|(x, y)| x == y)
+        .count();
+    let mut from = match memchr::memchr(b'\n', &a[a.len() - tail..]) {
+        Some(i) => a.len() - tail + i + 1,
+        None => a.len(),
+    };
+    for _ in 0..CONTEXT {
+        from = match memchr::memchr(b'\n', &a[from..]) {
+            Some(i) => from + i + 1,
+            None => a.len(),
+        };
+    }
+    let skipped = memchr::memchr_iter(b'\n', &a[..head]).count();
+    (head, a.len() - from, skipped)
+}
+
+fn has_lone_cr(t: &[u8]) -> bool {
+    memchr::memchr_iter(b'\r', t).any(|i| t.get(i + 1) != Some(&b'\n'))
+}
+
+/// A hunk header (`-a,b +c,d @@…`, after its `@@ -`) with both start lines moved down by `by`.
+fn shift_header(rest: &str, by: usize) -> Option<String> {
+    let (ranges, after) = rest.split_once(" @@")?;
+    let (old, new) = ranges.split_once(" +")?;
+    let shift = |r: &str| -> Option<String> {
+        let (start, len) = match r.split_once(',') {
+            Some((s, l)) => (s, Some(l)),
+            None => (r, None),
+        };
+        let start = start.parse::<usize>().ok()? + by;
+        Some(match len {
+            Some(l) => format!("{start},{l}"),
+            None => start.to_string(),
+        })
+    };
+    Some(format!("@@ -{} +{} @@{after}", shift(old)?, shift(new)?))
 }
 
 /// The lines of `text` with their endings, as `similar` splits them: after `\n`, `\r\n`, or a
@@ -205,5 +323,52 @@ mod tests {
         for t in ["", "a", "a\n", "a\r\nb\rc\n\nd", "\r\r\n\n\r", "x\r"] {
             assert_eq!(lines(t), t.tokenize_lines(), "{t:?}");
         }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 3000,
+            failure_persistence: None,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// Leaving the common ends out changes nothing: the same diff, line numbers and counts.
+        #[test]
+        fn common_ends_left_out_give_the_same_diff(
+            lines in proptest::collection::vec(0u8..4, 0..40),
+            edits in proptest::collection::vec((0usize..40, 0u8..5, 0u8..3), 0..4),
+            final_nl in proptest::bool::ANY,
+        ) {
+            let words = ["a\n", "b\n", "a\r", "\n", "cc"];
+            let mut old_lines: Vec<&str> = lines.iter().map(|&w| words[w as usize]).collect();
+            let old: String = old_lines.concat();
+            for (at, w, how) in edits {
+                let at = at % (old_lines.len() + 1);
+                match how {
+                    0 => old_lines.insert(at, words[w as usize]),
+                    1 if at < old_lines.len() => { old_lines.remove(at); }
+                    _ if at < old_lines.len() => old_lines[at] = words[w as usize],
+                    _ => {}
+                }
+            }
+            let mut new = old_lines.concat();
+            if !final_nl {
+                new.push('x');
+            }
+            let got = unified_diff("f", "f", Some(old.as_bytes()), Some(new.as_bytes()));
+            proptest::prop_assert_eq!(got, reference(&old, &new));
+        }
+    }
+
+    #[test]
+    fn a_large_file_with_one_changed_line() {
+        let lines: Vec<String> = (0..200_000).map(|i| format!("line {i}\n")).collect();
+        let old = lines.concat();
+        let mut changed = lines.clone();
+        changed[150_000] = "changed\n".into();
+        let new = changed.concat();
+        let got = unified_diff("f", "f", Some(old.as_bytes()), Some(new.as_bytes()));
+        assert!(got.0.contains("@@ -149998,7 +149998,7 @@"), "{}", got.0);
+        assert_eq!(got, reference(&old, &new));
     }
 }

@@ -381,3 +381,51 @@ fn mcp_answers_an_oversized_or_malformed_request_and_keeps_serving() {
     drop(stdin);
     assert!(child.wait().expect("exit").success());
 }
+
+/// Many edits to one file (planned in one pass) give the bytes and line numbers of applying them
+/// one after the other; a file whose later edit rewrites an earlier edit's new text, and one
+/// whose later edit would be ambiguous only because of an earlier edit, in the same patch, too.
+#[test]
+fn many_edits_to_one_file_apply_in_order() {
+    let lines: Vec<String> = (0..20_000).map(|i| format!("v{i} = f({i})\n")).collect();
+    let mut edits = Vec::new();
+    let mut after = lines.clone();
+    // Every tenth line: each edit adds a line, so each edit's reported line counts the lines the
+    // earlier edits added above it.
+    for i in (0..20_000).step_by(10) {
+        let new = format!("v{i} = f({i})\n# edited {i}\n");
+        edits.push(json!({"file_path": "big.txt", "old_string": lines[i], "new_string": new}));
+        after[i] = new;
+    }
+    // Edit 2 rewrites edit 1's new text.
+    let chain = "a = 1\nb = 2\nc = 3\n";
+    edits.push(json!({"file_path": "chain.txt", "old_string": "a = 1", "new_string": "a = 10"}));
+    edits.push(json!({"file_path": "chain.txt", "old_string": "a = 10", "new_string": "a = 11"}));
+    let repo = TestRepo::new()
+        .file("big.txt", lines.concat())
+        .file("chain.txt", chain)
+        .file("dup.txt", "x\nc = 3\n")
+        .commit();
+    let run = repo.apply(
+        &json!({ "edits": edits }).to_string(),
+        &["--checks", "none"],
+    );
+    let report = run.json();
+    let outcomes = report["edits"].as_array().expect("edits");
+    assert_eq!(repo.read_str("big.txt"), after.concat());
+    assert_eq!(outcomes[0]["lines"], json!([[1, 1]]));
+    assert_eq!(outcomes[1]["lines"], json!([[12, 12]]));
+    assert_eq!(outcomes[1_999]["lines"], json!([[21_990, 21_990]]));
+    assert_eq!(repo.read_str("chain.txt"), "a = 11\nb = 2\nc = 3\n");
+    assert_eq!(outcomes[2_001]["status"], "applied");
+    // The second edit sees the first one's copy of `c = 3`: ambiguous, and nothing is written.
+    let dup = json!({"edits": [
+        {"file_path": "dup.txt", "old_string": "x\n", "new_string": "x\nc = 3\n"},
+        {"file_path": "dup.txt", "old_string": "c = 3", "new_string": "c = 4"},
+    ]});
+    let run = repo.apply(&dup.to_string(), &["--checks", "none"]);
+    let report = run.json();
+    assert_eq!(report["edits"][1]["status"], "ambiguous", "{report}");
+    assert_eq!(report["edits"][1]["lines"], json!([[2, 2], [3, 3]]));
+    assert_eq!(repo.read_str("dup.txt"), "x\nc = 3\n");
+}

@@ -1,0 +1,369 @@
+//! One pass over a file for all of its plain replacements: every edit's match found in the
+//! original text at once, the new text built once.
+//!
+//! Planned one by one, each edit searches the whole file (to refuse an ambiguous `old_string`)
+//! and shifts everything after its match: a patch of 20,000 edits to one file is quadratic. Here
+//! one Aho-Corasick scan finds every occurrence of every `old_string` in the original text; the
+//! edits are then taken in patch order, each one's occurrences being those of the original that
+//! no earlier edit has touched.
+//!
+//! Invariants (what makes the result byte-identical to the one-by-one path, see the tests):
+//! - Every outcome is the one-by-one outcome: an edit matches exactly once, and its reported lines
+//!   are those of the file as it is just before it (earlier edits counted in).
+//! - A later edit sees the text after the earlier ones. An occurrence that exists only because of
+//!   an earlier edit (its `old_string` overlaps that edit's new text, or spans the seam an edit
+//!   left) is looked for around every edit as it is applied; when an edit still to come could
+//!   match such an occurrence, the batch gives up and the file is planned one edit at a time.
+//! - Anything else the one-by-one path decides differently gives up too: a miss, an ambiguous
+//!   edit, `replace_all`, a line window, `within`, a hunk's whole-line matching or position, a
+//!   file with CRLF line endings. Giving up is always safe; it costs only the speed.
+
+use super::*;
+
+use std::collections::BTreeMap;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind as AcKind};
+
+/// Past this many occurrences of the edits' `old_string`s in the original text the batch gives
+/// up: its bookkeeping would cost more than it saves (short, common `old_string`s).
+const MAX_OCCURRENCES: usize = 4_000_000;
+
+/// Whether an edit can be planned with the others of its file in one pass (the rest of what the
+/// one-by-one path might decide differently is checked on the text, in [`plan_file`]).
+pub(super) fn eligible(r: &Replace) -> bool {
+    !r.replace_all
+        && r.window.is_none()
+        && r.within.is_none()
+        && r.near.is_none()
+        && !r.whole_lines
+        && !r.old.is_empty()
+}
+
+/// An edit applied in the batch: where its `old_string` was in the original text.
+struct Applied {
+    start: usize,
+    end: usize,
+    k: usize,
+}
+
+/// The steps of `edits` (in order) on `doc`, and the document after all of them: exactly what
+/// [`replace_in`] gives one edit at a time, or `None` when the one-pass plan cannot promise that.
+/// `recorded[k]`: edit `k` is on record as applied before; it applies here only while its
+/// `new_string` is nowhere in the text (else the one-by-one path may call it already applied).
+pub(super) fn plan_file(
+    doc: &TextDoc,
+    edits: &[&Replace],
+    recorded: &[bool],
+) -> Option<(Vec<Step>, TextDoc)> {
+    if doc.has_crlf() || !edits.iter().all(|r| eligible(r)) || recorded.len() != edits.len() {
+        return None;
+    }
+    let text = doc.text();
+    let olds: Vec<std::borrow::Cow<str>> = edits.iter().map(|r| fold_eol(&r.old)).collect();
+    let news: Vec<std::borrow::Cow<str>> = edits.iter().map(|r| fold_eol(&r.new)).collect();
+    // Distinct patterns, and for each the last edit that looks for it.
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    let mut patterns: Vec<&str> = Vec::new();
+    let mut last_use: Vec<usize> = Vec::new();
+    let mut pat_of: Vec<usize> = Vec::with_capacity(edits.len());
+    // A recorded edit also looks for its new_string: it must not be there.
+    let mut new_pat: Vec<Option<usize>> = Vec::with_capacity(edits.len());
+    for k in 0..edits.len() {
+        let mut id_of = |text| {
+            let id = *ids.entry(text).or_insert_with(|| {
+                patterns.push(text);
+                last_use.push(0);
+                patterns.len() - 1
+            });
+            last_use[id] = last_use[id].max(k);
+            id
+        };
+        pat_of.push(id_of(olds[k].as_ref()));
+        new_pat.push((recorded[k] && !news[k].is_empty()).then(|| id_of(news[k].as_ref())));
+    }
+    let ac = AhoCorasick::builder()
+        .match_kind(AcKind::Standard)
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
+        .build(&patterns)
+        .ok()?;
+    let lmax = patterns.iter().map(|p| p.len()).max().unwrap_or(0);
+
+    // Every occurrence of every pattern in the original text, overlapping ones included (they
+    // make an edit ambiguous, as in the one-by-one path).
+    let mut occ: Vec<Vec<usize>> = vec![Vec::new(); patterns.len()];
+    let mut total = 0usize;
+    for m in ac.try_find_overlapping_iter(Input::new(text)).ok()? {
+        occ[m.pattern().as_usize()].push(m.start());
+        total += 1;
+        if total > MAX_OCCURRENCES {
+            return None;
+        }
+    }
+
+    let mut applied: BTreeMap<usize, Applied> = BTreeMap::new();
+    for (k, &p) in pat_of.iter().enumerate() {
+        if let Some(q) = new_pat[k] {
+            let len = patterns[q].len();
+            occ[q].retain(|&s| !touches_applied(&applied, s, s + len));
+            if !occ[q].is_empty() {
+                return None;
+            }
+        }
+        let len = patterns[p].len();
+        // Occurrences an earlier edit overlapped are gone for good: drop them as they are seen.
+        occ[p].retain(|&s| !touches_applied(&applied, s, s + len));
+        let [start] = occ[p][..] else {
+            return None;
+        };
+        applied.insert(
+            start,
+            Applied {
+                start,
+                end: start + len,
+                k,
+            },
+        );
+        if born_for_later(&ac, &applied, text, &news, start, k, lmax, &last_use) {
+            return None;
+        }
+    }
+    Some(finish(doc, edits, &olds, &news, &applied))
+}
+
+/// Whether `[s, e)` of the original text overlaps a range an edit already replaced.
+fn touches_applied(applied: &BTreeMap<usize, Applied>, s: usize, e: usize) -> bool {
+    applied
+        .range(..e)
+        .next_back()
+        .is_some_and(|(_, a)| a.end > s)
+}
+
+/// Whether edit `k`, just applied at `start`, made an occurrence (one that overlaps its new text,
+/// or spans the seam where its old text was) of a pattern that an edit after `k` looks for. The
+/// text around the new text is rebuilt from the original and the edits applied so far, `lmax - 1`
+/// bytes each side: no occurrence reaching the new text can come from farther away.
+#[allow(clippy::too_many_arguments)]
+fn born_for_later(
+    ac: &AhoCorasick,
+    applied: &BTreeMap<usize, Applied>,
+    text: &str,
+    news: &[std::borrow::Cow<str>],
+    start: usize,
+    k: usize,
+    lmax: usize,
+    last_use: &[usize],
+) -> bool {
+    let reach = lmax.saturating_sub(1);
+    let Some(me) = applied.get(&start) else {
+        return true;
+    };
+    // Left: original bytes and earlier edits' new texts, walking back from `start`.
+    let mut left: Vec<&[u8]> = Vec::new();
+    let (mut need, mut at, mut steps) = (reach, start, 0);
+    while need > 0 {
+        steps += 1;
+        if steps > 4 * lmax + 16 {
+            return true;
+        }
+        let prev = applied.range(..at).next_back().map(|(_, a)| a);
+        let from = prev.map_or(0, |a| a.end);
+        let take = (at - from).min(need);
+        left.push(&text.as_bytes()[at - take..at]);
+        need -= take;
+        match prev {
+            Some(a) if need > 0 => {
+                let n = news[a.k].as_bytes();
+                let t = n.len().min(need);
+                left.push(&n[n.len() - t..]);
+                need -= t;
+                at = a.start;
+            }
+            _ => break,
+        }
+    }
+    let mut window: Vec<u8> = left.iter().rev().flat_map(|s| s.iter().copied()).collect();
+    let seam = window.len();
+    window.extend_from_slice(news[k].as_bytes());
+    let seam_end = window.len();
+    // Right: walking on from the end of the replaced text.
+    let (mut need, mut at, mut steps) = (reach, me.end, 0);
+    while need > 0 {
+        steps += 1;
+        if steps > 4 * lmax + 16 {
+            return true;
+        }
+        let next = applied.range(at..).next().map(|(_, a)| a);
+        let to = next.map_or(text.len(), |a| a.start);
+        let take = (to - at).min(need);
+        window.extend_from_slice(&text.as_bytes()[at..at + take]);
+        need -= take;
+        match next {
+            Some(a) if need > 0 => {
+                let n = news[a.k].as_bytes();
+                let t = n.len().min(need);
+                window.extend_from_slice(&n[..t]);
+                need -= t;
+                at = a.end;
+            }
+            _ => break,
+        }
+    }
+    let Ok(found) = ac.try_find_overlapping_iter(Input::new(&window)) else {
+        return true;
+    };
+    for m in found {
+        let touches = if seam_end > seam {
+            m.start() < seam_end && m.end() > seam
+        } else {
+            m.start() < seam && m.end() > seam
+        };
+        if touches && last_use[m.pattern().as_usize()] > k {
+            return true;
+        }
+    }
+    false
+}
+
+/// The steps (each edit's lines in the file as it was just before it) and the new document.
+fn finish(
+    doc: &TextDoc,
+    edits: &[&Replace],
+    olds: &[std::borrow::Cow<str>],
+    news: &[std::borrow::Cow<str>],
+    applied: &BTreeMap<usize, Applied>,
+) -> (Vec<Step>, TextDoc) {
+    let nl = |s: &str| memchr::memchr_iter(b'\n', s.as_bytes()).count();
+    let bytes = doc.text().as_bytes();
+    // Line of each match start in the original text, in one sweep in order of position.
+    let mut orig_line: Vec<usize> = vec![0; edits.len()];
+    let mut rank: Vec<usize> = vec![0; edits.len()];
+    let (mut at, mut line) = (0, 1);
+    for (r, a) in applied.values().enumerate() {
+        line += memchr::memchr_iter(b'\n', &bytes[at..a.start]).count();
+        at = a.start;
+        orig_line[a.k] = line;
+        rank[a.k] = r;
+    }
+    // Then in patch order, each earlier edit before it shifts it by the line breaks it added.
+    let mut shift = Fenwick::new(edits.len());
+    let steps = (0..edits.len())
+        .map(|k| {
+            let start_line = orig_line[k] as i64 + shift.before(rank[k]);
+            let old = olds[k].as_ref();
+            let inner = nl(&old[..old.len() - 1]) as i64;
+            shift.add(rank[k], nl(news[k].as_ref()) as i64 - nl(old) as i64);
+            let lines = vec![(start_line as usize, (start_line + inner) as usize)];
+            Step::applied(Some(MatchKind::Exact), 1, lines)
+        })
+        .collect();
+    let pieces: Vec<(Range<usize>, &str)> = applied
+        .values()
+        .map(|a| (a.start..a.end, news[a.k].as_ref()))
+        .collect();
+    (steps, doc.splice_lf(&pieces))
+}
+
+/// Prefix sums over positions, with updates: the line shift of the edits applied so far.
+struct Fenwick(Vec<i64>);
+
+impl Fenwick {
+    fn new(n: usize) -> Fenwick {
+        Fenwick(vec![0; n + 1])
+    }
+    fn add(&mut self, i: usize, v: i64) {
+        let mut i = i + 1;
+        while i < self.0.len() {
+            self.0[i] += v;
+            i += i & i.wrapping_neg();
+        }
+    }
+    /// The sum over positions before `i`.
+    fn before(&self, i: usize) -> i64 {
+        let (mut i, mut s) = (i, 0);
+        while i > 0 {
+            s += self.0[i];
+            i -= i & i.wrapping_neg();
+        }
+        s
+    }
+}
+
+/// A file whose edits are planned together: the edits until its first edit is reached, then the
+/// steps still to hand out, one per edit in order.
+pub(super) enum Pending {
+    /// Each edit, and whether it is on record as applied before.
+    Edits(Vec<(Replace, bool)>),
+    Steps(std::collections::VecDeque<Step>),
+}
+
+impl Planner<'_> {
+    /// The files to plan in one pass: those with at least two edits, every one of them a plain
+    /// replacement that nothing else in the patch could interfere with (no other kind of edit,
+    /// move or copy names the path, no edit of it has `expect_sha256`).
+    pub(super) fn gather_batches(&mut self, patch: &Patch, digests: &[Option<String>]) {
+        if self.diff {
+            return;
+        }
+        let mut tainted: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let mut per_key: HashMap<String, Vec<(Replace, bool)>> = HashMap::new();
+        for (edit, digest) in patch.edits.iter().zip(digests) {
+            let (Ok(op), Ok(res)) = (&edit.op, self.resolve(&edit.file_path)) else {
+                continue;
+            };
+            match op {
+                Op::Replace(r)
+                    if edit.expect_sha256.is_none()
+                        && eligible(r)
+                        && !(edit.origin.is_none() && fold_eol(&r.old) == fold_eol(&r.new)) =>
+                {
+                    let recorded = digest.as_ref().is_some_and(|d| self.record.contains(d));
+                    per_key
+                        .entry(res.real)
+                        .or_default()
+                        .push((r.clone(), recorded));
+                }
+                _ => {
+                    if let Op::Move { to, .. } | Op::Copy { to } = op
+                        && let Ok(dest) = self.resolve(to)
+                    {
+                        tainted.insert(dest.real);
+                        tainted.insert(dest.rel);
+                    }
+                    tainted.insert(res.real);
+                    tainted.insert(res.rel);
+                }
+            }
+        }
+        self.batches = per_key
+            .into_iter()
+            .filter(|(k, v)| v.len() >= 2 && !tainted.contains(k))
+            .map(|(k, v)| (k, Pending::Edits(v)))
+            .collect();
+    }
+
+    /// The step of the next edit of `key` when its edits are planned together; on the first one
+    /// the whole file is planned. `None`: plan this edit (and the file's next ones) one by one.
+    pub(super) fn batched_step(&mut self, key: &str, shown: &str) -> Option<Step> {
+        if let Pending::Steps(q) = self.batches.get_mut(key)? {
+            return q.pop_front();
+        }
+        let Some(Pending::Edits(edits)) = self.batches.remove(key) else {
+            return None;
+        };
+        let doc = self.text_of(key, shown).ok()?;
+        let refs: Vec<&Replace> = edits.iter().map(|(r, _)| r).collect();
+        let recorded: Vec<bool> = edits.iter().map(|(_, rec)| *rec).collect();
+        let (steps, after) = plan_file(doc, &refs, &recorded)?;
+        *doc = after;
+        self.mark_changed(key);
+        crate::timing::mark("plan: a file's edits planned in one pass");
+        let mut q: std::collections::VecDeque<Step> = steps.into();
+        let first = q.pop_front();
+        self.batches.insert(key.to_string(), Pending::Steps(q));
+        first
+    }
+}
+
+#[cfg(test)]
+#[path = "batch_tests.rs"]
+mod tests;

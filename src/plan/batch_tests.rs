@@ -1,0 +1,245 @@
+//! The one-pass plan against the one-by-one path: on random edit sequences (overlapping and
+//! adjacent edits, `old_string`s an earlier edit removed, `old_string`s taken from an earlier edit's new text, copies of the file's own
+//! text as new text, deletions that join two pieces), whenever [`plan_file`] returns a plan, every
+//! step and every byte is the one-by-one path's; and it does return one for many sequences whose
+//! edits do not interact.
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn replace(old: &str, new: &str) -> Replace {
+    Replace {
+        old: old.into(),
+        new: new.into(),
+        replace_all: false,
+        window: None,
+        within: None,
+        near: None,
+        whole_lines: false,
+        fallbacks: Vec::new(),
+    }
+}
+
+/// How one edit is made, from the text as the earlier edits left it.
+#[derive(Debug, Clone)]
+struct Spec {
+    /// Where its `old_string` starts (modulo the text's length), or, when `in_last`, how far
+    /// before the end of the previous edit's new text.
+    at: usize,
+    in_last: bool,
+    /// Taken from the original file rather than the current text: it may be gone (a miss).
+    stale: bool,
+    /// The edit is on record as applied before (a re-run).
+    recorded: bool,
+    len: usize,
+    /// 0: delete; 1: a piece of the original file; 2: `old_string` changed by a letter; 3:
+    /// `old_string`, a line break and a piece of the original file.
+    kind: u8,
+    src: usize,
+    src_len: usize,
+}
+
+/// The original document (`lines` numbered lines, each unique) and the edits the specs make.
+fn build(lines: usize, crlf: bool, specs: &[Spec]) -> (TextDoc, Vec<Replace>, Vec<bool>) {
+    let eol = if crlf { "\r\n" } else { "\n" };
+    let base: String = (0..lines)
+        .map(|i| format!("l{i}:{}{eol}", ["ab", "ba", "abab", "x", ""][i % 5]))
+        .collect();
+    let doc = TextDoc::decode(base.as_bytes()).expect("text");
+    let mut cur = doc.clone();
+    let mut last: Option<(usize, usize)> = None;
+    let mut edits = Vec::new();
+    let mut recorded = Vec::new();
+    for s in specs {
+        let text = if s.stale {
+            doc.text().to_string()
+        } else {
+            cur.text().to_string()
+        };
+        if text.is_empty() {
+            break;
+        }
+        let start = match (s.in_last, last) {
+            (true, Some((a, n))) => (a + n).saturating_sub(s.at % (n + 4)).min(text.len() - 1),
+            _ => s.at % text.len(),
+        };
+        let end = (start + 1 + s.len % 10).min(text.len());
+        let old = &text[start..end];
+        let src = s.src % base.len();
+        let piece = &base[src..(src + s.src_len % 12).min(base.len())];
+        let new = match s.kind % 4 {
+            0 => String::new(),
+            1 => piece.to_string(),
+            2 => format!("{}Z{}", &old[..old.len() / 2], &old[old.len() / 2..]),
+            _ => format!("{old}\n{piece}"),
+        };
+        let r = replace(old, &new);
+        let step = replace_in(&mut cur, "f.txt", &r, s.recorded, false);
+        last = (step.status == EditStatus::Applied).then(|| (start, fold_eol(&new).len()));
+        edits.push(r);
+        recorded.push(s.recorded);
+    }
+    (doc, edits, recorded)
+}
+
+/// The one-by-one path's steps and document.
+fn one_by_one(doc: &TextDoc, edits: &[Replace], recorded: &[bool]) -> (Vec<Step>, TextDoc) {
+    let mut d = doc.clone();
+    let steps = edits
+        .iter()
+        .zip(recorded)
+        .map(|(r, &rec)| replace_in(&mut d, "f.txt", r, rec, false))
+        .collect();
+    (steps, d)
+}
+
+/// Fails unless the one-pass plan, when there is one, is the one-by-one path's, step for step
+/// and byte for byte; says whether there was one.
+fn agrees(doc: &TextDoc, edits: &[Replace], recorded: &[bool]) -> Result<bool, TestCaseError> {
+    let refs: Vec<&Replace> = edits.iter().collect();
+    let Some((steps, after)) = plan_file(doc, &refs, recorded) else {
+        return Ok(false);
+    };
+    let (want, want_doc) = one_by_one(doc, edits, recorded);
+    prop_assert_eq!(steps.len(), want.len());
+    for (k, (got, want)) in steps.iter().zip(&want).enumerate() {
+        prop_assert_eq!(got.status, want.status, "edit {}: {:?}", k, want.message);
+        prop_assert_eq!(got.match_kind, want.match_kind, "edit {}", k);
+        prop_assert_eq!(got.replacements, want.replacements, "edit {}", k);
+        prop_assert_eq!(&got.lines, &want.lines, "edit {}", k);
+        prop_assert_eq!(&got.message, &want.message, "edit {}", k);
+        prop_assert!(got.suggestions.is_empty() && want.suggestions.is_empty());
+    }
+    prop_assert_eq!(after.encode(), want_doc.encode());
+    prop_assert_eq!(after, want_doc);
+    Ok(true)
+}
+
+fn spec() -> impl Strategy<Value = Spec> {
+    (
+        any::<usize>(),
+        prop::bool::weighted(0.3),
+        prop::bool::weighted(0.15),
+        prop::bool::weighted(0.2),
+        0usize..10,
+        0u8..4,
+        any::<usize>(),
+        0usize..12,
+    )
+        .prop_map(
+            |(at, in_last, stale, recorded, len, kind, src, src_len)| Spec {
+                at,
+                in_last,
+                stale,
+                recorded,
+                len,
+                kind,
+                src,
+                src_len,
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 2000,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn one_pass_is_one_by_one(
+        lines in 1usize..40,
+        crlf in prop::bool::weighted(0.1),
+        specs in prop::collection::vec(spec(), 1..24),
+    ) {
+        let (doc, edits, recorded) = build(lines, crlf, &specs);
+        let planned = agrees(&doc, &edits, &recorded)?;
+        prop_assert!(!(crlf && planned), "a CRLF file is planned one by one");
+    }
+}
+
+/// A small deterministic generator, for the counts below.
+fn lcg(seed: &mut u64) -> usize {
+    *seed = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (*seed >> 33) as usize
+}
+
+/// The property above can only fail where there is a one-pass plan: many sequences of edits far
+/// enough apart must get one, and sequences whose edits interact must be among those compared.
+#[test]
+fn many_sequences_are_planned_in_one_pass() {
+    let mut seed = 7;
+    let (mut planned, mut interacting_planned, mut all_applied) = (0, 0, 0);
+    for _ in 0..400 {
+        let lines = 20 + lcg(&mut seed) % 200;
+        let specs: Vec<Spec> = (0..1 + lcg(&mut seed) % 12)
+            .map(|_| Spec {
+                at: lcg(&mut seed),
+                in_last: lcg(&mut seed).is_multiple_of(4),
+                stale: lcg(&mut seed).is_multiple_of(8),
+                recorded: lcg(&mut seed).is_multiple_of(5),
+                len: 4 + lcg(&mut seed) % 6,
+                kind: (lcg(&mut seed) % 4) as u8,
+                src: lcg(&mut seed),
+                src_len: lcg(&mut seed) % 12,
+            })
+            .collect();
+        let (doc, edits, recorded) = build(lines, false, &specs);
+        let (steps, _) = one_by_one(&doc, &edits, &recorded);
+        let applied = steps.iter().all(|s| s.status == EditStatus::Applied);
+        let ok =
+            agrees(&doc, &edits, &recorded).expect("the one-pass plan is the one-by-one path's");
+        all_applied += usize::from(applied);
+        planned += usize::from(ok);
+        interacting_planned += usize::from(ok && specs.iter().any(|s| s.in_last));
+        assert!(!ok || applied, "a plan only when every edit applies");
+    }
+    // Copies of the file's own text as new text often hold a later edit's old_string: those
+    // sequences are planned one by one, rightly.
+    eprintln!("{planned} of {all_applied} planned, {interacting_planned} with adjacent edits");
+    assert!(
+        planned * 10 >= all_applied * 3,
+        "{planned} of {all_applied}"
+    );
+    assert!(interacting_planned >= 8, "{interacting_planned}");
+}
+
+/// An edit of a line that an earlier edit wrote: the later edit must see the earlier one's text.
+#[test]
+fn chained_edits_see_earlier_ones() {
+    let doc = TextDoc::decode(b"a = 1\nb = 2\nc = 3\n").expect("text");
+    // Edit 2's old_string exists only after edit 1; edit 3's also in the original (ambiguous).
+    let edits = [replace("a = 1", "a = 10"), replace("a = 10", "a = 11")];
+    let refs: Vec<&Replace> = edits.iter().collect();
+    assert!(plan_file(&doc, &refs, &[false, false]).is_none());
+    let edits = [
+        replace("b = 2\n", "c = 3\nb = 2\n"),
+        replace("c = 3", "c = 4"),
+    ];
+    let refs: Vec<&Replace> = edits.iter().collect();
+    assert!(plan_file(&doc, &refs, &[false, false]).is_none());
+    // A deletion that joins two pieces into a later edit's old_string.
+    let edits = [replace("1\nb", ""), replace("a = = 2", "x")];
+    let refs: Vec<&Replace> = edits.iter().collect();
+    assert!(plan_file(&doc, &refs, &[false, false]).is_none());
+    // Independent edits, adjacent ones included: planned, with the one-by-one lines.
+    let edits = [
+        replace("c = 3\n", "c = 3\nd = 4\n"),
+        replace("a = 1\n", "a = 1\n\n"),
+        replace("b = 2\n", "B\n"),
+    ];
+    let refs: Vec<&Replace> = edits.iter().collect();
+    let (steps, after) = plan_file(&doc, &refs, &[false; 3]).expect("planned in one pass");
+    let lines: Vec<_> = steps.iter().map(|s| s.lines.clone()).collect();
+    assert_eq!(lines, [vec![(3, 3)], vec![(1, 1)], vec![(3, 3)]]);
+    assert_eq!(after.text(), "a = 1\n\nB\nc = 3\nd = 4\n");
+    // A re-run: an edit on record whose new_string is already there is the one-by-one path's.
+    let edits = [replace("a = 1", "b = 2"), replace("c = 3", "c = 4")];
+    let refs: Vec<&Replace> = edits.iter().collect();
+    assert!(plan_file(&doc, &refs, &[true, false]).is_none());
+    assert!(plan_file(&doc, &refs, &[false, true]).is_some());
+}
