@@ -63,7 +63,7 @@ for tool in ruff prettier eslint; do
 done
 
 bench_build
-rm -f "$OUT"/*.round*.json
+rm -f "$OUT"/*.round*.json "$OUT/figures.part"
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
 
@@ -428,7 +428,13 @@ for v in ("clean", "dirty"):
     for k, m in med.items():
         if k.startswith(f"{v}: what-if"):
             print(f"  {k[len(v) + 2:]:<50} {m:6.0f} ms  = {m / b:.2f}x (b), {m / c:.2f}x (c)  (not patchgate as shipped)")
+    with open(os.path.join(out, "figures.part"), "a") as f:
+        for k, m in med.items():
+            if k.startswith(f"{v}: patchgate"):
+                f.write(f"e\tchecks, {k}\t{m:.0f}\tthe four checkers by hand, in sequence\t{b:.0f}\tms\t0.6\n")
+                f.write(f"e\tchecks, {k}\t{m:.0f}\tthe slowest alone ({c_name.split('(c) ')[1]})\t{c:.0f}\tms\t1.3\n")
 EOF
+figures_from "$OUT/figures.part"
 echo
 echo "load avg at end: $(cut -d' ' -f1-3 /proc/loadavg); total $SECONDS s before clean-up" | tee -a "$OUT/machine.txt"
 if [ -n "${BENCH_OUT:-}" ]; then echo "raw results kept in $BENCH_OUT"; fi

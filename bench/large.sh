@@ -8,6 +8,7 @@
 # `cargo build --release`; PATCHGATE_BASE=/path/to/patchgate also times an older build (before).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$ROOT/bench/lib.sh"  # figure
 RUNS=${RUNS:-5}
 SCALE=${SCALE:-1}
 [ -x /usr/bin/time ] || { echo "error: GNU time (/usr/bin/time) is needed" >&2; exit 1; }
@@ -77,6 +78,8 @@ measure() {
     local times=() peak=0 i t m
     for ((i = 0; i < RUNS; i++)); do
         git -C "$dir" checkout -q -- . && git -C "$dir" clean -qfdx
+        # Not a re-run: without its record, each run applies the patch as one never seen before.
+        rm -f "$dir/.git/patchgate/applied"
         (cd "$dir" && /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >/dev/null 2>"$WORK/err") \
             || { echo "error: $name failed:" >&2; cat "$WORK/err" >&2; exit 1; }
         cmp -s "$dir/big.txt" "$dir.after" || { echo "error: $name wrote other bytes" >&2; exit 1; }
@@ -106,4 +109,6 @@ for c in ${CASES:-replace_all 50mb 200k_lines 20k_edits}; do
     fi
     read -r t m < <(measure patchgate "$D" "$PG" apply "$D.yaml" --checks none)
     row "$c" "patchgate" "$t" "$m" "$gt"
+    figure o "large input $c (scale $SCALE), wall time" "$t" "git apply" "$gt" s
+    figure o "large input $c (scale $SCALE), peak RSS" "$m" "git apply" "$gm" KB
 done

@@ -91,3 +91,13 @@ figure() {
             "$ratio" "$target" >>"$BENCH_FIGURES"
     fi
 }
+
+# figures_from FILE: `figure` for each line of FILE (tab-separated: section, name, value, peer,
+# peer value, unit, target), as the scripts' Python summaries write them.
+figures_from() {
+    [ -f "$1" ] || return 0
+    local section name value peer peer_value unit target
+    while IFS=$'\t' read -r section name value peer peer_value unit target; do
+        figure "$section" "$name" "$value" "$peer" "$peer_value" "$unit" "$target"
+    done <"$1"
+}

@@ -103,3 +103,13 @@ if "base" in d["binaries"]:
           ", ".join(f"{l} {m[f'pg/{l}/mcp/second'] / m[f'base/{l}/mcp/second']:.2f}" for l in d["langs"]))
 PY
 cat "$REPORT"
+python3 - "$OUT/mcp.json" >"$OUT/figures.part" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["median"]
+for lang in d["langs"]:
+    f, s = m.get(f"pg/{lang}/mcp/first"), m.get(f"pg/{lang}/mcp/second")
+    if f and s:
+        print(f"h\tMCP {lang}: the second apply_patch of a session\t{s * 1000:.0f}\tthe first call\t{f * 1000:.0f}\tms\t0.33")
+PY
+figures_from "$OUT/figures.part"

@@ -46,7 +46,7 @@ log() { printf '\n== [%3d s] %s\n' "$SECONDS" "$*"; }
 
 bench_tools
 bench_build
-rm -f "$OUT"/refs.round*.json
+rm -f "$OUT"/refs.round*.json "$OUT/figures.part"
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.invalid
 export GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.invalid
 
@@ -373,7 +373,14 @@ for lang in ("py", "js"):
         print(f"{lang} {p:<8}: check's own cost {cost:6.1f} ms wall, {ccost:6.1f} ms CPU (target < 50: "
               f"{'met' if cost < 50 else 'NOT met'}); whole run {ref:6.1f} ms = {ref / grep:.1f}x git grep -w "
               f"({grep:.1f} ms)")
+        with open(os.path.join(out, "figures.part"), "a") as f:
+            # The check's own cost against the floor (the same run without the check) and against
+            # the by-hand way of finding the uses.
+            f.write(f"g\treferences {lang} {p}: the check's own CPU (target < 50 ms)\t{ccost:.1f}\t"
+                    f"git grep -w wide, whole run\t{grep:.1f}\tms\t\n")
+            f.write(f"g\treferences {lang} {p}: whole run\t{ref:.1f}\tthe same run, --checks none\t{none:.1f}\tms\t\n")
 EOF
+figures_from "$OUT/figures.part"
 echo
 echo "load avg at end: $(cut -d' ' -f1-3 /proc/loadavg); total $SECONDS s before clean-up" | tee -a "$OUT/machine.txt"
 if [ -n "${BENCH_OUT:-}" ]; then echo "raw results kept in $BENCH_OUT"; fi

@@ -100,6 +100,15 @@ fn main() {
                     .map(|t| t.root_node().child_count())
                     .unwrap_or(0) as usize
             });
+            let peer = "a full parse of the patched text";
+            let what = format!("syntax gate, {}, clean edit", case.rel);
+            figure(&format!("{what}, cold (target < 10 ms)"), t_clean, peer, t);
+            figure(
+                &format!("{what}, original's tree cached"),
+                t_clean_warm,
+                peer,
+                t,
+            );
             ms(t)
         } else {
             "(same parser)".into()
@@ -145,6 +154,14 @@ fn main() {
         let t_lex = median(runs, || {
             syntax::lexer::occurrences(lang, &case.text, &names).map_or(0, |o| o.len())
         });
+        if lexed.is_some() {
+            figure(
+                &format!("references: uses of 3 names in {}, lexer", case.rel),
+                t_lex,
+                "a parse for identifier uses",
+                t_uses,
+            );
+        }
         println!(
             "| {} | {} | {} | {} | {} | {} | {} |",
             case.rel,
@@ -156,6 +173,32 @@ fn main() {
             lexed.map_or("declined".to_string(), |o| o.len().to_string())
         );
     }
+}
+
+/// One figure (CPU time, ms) against its peer in the same run, appended to `$BENCH_FIGURES` when
+/// set (the table `bench/run.sh` prints; the format of `figure` in bench/lib.sh).
+fn figure(
+    name: &str,
+    (_, cpu): (Duration, Duration),
+    peer: &str,
+    (_, peer_cpu): (Duration, Duration),
+) {
+    let Some(path) = std::env::var_os("BENCH_FIGURES") else {
+        return;
+    };
+    let (v, p) = (cpu.as_secs_f64() * 1e3, peer_cpu.as_secs_f64() * 1e3);
+    let ratio = if p > 0.0 {
+        format!("{:.2}", v / p)
+    } else {
+        "nan".into()
+    };
+    let line = format!("syntax\t{name} (CPU)\t{v:.2}\t{peer}\t{p:.2}\tms\t{ratio}\t\n");
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .expect("BENCH_FIGURES is writable");
+    std::io::Write::write_all(&mut f, line.as_bytes()).expect("BENCH_FIGURES is writable");
 }
 
 /// The edited texts of a case.
