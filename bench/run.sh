@@ -290,12 +290,12 @@ if [ "$SUITE" = all ]; then
         log "($name) $script"
         local out=""
         [ -n "${BENCH_OUT:-}" ] && out="$BENCH_OUT/$name" && mkdir -p "$out"
-        env PATCHGATE="$PG" BENCH_OUT="$out" "$@" bash "$BENCH/$script" \
+        env PATCHGATE="${PATCHGATE:-$PG}" BENCH_OUT="$out" "$@" bash "$BENCH/$script" \
             || echo "warning: $script failed (exit $?); its figures are missing from the table"
     }
     if [ "$(df -T /dev/shm 2>/dev/null | awk 'NR==2 {print $2}')" = tmpfs ] && ! skipped tmpfs; then
         log "(a)-(c) again with the scratch data on tmpfs"
-        env TMPDIR=/dev/shm SUITE=core PATCHGATE="$PG" BENCH_OUT= bash "$0" \
+        env TMPDIR=/dev/shm SUITE=core PATCHGATE="${PATCHGATE:-$PG}" BENCH_OUT= bash "$BENCH/run.sh" \
             || echo "warning: the tmpfs pass failed; its figures are missing from the table"
     fi
     sub txn txn.sh RUNS=10 ROUNDS=5 WT_RUNS=0 WT_REMOVE_RUNS=0 STRACE_RUNS=0
