@@ -324,7 +324,11 @@ for sec, name, val, peer, pval, unit, ratio, target in rows:
             verdict = f"<= {target}x: " + ("met" if float(ratio) <= float(target) else "NOT met")
         except ValueError:
             verdict = f"<= {target}x: ?"
-    fmt = lambda v: f"{float(v):,.1f} {unit}" if v not in ("", "nan") else "-"
+    def fmt(v):
+        if v in ("", "nan"):
+            return "-"
+        x = float(v)
+        return f"{x:,.{3 if abs(x) < 1 else 2 if abs(x) < 10 else 1}f} {unit}"
     print(f"{f'({sec}) {name}':<{w}}  {fmt(val):>14}  {peer:<{p}}  {fmt(pval):>14}  {ratio:>6}x  {verdict}")
 EOF
 fi
