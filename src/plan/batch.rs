@@ -356,7 +356,6 @@ impl Planner<'_> {
         let (steps, after) = plan_file(doc, &refs, &recorded)?;
         *doc = after;
         self.mark_changed(key);
-        crate::timing::mark("plan: a file's edits planned in one pass");
         let mut q: std::collections::VecDeque<Step> = steps.into();
         let first = q.pop_front();
         self.batches.insert(key.to_string(), Pending::Steps(q));
