@@ -229,15 +229,20 @@ fn for_removed(ctx: &Ctx, ev: &Evidence) -> Vec<Considered> {
 fn run_jobs(ctx: &Ctx, bar: &indicatif::ProgressBar, jobs: Vec<Job>) -> Vec<JobResult> {
     bar.inc_length(jobs.len() as u64);
     // The long jobs first (a cargo or go build, then a node start or one run over a batch), so
-    // the quick per-file tools fill in around them.
+    // the quick per-file tools fill in around them; in each of those, linters before formatters:
+    // a linter's run is the longer one (eslint against prettier, go vet against gofmt), and
+    // started last it would end last, alone on its lane.
     let class = |j: &Job| match j {
         Job::Table { checker, .. } if checker.locate.is_none() => Class::BuiltIn,
-        Job::Table { checker, .. } => Class::External(match checker.batch {
-            Batch::Package => 0,
-            Batch::Project | Batch::Patch => 1,
-            Batch::PerFile => 2,
-        }),
-        Job::Custom { .. } => Class::External(1),
+        Job::Table { checker, .. } => {
+            let batch = match checker.batch {
+                Batch::Package => 0,
+                Batch::Project | Batch::Patch => 1,
+                Batch::PerFile => 2,
+            };
+            Class::External(2 * batch + u8::from(checker.kind == Kind::Format))
+        }
+        Job::Custom { .. } => Class::External(2),
     };
     schedule::run_all(jobs, ctx.opts.jobs, class, |j| {
         let r = run_job(ctx, j);

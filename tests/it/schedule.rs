@@ -206,3 +206,28 @@ fn a_baseline_comes_from_the_same_node_process_as_the_patched_text() {
     let f = findings(check(&report, "src/old.js", "eslint"));
     assert!(f.len() == 1 && f[0]["new"] == false, "{report:#}");
 }
+
+#[test]
+fn in_each_rank_the_linters_start_before_the_formatters() {
+    if !require_all(NODE_TOOLS) {
+        return;
+    }
+    // One lane: the jobs run one after another, in the order they start. eslint (a linter, the
+    // longer run) goes before prettier (a formatter) of the same rank, so on more lanes it is
+    // not the one left running alone at the end.
+    let (repo, patch) = node_project(3);
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let run = apply_timed(&repo, &patch, &["--dry-run", "-j", "1"], &path);
+    run.assert_code(0);
+    let jobs = jobs(&run.stderr);
+    let start = |name: &str| {
+        jobs.iter()
+            .find(|(n, _, _)| n == name)
+            .map(|j| j.1)
+            .unwrap_or_else(|| panic!("no {name} job: {jobs:?}\n{}", run.stderr))
+    };
+    assert!(
+        start("eslint") < start("prettier"),
+        "eslint should start before prettier: {jobs:?}"
+    );
+}
