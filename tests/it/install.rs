@@ -8,10 +8,11 @@
 //! `patchgate mcp --print-config` prints; every other snippet is parsed here. The README's local
 //! `language: system` pre-commit hook runs the pip-installed binary.
 //!
-//! Cost: the wheel is built with the `dev` profile into this build's target/, so cargo reuses the
-//! dependencies these tests were built with; the npm packages wrap the binary the tests already
-//! run (BIN). No second optimised build. Installs are offline (`--no-index`, `--offline`): only
-//! what this tree built can be installed.
+//! Cost: the wheel is built with the `dev` profile into a target directory of its own
+//! (target/install-wheel: a first run compiles the dependencies once more, later runs reuse
+//! them), never into the suite's target/debug, whose binary the other tests run meanwhile; the
+//! npm packages wrap the binary the tests already run (BIN). No second optimised build. Installs
+//! are offline (`--no-index`, `--offline`): only what this tree built can be installed.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -145,11 +146,20 @@ fn wheel_from_the_tree_runs_from_a_fresh_venv_and_uvx_without_rust() {
     let work = tempfile::tempdir().expect("tempdir");
     let wheels = work.path().join("wheels");
     let started = Instant::now();
+    // Its own target directory: maturin builds the binary with its own rustc arguments, so in
+    // the suite's target/ cargo would relink target/debug/patchgate, the binary every other test
+    // is running at that moment (they failed with "No such file or directory" while it did).
+    let target = Path::new(BIN)
+        .parent()
+        .and_then(Path::parent)
+        .expect("BIN lies in target/debug")
+        .join("install-wheel");
     let r = run(Command::new("maturin")
         .args(["build", "--locked", "--profile", "dev", "--out"])
         .arg(&wheels)
         .arg("--manifest-path")
         .arg(Path::new(ROOT).join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", &target)
         .env("CARGO_NET_OFFLINE", "true"));
     ok(r, "maturin build");
     note("maturin build --profile dev", started);
