@@ -3,9 +3,10 @@
 //!
 //! Planned one by one, each edit searches the whole file (to refuse an ambiguous `old_string`)
 //! and shifts everything after its match: a patch of 20,000 edits to one file is quadratic. Here
-//! one Aho-Corasick scan finds every occurrence of every `old_string` in the original text; the
-//! edits are then taken in patch order, each one's occurrences being those of the original that
-//! no earlier edit has touched.
+//! every occurrence of every `old_string` in the original text is found first (a substring search
+//! per pattern when there are few, one Aho-Corasick scan when there are many, see [`Searcher`]);
+//! the edits are then taken in patch order, each one's occurrences being those of the original
+//! that no earlier edit has touched.
 //!
 //! Invariants (what makes the result byte-identical to the one-by-one path, see the tests):
 //! - Every outcome is the one-by-one outcome: an edit matches exactly once, and its reported lines
@@ -23,10 +24,134 @@ use super::*;
 use std::collections::BTreeMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind as AcKind};
+use memchr::memmem;
 
 /// Past this many occurrences of the edits' `old_string`s in the original text the batch gives
 /// up: its bookkeeping would cost more than it saves (short, common `old_string`s).
 const MAX_OCCURRENCES: usize = 4_000_000;
+
+/// Up to this many distinct patterns a file's occurrences are found with one substring search per
+/// pattern; past it with one Aho-Corasick automaton. Building the automaton costs more than a few
+/// vectorised searches of a source file, and its scan is many times slower per byte than one
+/// search; only with many patterns does its single pass win.
+const FEW_PATTERNS: usize = 16;
+
+/// Which way occurrences are found ([`Engine::Auto`] everywhere but in the tests, which run the
+/// two others on the same inputs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub(super) enum Engine {
+    Auto,
+    Substring,
+    Automaton,
+}
+
+/// Finds the occurrences of a file's patterns, overlapping ones included.
+///
+/// A substring search restarted one byte after each occurrence can cost a whole pattern's length
+/// per occurrence (a long periodic pattern in a text that repeats it); its work is counted, and
+/// past [`Searcher::budget`] the search is done again with the automaton, which is linear in the
+/// text whatever the patterns. Both report the same set of occurrences.
+struct Searcher<'p> {
+    patterns: &'p [&'p str],
+    finders: Option<Vec<memmem::Finder<'p>>>,
+    automaton: std::cell::OnceCell<Option<AhoCorasick>>,
+}
+
+/// An occurrence: the pattern's index and where it starts.
+type Found = (usize, usize);
+
+impl<'p> Searcher<'p> {
+    fn new(patterns: &'p [&'p str], engine: Engine) -> Searcher<'p> {
+        let few = match engine {
+            Engine::Auto => patterns.len() <= FEW_PATTERNS,
+            Engine::Substring => true,
+            Engine::Automaton => false,
+        };
+        let finders = few.then(|| patterns.iter().map(|p| memmem::Finder::new(p)).collect());
+        Searcher {
+            patterns,
+            finders,
+            automaton: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn automaton(&self) -> Option<&AhoCorasick> {
+        self.automaton
+            .get_or_init(|| {
+                AhoCorasick::builder()
+                    .match_kind(AcKind::Standard)
+                    .kind(Some(AhoCorasickKind::ContiguousNFA))
+                    .build(self.patterns)
+                    .ok()
+            })
+            .as_ref()
+    }
+
+    /// How many bytes of pattern the substring searches of `hay` may compare after occurrences
+    /// before the automaton takes over.
+    fn budget(hay: &[u8]) -> usize {
+        8 * hay.len() + 64 * 1024
+    }
+
+    /// Calls `f` with every occurrence in `hay` of every pattern `wanted` keeps (in no particular
+    /// order); stops as soon as `f` returns `false`, which it must do by the time it has seen
+    /// more than `limit` of them. `None`: the automaton could not be built.
+    fn each(
+        &self,
+        hay: &[u8],
+        wanted: impl Fn(usize) -> bool,
+        limit: usize,
+        mut f: impl FnMut(Found) -> bool,
+    ) -> Option<()> {
+        if let Some(finders) = &self.finders {
+            // The occurrences are gathered first so that a search that runs over its budget has
+            // reported nothing when the automaton starts again.
+            let mut found: Vec<Found> = Vec::new();
+            let mut spent = 0usize;
+            let budget = Self::budget(hay);
+            let mut over = false;
+            'patterns: for (p, finder) in finders.iter().enumerate() {
+                if !wanted(p) {
+                    continue;
+                }
+                let len = finder.needle().len();
+                let mut at = 0;
+                while let Some(i) = finder.find(&hay[at..]) {
+                    found.push((p, at + i));
+                    if found.len() > limit {
+                        break 'patterns;
+                    }
+                    at += i + 1;
+                    spent += len;
+                    if spent > budget {
+                        over = true;
+                        break 'patterns;
+                    }
+                }
+            }
+            if !over {
+                for m in found {
+                    if !f(m) {
+                        break;
+                    }
+                }
+                return Some(());
+            }
+        }
+        for m in self
+            .automaton()?
+            .try_find_overlapping_iter(Input::new(hay))
+            .ok()?
+        {
+            let p = m.pattern().as_usize();
+            if wanted(p) && !f((p, m.start())) {
+                break;
+            }
+        }
+        Some(())
+    }
+}
 
 /// Whether an edit can be planned with the others of its file in one pass (the rest of what the
 /// one-by-one path might decide differently is checked on the text, in [`plan_file`]).
@@ -55,6 +180,16 @@ pub(super) fn plan_file(
     edits: &[&Replace],
     recorded: &[bool],
 ) -> Option<(Vec<Step>, TextDoc)> {
+    plan_file_with(doc, edits, recorded, Engine::Auto)
+}
+
+/// [`plan_file`], finding the occurrences the way `engine` says.
+pub(super) fn plan_file_with(
+    doc: &TextDoc,
+    edits: &[&Replace],
+    recorded: &[bool],
+    engine: Engine,
+) -> Option<(Vec<Step>, TextDoc)> {
     if doc.has_crlf() || !edits.iter().all(|r| eligible(r)) || recorded.len() != edits.len() {
         return None;
     }
@@ -81,23 +216,25 @@ pub(super) fn plan_file(
         pat_of.push(id_of(olds[k].as_ref()));
         new_pat.push((recorded[k] && !news[k].is_empty()).then(|| id_of(news[k].as_ref())));
     }
-    let ac = AhoCorasick::builder()
-        .match_kind(AcKind::Standard)
-        .kind(Some(AhoCorasickKind::ContiguousNFA))
-        .build(&patterns)
-        .ok()?;
+    let search = Searcher::new(&patterns, engine);
     let lmax = patterns.iter().map(|p| p.len()).max().unwrap_or(0);
 
     // Every occurrence of every pattern in the original text, overlapping ones included (they
     // make an edit ambiguous, as in the one-by-one path).
     let mut occ: Vec<Vec<usize>> = vec![Vec::new(); patterns.len()];
     let mut total = 0usize;
-    for m in ac.try_find_overlapping_iter(Input::new(text)).ok()? {
-        occ[m.pattern().as_usize()].push(m.start());
-        total += 1;
-        if total > MAX_OCCURRENCES {
-            return None;
-        }
+    search.each(
+        text.as_bytes(),
+        |_| true,
+        MAX_OCCURRENCES,
+        |(p, start)| {
+            occ[p].push(start);
+            total += 1;
+            total <= MAX_OCCURRENCES
+        },
+    )?;
+    if total > MAX_OCCURRENCES {
+        return None;
     }
 
     let mut applied: BTreeMap<usize, Applied> = BTreeMap::new();
@@ -123,7 +260,7 @@ pub(super) fn plan_file(
                 k,
             },
         );
-        if born_for_later(&ac, &applied, text, &news, start, k, lmax, &last_use) {
+        if born_for_later(&search, &applied, text, &news, start, k, lmax, &last_use) {
             return None;
         }
     }
@@ -144,7 +281,7 @@ fn touches_applied(applied: &BTreeMap<usize, Applied>, s: usize, e: usize) -> bo
 /// bytes each side: no occurrence reaching the new text can come from farther away.
 #[allow(clippy::too_many_arguments)]
 fn born_for_later(
-    ac: &AhoCorasick,
+    search: &Searcher,
     applied: &BTreeMap<usize, Applied>,
     text: &str,
     news: &[std::borrow::Cow<str>],
@@ -208,20 +345,23 @@ fn born_for_later(
             _ => break,
         }
     }
-    let Ok(found) = ac.try_find_overlapping_iter(Input::new(&window)) else {
-        return true;
-    };
-    for m in found {
-        let touches = if seam_end > seam {
-            m.start() < seam_end && m.end() > seam
-        } else {
-            m.start() < seam && m.end() > seam
-        };
-        if touches && last_use[m.pattern().as_usize()] > k {
-            return true;
-        }
-    }
-    false
+    // Only the patterns an edit after `k` looks for matter.
+    let mut born = false;
+    let searched = search.each(
+        &window,
+        |p| last_use[p] > k,
+        usize::MAX,
+        |(p, s)| {
+            let e = s + search.patterns[p].len();
+            born = if seam_end > seam {
+                s < seam_end && e > seam
+            } else {
+                s < seam && e > seam
+            };
+            !born
+        },
+    );
+    born || searched.is_none()
 }
 
 /// The steps (each edit's lines in the file as it was just before it) and the new document.

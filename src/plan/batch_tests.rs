@@ -95,12 +95,28 @@ fn one_by_one(doc: &TextDoc, edits: &[Replace], recorded: &[bool]) -> (Vec<Step>
 }
 
 /// Fails unless the one-pass plan, when there is one, is the one-by-one path's, step for step
-/// and byte for byte; says whether there was one.
+/// and byte for byte, and unless both ways of finding occurrences (a substring search per
+/// pattern, one automaton for all) make the same plan; says whether there was one.
 fn agrees(doc: &TextDoc, edits: &[Replace], recorded: &[bool]) -> Result<bool, TestCaseError> {
     let refs: Vec<&Replace> = edits.iter().collect();
-    let Some((steps, after)) = plan_file(doc, &refs, recorded) else {
-        return Ok(false);
-    };
+    let planned = plan_file(doc, &refs, recorded);
+    let by_substring = plan_file_with(doc, &refs, recorded, Engine::Substring);
+    let by_automaton = plan_file_with(doc, &refs, recorded, Engine::Automaton);
+    prop_assert_eq!(by_substring.is_some(), by_automaton.is_some());
+    prop_assert_eq!(planned.is_some(), by_automaton.is_some());
+    let some = planned.is_some();
+    for plan in [planned, by_substring, by_automaton].into_iter().flatten() {
+        same_as_one_by_one(doc, edits, recorded, plan)?;
+    }
+    Ok(some)
+}
+
+fn same_as_one_by_one(
+    doc: &TextDoc,
+    edits: &[Replace],
+    recorded: &[bool],
+    (steps, after): (Vec<Step>, TextDoc),
+) -> Result<(), TestCaseError> {
     let (want, want_doc) = one_by_one(doc, edits, recorded);
     prop_assert_eq!(steps.len(), want.len());
     for (k, (got, want)) in steps.iter().zip(&want).enumerate() {
@@ -113,7 +129,7 @@ fn agrees(doc: &TextDoc, edits: &[Replace], recorded: &[bool]) -> Result<bool, T
     }
     prop_assert_eq!(after.encode(), want_doc.encode());
     prop_assert_eq!(after, want_doc);
-    Ok(true)
+    Ok(())
 }
 
 fn spec() -> impl Strategy<Value = Spec> {
@@ -242,4 +258,76 @@ fn chained_edits_see_earlier_ones() {
     let refs: Vec<&Replace> = edits.iter().collect();
     assert!(plan_file(&doc, &refs, &[true, false]).is_none());
     assert!(plan_file(&doc, &refs, &[false, true]).is_some());
+}
+
+/// The occurrences each way of searching reports, sorted.
+fn occurrences(patterns: &[&str], hay: &str, engine: Engine) -> (Vec<(usize, usize)>, bool) {
+    let search = Searcher::new(patterns, engine);
+    let mut found = Vec::new();
+    search
+        .each(
+            hay.as_bytes(),
+            |_| true,
+            usize::MAX,
+            |m| {
+                found.push(m);
+                true
+            },
+        )
+        .expect("searched");
+    found.sort_unstable();
+    (found, search.automaton.get().is_some())
+}
+
+/// A few patterns are found by substring search, overlapping occurrences included, exactly as
+/// the automaton finds them, and without building it.
+#[test]
+fn substring_search_finds_what_the_automaton_finds() {
+    let hay = "abababa\nab\nba\n\nxyz abab";
+    let patterns = ["aba", "ab", "b\n", "\n\n", "abab", "zz"];
+    let (by_substring, built) = occurrences(&patterns, hay, Engine::Substring);
+    let (by_automaton, _) = occurrences(&patterns, hay, Engine::Automaton);
+    assert_eq!(by_substring, by_automaton);
+    assert_eq!(by_substring.iter().filter(|(p, _)| *p == 0).count(), 4);
+    assert!(!built, "a plain substring search needs no automaton");
+    // Auto: a few patterns by substring, many by the automaton.
+    let many: Vec<String> = (0..=FEW_PATTERNS).map(|i| format!("l{i}:")).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    assert!(Searcher::new(&patterns, Engine::Auto).finders.is_some());
+    assert!(Searcher::new(&many, Engine::Auto).finders.is_none());
+}
+
+/// A long periodic pattern in a text that repeats it: restarting the substring search after each
+/// occurrence would compare the whole pattern each time (quadratic), so past the budget the
+/// automaton finds the occurrences, the same ones; and the plan is the one-by-one path's.
+#[test]
+fn periodic_patterns_fall_back_to_the_automaton() {
+    let (n, l) = (20_000, 1_000);
+    let hay = format!("b{}c", "a".repeat(n));
+    let run = "a".repeat(l);
+    let (by_substring, built) = occurrences(&[run.as_str(), "c"], &hay, Engine::Substring);
+    assert!(built, "over budget, the automaton searched");
+    assert_eq!(by_substring.len(), n - l + 2);
+    let (by_automaton, _) = occurrences(&[run.as_str(), "c"], &hay, Engine::Automaton);
+    assert_eq!(by_substring, by_automaton);
+    // The first edit covers every occurrence of the run but the first one, which the second
+    // edit then replaces: planned in one pass, whichever way is used.
+    let doc = TextDoc::decode(hay.as_bytes()).expect("text");
+    let edits = [
+        replace(&format!("{}c", "a".repeat(n - l)), "X"),
+        replace(&run, "Y"),
+    ];
+    let plan = plan_file_with(
+        &doc,
+        &edits.iter().collect::<Vec<_>>(),
+        &[false, false],
+        Engine::Substring,
+    )
+    .expect("planned in one pass");
+    assert_eq!(plan.1.text(), "bYX");
+    let (want, want_doc) = one_by_one(&doc, &edits, &[false, false]);
+    assert_eq!(plan.1, want_doc);
+    let lines: Vec<_> = plan.0.iter().map(|s| s.lines.clone()).collect();
+    let want: Vec<_> = want.iter().map(|s| s.lines.clone()).collect();
+    assert_eq!(lines, want);
 }
