@@ -18,6 +18,8 @@ pub use markdown::render_markdown;
 pub use sarif::{render_sarif, sarif_log};
 pub use schema::json_schema;
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::error::{Error, Exit, Kind};
@@ -411,23 +413,37 @@ fn edit_report(o: &EditOutcome) -> EditReport {
 /// building the report.
 pub fn file_reports(plan: &Plan) -> Vec<FileReport> {
     use rayon::prelude::*;
-    plan.files.par_iter().map(file_report).collect()
+    // The plan hashed every path's new content already (for the re-run record).
+    let hashed: HashMap<&str, &str> = plan
+        .final_state
+        .iter()
+        .filter_map(|(path, h)| Some((path.as_str(), h.as_deref()?)))
+        .collect();
+    plan.files
+        .par_iter()
+        .map(|f| file_report(f, hashed.get(f.path.as_str()).copied()))
+        .collect()
 }
 
-fn file_report(f: &FileChange) -> FileReport {
+/// `after_sha256`: the SHA-256 of `f`'s new content when it is known.
+fn file_report(f: &FileChange, after_sha256: Option<&str>) -> FileReport {
     let old_name = f.from.as_deref().unwrap_or(&f.path);
     // A symlink's diff is the one of its target's text, as git shows it.
-    let side =
-        |bytes: &Option<std::sync::Arc<Vec<u8>>>, link: &Option<std::path::PathBuf>| match link {
-            Some(t) => Some(t.as_os_str().as_encoded_bytes().to_vec()),
-            None => bytes.as_deref().cloned(),
-        };
+    fn side<'f>(
+        bytes: &'f Option<std::sync::Arc<Vec<u8>>>,
+        link: &'f Option<std::path::PathBuf>,
+    ) -> Option<&'f [u8]> {
+        match link {
+            Some(t) => Some(t.as_os_str().as_encoded_bytes()),
+            None => bytes.as_deref().map(Vec::as_slice),
+        }
+    }
     let (before, after) = (side(&f.before, &f.links.0), side(&f.after, &f.links.1));
     let mode = ModeReport::of(f);
     let (mut diff, added, removed) = if before.is_some() && before == after {
         (String::new(), 0, 0)
     } else {
-        crate::text::unified_diff(old_name, &f.path, before.as_deref(), after.as_deref())
+        crate::text::unified_diff(old_name, &f.path, before, after)
     };
     if let Some(m) = &mode {
         let header = match (&m.old, &m.new) {
@@ -443,9 +459,12 @@ fn file_report(f: &FileChange) -> FileReport {
         change: f.change,
         from: f.from.clone(),
         diff,
-        sha256: f.after.as_deref().map(|b| {
-            use sha2::{Digest, Sha256};
-            format!("{:x}", Sha256::digest(b))
+        sha256: f.after.as_deref().map(|b| match after_sha256 {
+            Some(h) => h.to_string(),
+            None => {
+                use sha2::{Digest, Sha256};
+                format!("{:x}", Sha256::digest(b))
+            }
         }),
         mode,
         added,
@@ -504,5 +523,41 @@ mod tests {
         assert_eq!(v["error"]["kind"], "operation_in_progress");
         assert_eq!(v["status"], "error");
         assert!(v.get("exit").is_none(), "{v}");
+    }
+
+    /// A file's `sha256` is the hash of its new content, whether the plan hashed it already (a
+    /// batch) or not (an undo's plan has no final state), and follows a `--fix` rewrite.
+    #[test]
+    fn file_sha256_is_the_new_contents() {
+        use crate::plan::Disk;
+        use sha2::{Digest, Sha256};
+        let file = |b: &[u8]| Disk::File {
+            bytes: std::sync::Arc::new(b.to_vec()),
+            mode: 0o644,
+        };
+        let change = FileChange::new(
+            "a.py".into(),
+            None,
+            ChangeKind::Modified,
+            &file(b"x = 1\n"),
+            &file(b"x = 2\n"),
+        );
+        let mut plan = Plan {
+            outcomes: Vec::new(),
+            changes: Vec::new(),
+            files: vec![change],
+            digests: Vec::new(),
+            patch_digest: None,
+            final_state: Vec::new(),
+        };
+        let hex = |b: &[u8]| format!("{:x}", Sha256::digest(b));
+        let sha = |plan: &Plan| file_reports(plan)[0].sha256.clone();
+        assert_eq!(sha(&plan), Some(hex(b"x = 2\n")));
+        plan.final_state = vec![("a.py".into(), Some(hex(b"x = 2\n")))];
+        assert_eq!(sha(&plan), Some(hex(b"x = 2\n")));
+        plan.set_after("a.py", b"x = 3\n".to_vec());
+        assert_eq!(sha(&plan), Some(hex(b"x = 3\n")));
+        let report = &file_reports(&plan)[0];
+        assert!(report.diff.contains("+x = 3"), "{}", report.diff);
     }
 }
