@@ -102,9 +102,12 @@ impl Dir {
                 self.rel_of(name)
             )));
         }
-        let mut f = std::fs::File::from(fd);
+        let f = std::fs::File::from(fd);
         let mut out = Vec::with_capacity(st.st_size.max(0) as usize);
-        f.read_to_end(&mut out)?;
+        // Read through `Take`: `File::read_to_end` would ask the size again (`statx`) and the
+        // position (`lseek`), which the `fstat` above already answered. A file that grew since
+        // is still read to its end.
+        (&f).take(u64::MAX).read_to_end(&mut out)?;
         Ok(out)
     }
 

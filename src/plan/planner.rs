@@ -17,6 +17,8 @@ pub(super) struct Planner<'a> {
     pub(super) resolved: std::cell::RefCell<HashMap<String, Result<Resolved, String>>>,
     /// Files whose edits are planned in one pass (see [`super::batch`]).
     pub(super) batches: HashMap<String, super::batch::Pending>,
+    /// The working tree's folders the plan read files from, open (see [`super::vfs`]).
+    pub(super) dirs: HashMap<String, crate::fs::Dir>,
 }
 
 /// Plans a patch against the working tree under `roots`.
@@ -32,6 +34,7 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
         originals: HashMap::new(),
         resolved: std::cell::RefCell::new(HashMap::new()),
         batches: HashMap::new(),
+        dirs: HashMap::new(),
     };
     // Each edit's digest, once: the whole patch's digest is made of them, and the record of
     // applied edits needs them again.

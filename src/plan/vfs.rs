@@ -60,7 +60,7 @@ impl Planner<'_> {
     pub(super) fn slot(&mut self, key: &str) -> &mut Slot {
         if !self.slots.contains_key(key) {
             let (content, disk) = match self.source {
-                Source::WorkTree => read_disk(self.roots.fs(), key),
+                Source::WorkTree => read_through(&mut self.dirs, self.roots.fs(), key),
                 Source::Tree { repo, tree } => read_tree(repo, tree, key),
             };
             self.originals.insert(key.to_string(), disk);
@@ -166,22 +166,61 @@ pub fn disk_at(fs: &crate::fs::Root, rel: &str) -> Disk {
     read_disk(fs, rel).1
 }
 
-pub(super) fn read_disk(fs: &crate::fs::Root, rel: &str) -> (Content, Disk) {
-    use crate::fs::Kind;
-    let unreadable = |e: std::io::Error| {
-        let why = if crate::fs::is_symlink_error(&e) {
-            "changed while patchgate was reading it: a symlink is now on its path".to_string()
-        } else {
-            format!("cannot be read: {e}")
+/// How many folders the planner keeps open at once (see [`read_through`]).
+const OPEN_DIRS: usize = 64;
+
+/// [`read_disk`], with each folder opened once for all the files the plan reads from it (a batch
+/// names many files in few folders; opening the folder was a third of the system calls of a
+/// read). A kept folder was opened the same race-free way, with no symlink on its path at that
+/// moment, and a read through it follows no symlink either; what was read is only the plan's
+/// before state, which write-back checks again by walking every path afresh. The folders are
+/// closed when planning ends (and all at once when [`OPEN_DIRS`] are open).
+pub(super) fn read_through(
+    dirs: &mut HashMap<String, crate::fs::Dir>,
+    fs: &crate::fs::Root,
+    rel: &str,
+) -> (Content, Disk) {
+    if crate::fs::resolve::components(rel).is_err() {
+        return read_disk(fs, rel);
+    }
+    let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+    if !dirs.contains_key(parent) {
+        // A folder that cannot be opened: the uncached read tells why.
+        let Ok(dir) = fs.dir(parent) else {
+            return read_disk(fs, rel);
         };
-        (Content::Other(why), Disk::Other)
+        if dirs.len() >= OPEN_DIRS {
+            dirs.clear();
+        }
+        dirs.insert(parent.to_string(), dir);
+    }
+    match dirs.get(parent) {
+        Some(dir) => read_in(dir, name),
+        None => read_disk(fs, rel),
+    }
+}
+
+fn unreadable(e: std::io::Error) -> (Content, Disk) {
+    let why = if crate::fs::is_symlink_error(&e) {
+        "changed while patchgate was reading it: a symlink is now on its path".to_string()
+    } else {
+        format!("cannot be read: {e}")
     };
-    let (dir, name) = match fs.parent_of(rel) {
-        Ok(x) => x,
+    (Content::Other(why), Disk::Other)
+}
+
+pub(super) fn read_disk(fs: &crate::fs::Root, rel: &str) -> (Content, Disk) {
+    match fs.parent_of(rel) {
+        Ok((dir, name)) => read_in(&dir, name),
         // A parent that is missing or is a file: nothing can be there.
-        Err(e) if crate::fs::gone(&e) => return (Content::Missing, Disk::Missing),
-        Err(e) => return unreadable(e),
-    };
+        Err(e) if crate::fs::gone(&e) => (Content::Missing, Disk::Missing),
+        Err(e) => unreadable(e),
+    }
+}
+
+/// What the entry `name` of the open folder `dir` is, read without following it.
+fn read_in(dir: &crate::fs::Dir, name: &str) -> (Content, Disk) {
+    use crate::fs::Kind;
     let md = match dir.lstat(name) {
         Ok(None) => return (Content::Missing, Disk::Missing),
         Ok(Some(md)) => md,
@@ -215,5 +254,72 @@ pub(super) fn read_disk(fs: &crate::fs::Root, rel: &str) -> (Content, Disk) {
             Content::Other("is not a regular file (a device, FIFO or socket)".into()),
             Disk::Other,
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reading through the kept folders sees exactly what a fresh walk sees, for every kind of
+    /// entry and every way a path can fail, the second time (warm) as the first; and no more than
+    /// [`OPEN_DIRS`] folders stay open.
+    #[test]
+    fn kept_folders_read_what_a_fresh_walk_reads() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        let outside = tempfile::tempdir().expect("tempdir");
+        let p = repo.path();
+        std::fs::create_dir_all(p.join("src/deep")).expect("mkdir");
+        std::fs::write(p.join("top.txt"), "top\n").expect("write");
+        std::fs::write(p.join("src/a.txt"), "a\n").expect("write");
+        std::fs::write(p.join("src/deep/b.txt"), "b\n").expect("write");
+        std::fs::write(outside.path().join("a.txt"), "outside\n").expect("write");
+        std::os::unix::fs::symlink(outside.path(), p.join("out")).expect("link");
+        std::os::unix::fs::symlink("a.txt", p.join("src/alias")).expect("link");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            p.join("src/fifo").as_path(),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .expect("fifo");
+        let root = crate::fs::Root::open(p).expect("open");
+        let paths = [
+            "top.txt",
+            "src/a.txt",
+            "src/deep/b.txt",
+            "src/missing.txt",
+            "nope/x.txt",
+            "top.txt/x",
+            "src/alias",
+            "out/a.txt",
+            "src/deep",
+            "src/fifo",
+            "src//a.txt",
+        ];
+        let mut dirs = HashMap::new();
+        for round in 0..2 {
+            for rel in paths {
+                let (want_content, want_disk) = read_disk(&root, rel);
+                let (content, disk) = read_through(&mut dirs, &root, rel);
+                assert_eq!(disk, want_disk, "{rel}, round {round}");
+                assert_eq!(
+                    format!("{content:?}"),
+                    format!("{want_content:?}"),
+                    "{rel}, round {round}"
+                );
+            }
+        }
+        assert!(matches!(
+            read_through(&mut dirs, &root, "out/a.txt").1,
+            Disk::Other
+        ));
+        assert!(dirs.contains_key("src/deep") && !dirs.contains_key("out"));
+        for i in 0..OPEN_DIRS + 8 {
+            std::fs::create_dir(p.join(format!("d{i}"))).expect("mkdir");
+            read_through(&mut dirs, &root, &format!("d{i}/f"));
+            assert!(dirs.len() <= OPEN_DIRS);
+        }
     }
 }
