@@ -318,7 +318,10 @@ fn born_for_later(
             _ => break,
         }
     }
-    let mut window: Vec<u8> = left.iter().rev().flat_map(|s| s.iter().copied()).collect();
+    let mut window: Vec<u8> = Vec::with_capacity(2 * reach + news[k].len());
+    for piece in left.iter().rev() {
+        window.extend_from_slice(piece);
+    }
     let seam = window.len();
     window.extend_from_slice(news[k].as_bytes());
     let seam_end = window.len();
