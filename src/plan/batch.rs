@@ -68,7 +68,7 @@ impl<'p> Searcher<'p> {
             Engine::Substring => true,
             Engine::Automaton => false,
         };
-        let finders = few.then(|| patterns.iter().map(|p| memmem::Finder::new(p)).collect());
+        let finders = few.then(|| patterns.iter().map(memmem::Finder::new).collect());
         Searcher {
             patterns,
             finders,
