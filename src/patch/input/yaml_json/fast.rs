@@ -20,7 +20,7 @@ use super::{RawEdit, RawSubEdit, RawTop, Sp};
 
 /// Declines documents past this many YAML nodes (collections and scalars): the full reader
 /// refuses more than 250,000, and near that bound it alone decides.
-const MAX_NODES: usize = 200_000;
+pub(super) const MAX_NODES: usize = 200_000;
 
 const SUB_KEYS: &[&str] = &[
     "old_string",
@@ -50,7 +50,7 @@ pub(super) fn parse(text: &str, limit: usize) -> Option<RawTop> {
 
 /// Only characters YAML takes as they are (tab and line feed, printable ASCII, and the
 /// printable ranges above it): no carriage return, no control character, no byte-order mark.
-fn all_printable(text: &str) -> bool {
+pub(super) fn all_printable(text: &str) -> bool {
     if text
         .bytes()
         .all(|c| c == b'\t' || c == b'\n' || (0x20..0x7f).contains(&c))

@@ -20,6 +20,7 @@ use crate::error::{Error, PatchError};
 use crate::patch::{Edit, Format, LineWindow, Op, Patch, PatchSource, Replace};
 
 mod fast;
+mod json_spans;
 mod lower;
 
 use lower::lower;
@@ -289,10 +290,19 @@ fn full_yaml(text: &str) -> Result<RawTop, serde_saphyr::Error> {
 
 fn parse_json(text: &str, source: &PatchSource) -> Result<RawTop, Error> {
     match serde_json::from_str::<RawTop>(text) {
-        Ok(raw) => {
-            // Locations come only from the YAML reader; JSON is YAML, so re-read it for them.
+        Ok(mut raw) => {
+            // Locations come from the YAML reader; JSON is YAML, so re-read it for them, unless
+            // a direct walk finds the same ones.
+            let limit =
+                crate::patch::limit::max_bytes().unwrap_or(crate::patch::limit::DEFAULT_MB << 20);
+            let limit = usize::try_from(limit)
+                .unwrap_or(usize::MAX)
+                .min(SPAN_REPARSE_LIMIT);
+            if json_spans::locate(text, &mut raw, limit) {
+                return Ok(raw);
+            }
             if text.len() <= SPAN_REPARSE_LIMIT
-                && let Ok(spanned) = parse_yaml(text)
+                && let Ok(spanned) = full_yaml(text)
             {
                 return Ok(spanned);
             }
