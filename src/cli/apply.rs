@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::output::{OutputFormat, print_error, print_report};
 use crate::error::Error;
 use crate::ops::{self, Context};
-use crate::patch::{Patch, limit};
+use crate::patch::{InputFormat, Patch, limit};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ApplyArgs {
@@ -22,7 +22,17 @@ pub(super) struct ApplyArgs {
 
 pub(super) fn run(a: &ApplyArgs, ctx: &Context) -> i32 {
     let result = read_patch(a.patch.as_deref(), &ctx.dir).and_then(|(name, bytes)| {
-        let opts = a.request.input_options(cwd_prefix(&ctx.dir));
+        // Only a unified diff's names depend on where the command runs: the others skip finding
+        // the repository (a libgit2 discovery) before their parse.
+        let diff = match a.request.input {
+            InputFormat::Diff => true,
+            InputFormat::Auto => std::str::from_utf8(&bytes)
+                .is_ok_and(|t| crate::patch::input::detect(t) == InputFormat::Diff),
+            _ => false,
+        };
+        let opts = a
+            .request
+            .input_options(diff.then(|| cwd_prefix(&ctx.dir)).flatten());
         let patch: Patch = crate::patch::parse_input_with(&bytes, &name, a.request.input, &opts)?;
         crate::timing::mark("patch parsed");
         ops::apply::run(&a.request, &patch, ctx)

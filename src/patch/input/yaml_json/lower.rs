@@ -6,7 +6,7 @@ use super::*;
 
 /// A valid `expect_sha256` in lower case; a malformed one is invalid input pointing at the value.
 fn expect_sha256(
-    value: Option<&Spanned<String>>,
+    value: Option<&Sp<String>>,
     source: &PatchSource,
 ) -> Result<Option<String>, Error> {
     let Some(v) = value else {
@@ -25,7 +25,7 @@ fn expect_sha256(
         "give the lower-case hex SHA-256 of the file's bytes as you read them, e.g. from \
          `sha256sum FILE` or `files[].sha256` of the previous patchgate report"
             .into(),
-        span_of(v).map(|s| s.offset()),
+        v.span.map(|s| s.offset()),
         "here",
     ))
 }
@@ -34,7 +34,7 @@ fn expect_sha256(
 pub(super) fn lower(raw: RawTop, source: PatchSource) -> Result<Patch, Error> {
     let mut edits = Vec::new();
     for entry in raw.edits {
-        let entry_span = span_of(&entry);
+        let entry_span = entry.span;
         let e = entry.value;
         let file_expect = expect_sha256(e.expect_sha256.as_ref(), &source)?;
         let file_path = e
@@ -42,7 +42,7 @@ pub(super) fn lower(raw: RawTop, source: PatchSource) -> Result<Patch, Error> {
             .as_ref()
             .map(|p| p.value.clone())
             .unwrap_or_default();
-        let span = e.file_path.as_ref().and_then(span_of).or(entry_span);
+        let span = e.file_path.as_ref().and_then(|p| p.span).or(entry_span);
         let path_problem =
             check_path_text("file_path", e.file_path.as_ref().map(|p| p.value.as_str()));
 
@@ -70,7 +70,7 @@ pub(super) fn lower(raw: RawTop, source: PatchSource) -> Result<Patch, Error> {
                 path_problem.clone()
             };
             for sub in subs {
-                let sub_span = span_of(&sub).or(span);
+                let sub_span = sub.span.or(span);
                 let s = sub.value;
                 let own_expect = expect_sha256(s.expect_sha256.as_ref(), &source)?;
                 let conflict = match (&file_expect, &own_expect) {
@@ -215,12 +215,12 @@ fn lower_single(e: RawEdit) -> Result<Op, String> {
 
 /// `Ok(None)` when no replacement keys are present at all.
 fn lower_replace(
-    old: Option<Spanned<String>>,
-    new: Option<Spanned<String>>,
+    old: Option<Sp<String>>,
+    new: Option<Sp<String>>,
     replace_all: Option<bool>,
-    start: Option<Spanned<i64>>,
-    end: Option<Spanned<i64>>,
-    within: Option<Spanned<String>>,
+    start: Option<Sp<i64>>,
+    end: Option<Sp<i64>>,
+    within: Option<Sp<String>>,
 ) -> Result<Option<Replace>, String> {
     if old.is_none()
         && new.is_none()

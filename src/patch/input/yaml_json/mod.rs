@@ -19,6 +19,8 @@ use super::validate::{check_nul, check_path_text, line_col, patch_error};
 use crate::error::{Error, PatchError};
 use crate::patch::{Edit, Format, LineWindow, Op, Patch, PatchSource, Replace};
 
+mod fast;
+mod json_spans;
 mod lower;
 
 use lower::lower;
@@ -44,40 +46,64 @@ const EDIT_KEYS: &[&str] = &[
 ];
 const TOP_KEYS: &[&str] = &["message", "edits"];
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(test, derive(PartialEq))]
 #[serde(deny_unknown_fields)]
 struct RawEdit {
-    file_path: Option<Spanned<String>>,
-    old_string: Option<Spanned<String>>,
-    new_string: Option<Spanned<String>>,
+    file_path: Option<Sp<String>>,
+    old_string: Option<Sp<String>>,
+    new_string: Option<Sp<String>>,
     replace_all: Option<bool>,
-    start_line: Option<Spanned<i64>>,
-    end_line: Option<Spanned<i64>>,
-    within: Option<Spanned<String>>,
+    start_line: Option<Sp<i64>>,
+    end_line: Option<Sp<i64>>,
+    within: Option<Sp<String>>,
     create: Option<bool>,
     delete: Option<bool>,
     append: Option<bool>,
-    move_to: Option<Spanned<String>>,
-    expect_sha256: Option<Spanned<String>>,
-    edits: Option<Vec<Spanned<RawSubEdit>>>,
+    move_to: Option<Sp<String>>,
+    expect_sha256: Option<Sp<String>>,
+    edits: Option<Vec<Sp<RawSubEdit>>>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
+#[cfg_attr(test, derive(PartialEq))]
 #[serde(deny_unknown_fields)]
 struct RawSubEdit {
-    old_string: Option<Spanned<String>>,
-    new_string: Option<Spanned<String>>,
+    old_string: Option<Sp<String>>,
+    new_string: Option<Sp<String>>,
     replace_all: Option<bool>,
-    start_line: Option<Spanned<i64>>,
-    end_line: Option<Spanned<i64>>,
-    within: Option<Spanned<String>>,
-    expect_sha256: Option<Spanned<String>>,
+    start_line: Option<Sp<i64>>,
+    end_line: Option<Sp<i64>>,
+    within: Option<Sp<String>>,
+    expect_sha256: Option<Sp<String>>,
+}
+
+/// A value and where it stands in the patch text, as [`span_of`] reads the YAML reader's
+/// location (`None` from a JSON reader, or where nobody reads it).
+#[derive(Debug, Clone, Default)]
+#[cfg_attr(test, derive(PartialEq))]
+struct Sp<T> {
+    value: T,
+    span: Option<SourceSpan>,
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Sp<T> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = Spanned::<T>::deserialize(d)?;
+        let span = span_of(&s);
+        Ok(Sp {
+            value: s.value,
+            span,
+        })
+    }
 }
 
 /// The document root: a bare list of edits, or a mapping with `message` and `edits`.
+#[derive(Debug)]
+#[cfg_attr(test, derive(PartialEq))]
 struct RawTop {
     message: Option<String>,
-    edits: Vec<Spanned<RawEdit>>,
+    edits: Vec<Sp<RawEdit>>,
 }
 
 impl<'de> Deserialize<'de> for RawTop {
@@ -121,7 +147,7 @@ impl<'de> Visitor<'de> for TopVisitor {
                     if edits.is_some() {
                         return Err(de::Error::duplicate_field("edits"));
                     }
-                    edits = Some(map.next_value::<Vec<Spanned<RawEdit>>>()?);
+                    edits = Some(map.next_value::<Vec<Sp<RawEdit>>>()?);
                 }
                 other => return Err(de::Error::unknown_field(other, TOP_KEYS)),
             }
@@ -250,15 +276,33 @@ fn yaml_options() -> serde_saphyr::Options {
 }
 
 fn parse_yaml(text: &str) -> Result<RawTop, serde_saphyr::Error> {
+    let limit = crate::patch::limit::max_bytes().unwrap_or(crate::patch::limit::DEFAULT_MB << 20);
+    if let Some(raw) = fast::parse(text, usize::try_from(limit).unwrap_or(usize::MAX)) {
+        return Ok(raw);
+    }
+    full_yaml(text)
+}
+
+/// The full YAML reader, which also gives every error.
+fn full_yaml(text: &str) -> Result<RawTop, serde_saphyr::Error> {
     serde_saphyr::from_str_with_options(text, yaml_options())
 }
 
 fn parse_json(text: &str, source: &PatchSource) -> Result<RawTop, Error> {
     match serde_json::from_str::<RawTop>(text) {
-        Ok(raw) => {
-            // Locations come only from the YAML reader; JSON is YAML, so re-read it for them.
+        Ok(mut raw) => {
+            // Locations come from the YAML reader; JSON is YAML, so re-read it for them, unless
+            // a direct walk finds the same ones.
+            let limit =
+                crate::patch::limit::max_bytes().unwrap_or(crate::patch::limit::DEFAULT_MB << 20);
+            let limit = usize::try_from(limit)
+                .unwrap_or(usize::MAX)
+                .min(SPAN_REPARSE_LIMIT);
+            if json_spans::locate(text, &mut raw, limit) {
+                return Ok(raw);
+            }
             if text.len() <= SPAN_REPARSE_LIMIT
-                && let Ok(spanned) = parse_yaml(text)
+                && let Ok(spanned) = full_yaml(text)
             {
                 return Ok(spanned);
             }
