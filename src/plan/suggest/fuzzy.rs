@@ -142,7 +142,7 @@ fn words(line: &str) -> impl Iterator<Item = &str> {
 /// The hash of the line's [`words`], in order. A byte loop rather than `words` itself: it runs
 /// on every line of the file, and `str::split` on a char set decodes every char.
 pub(super) fn collapsed_hash(line: &str) -> u64 {
-    runs(line.as_bytes(), |b| !matches!(b, b' ' | b'\t' | b'\r')).fold(0, |h, w| hash_bytes(h, w))
+    runs(line.as_bytes(), |b| !matches!(b, b' ' | b'\t' | b'\r')).fold(0, hash_bytes)
 }
 
 /// The maximal runs of bytes that `keep` accepts, in order.
