@@ -96,12 +96,19 @@ pub(super) fn hash_bytes(mut h: u64, bytes: &[u8]) -> u64 {
             u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
         );
     }
-    // The length goes into the tail word so "a" and "a\0" cannot collide.
-    let tail = chunks
-        .remainder()
-        .iter()
-        .fold(bytes.len() as u64, |acc, &b| (acc << 8) | u64::from(b));
-    mix(h, tail)
+    // The length goes into the tail word so "a" and "a\0" cannot collide: the tail is the
+    // length shifted left by the remaining bytes, then those bytes big-endian (what shifting
+    // each in after the length gives, in one load instead of a loop).
+    let rest = chunks.remainder();
+    let mut word = [0u8; 8];
+    word[8 - rest.len()..].copy_from_slice(rest);
+    let len = bytes.len() as u64;
+    let high = if rest.is_empty() {
+        len
+    } else {
+        len << (8 * rest.len())
+    };
+    mix(h, high | u64::from_be_bytes(word))
 }
 
 #[derive(Default)]
@@ -249,4 +256,42 @@ pub(super) fn relaxed_starts(
         .filter(|s| ws.binary_search(s).is_err())
         .collect();
     (ws, uni)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_word_is_the_length_then_the_last_bytes() {
+        // The tail as it was computed byte by byte.
+        let by_bytes = |mut h: u64, bytes: &[u8]| {
+            let mut chunks = bytes.chunks_exact(8);
+            for c in &mut chunks {
+                h = mix(h, u64::from_le_bytes(c.try_into().unwrap()));
+            }
+            let tail = chunks
+                .remainder()
+                .iter()
+                .fold(bytes.len() as u64, |acc, &b| (acc << 8) | u64::from(b));
+            mix(h, tail)
+        };
+        let text: Vec<u8> = (0..300u32).map(|i| (i * 37 % 251) as u8).collect();
+        for len in 0..text.len() {
+            for seed in [0, 0x1234_5678_9abc_def0] {
+                assert_eq!(hash_bytes(seed, &text[..len]), by_bytes(seed, &text[..len]));
+            }
+        }
+    }
+
+    #[test]
+    fn line_ranges_match_editors() {
+        let ranges = |t: &str| line_ranges(t);
+        assert_eq!(ranges(""), Vec::<Range<usize>>::new());
+        assert_eq!(ranges("a"), vec![0..1]);
+        assert_eq!(ranges("a\n"), vec![0..1]);
+        assert_eq!(ranges("\n"), vec![0..0]);
+        assert_eq!(ranges("a\n\nb"), vec![0..1, 2..2, 3..4]);
+        assert_eq!(ranges("a\nb\n\n"), vec![0..1, 2..3, 4..4]);
+    }
 }
