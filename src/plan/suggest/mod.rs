@@ -19,7 +19,8 @@
 //!
 //! # Algorithm
 //!
-//! Everything works on whole lines. The needle is split on `'\n'`; a final `'\n'` ends the
+//! Everything works on whole lines. A miss splits the file into lines and hashes them once
+//! ([`FileLines`]); the ladder, the look-back and the ranking share them. The needle is split on `'\n'`; a final `'\n'` ends the
 //! last line rather than starting an empty one. The haystack is split the same way, so a
 //! file's trailing newline does not create a phantom last line.
 //!
@@ -39,7 +40,8 @@
 //!   needle's hash multiset, kept incrementally while sliding. A secondary score counts
 //!   shared identifier-like tokens the same way, so a one-line needle with a typo (where no
 //!   line hash can match) still gets a meaningful shortlist. The best 10 windows per length
-//!   (k-1, k, k+1) survive. Within each overlapping group of those, the window with the
+//!   (k-1, k, k+1) survive. Tokens only break ties between equal line scores, so they are
+//!   counted only in windows whose line score can make the ten. Within each overlapping group of those, the window with the
 //!   fewest whole-line edits (strsim Levenshtein over line hashes) represents the group,
 //!   and only representatives get the char-level strsim score on their collapsed text.
 //!
