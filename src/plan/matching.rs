@@ -272,8 +272,10 @@ pub(super) fn miss(
             Err(n) => not_reindentable = n,
         }
     }
-    let pool = scope::diagnose(doc, old, scope, scope::POOL);
     let text = doc.text();
+    // The file's lines and line hashes, shared by the ladder and the ranking.
+    let file = suggest::FileLines::new(text);
+    let pool = scope::diagnose(doc, &file, old, scope, scope::POOL);
     let window = if r.window.is_some() || scope.symbol {
         scope.line_windows(doc)
     } else {
@@ -288,7 +290,7 @@ pub(super) fn miss(
         within: scope.symbol,
         lookback: ctx.lookback,
     };
-    let explained = suggest::explain(&query, pool, scope::MAX_CANDIDATES);
+    let explained = suggest::explain_in(&query, &file, pool, scope::MAX_CANDIDATES);
     crate::timing::mark("suggest: ranked");
     let candidates = explained.candidates;
     let mut s = Step::new(EditStatus::NotFound);
@@ -491,9 +493,11 @@ fn already_there(f: &MissFacts) -> Option<String> {
     let spots: Vec<(usize, usize)> = if f.r.whole_lines {
         whole::line_matches(text, 0..text.len(), f.new)
     } else {
-        text.match_indices(f.new)
+        // memmem (SIMD) rather than `match_indices`: a miss in a large file scanned all of it
+        // with the byte-serial searcher. Both find the same non-overlapping occurrences.
+        memchr::memmem::find_iter(text.as_bytes(), f.new.as_bytes())
             .take(3)
-            .map(|(i, _)| i..i + f.new.len())
+            .map(|i| i..i + f.new.len())
             .collect()
     }
     .iter()

@@ -195,10 +195,17 @@ fn labelled(doc: &TextDoc, shown: &str, defs: &[Definition], what: &str) -> Opti
 
 /// Suggestions for a miss: from inside the symbol first, then from the rest of the file; no two
 /// overlapping. Without `within`, the whole file's, as always.
-pub(super) fn diagnose(doc: &TextDoc, old: &str, scope: &Scope, max: usize) -> Vec<Candidate> {
+/// `file` is the whole text's.
+pub(super) fn diagnose(
+    doc: &TextDoc,
+    file: &suggest::FileLines,
+    old: &str,
+    scope: &Scope,
+    max: usize,
+) -> Vec<Candidate> {
     let text = doc.text();
     if !scope.symbol {
-        return suggest::diagnose(text, old, max);
+        return suggest::diagnose_in(file, old, max);
     }
     let mut inside: Vec<Candidate> = Vec::new();
     for r in &scope.ranges {
@@ -222,7 +229,7 @@ pub(super) fn diagnose(doc: &TextDoc, old: &str, scope: &Scope, max: usize) -> V
     });
     inside.truncate(max);
     let mut out = inside;
-    for c in suggest::diagnose(text, old, max) {
+    for c in suggest::diagnose_in(file, old, max) {
         if out.len() >= max {
             break;
         }

@@ -381,11 +381,35 @@ fn line_comment_start(family: Family, t: &[u8]) -> bool {
     }
 }
 
+/// Bytes that can change the lexer's state or the bracket depth in code, in some family: a
+/// comment's or string's first byte, a bracket. Every other byte of code is skipped unread.
+const CODE_STOPS: [bool; 256] = {
+    let mut t = [false; 256];
+    let stops = b"/#-{<\"'`([])}";
+    let mut i = 0;
+    while i < stops.len() {
+        t[stops[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 /// Lexes one line from `state`, updating the bracket depth; returns the state at its end.
+/// Bytes that cannot end a string or comment or matter in code are skipped in bulk: this runs
+/// on every byte of the file on a miss.
 fn lex_line(family: Family, line: &[u8], mut state: Lex, depth: &mut i32) -> Lex {
     let counts = family.counts_brackets();
     let mut i = 0;
     while i < line.len() {
+        let skip = match state {
+            Lex::Code => line[i..].iter().position(|&b| CODE_STOPS[b as usize]),
+            Lex::Str { close, .. } => memchr::memchr2(b'\\', close, &line[i..]),
+            Lex::Block(close) => memchr::memchr(close[0], &line[i..]),
+        };
+        match skip {
+            Some(d) => i += d,
+            None => break,
+        }
         let b = line[i];
         match state {
             Lex::Block(close) => {

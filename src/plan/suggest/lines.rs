@@ -37,19 +37,46 @@ impl<'a> Needle<'a> {
 /// Byte ranges of the haystack's lines, '\n' excluded. A final '\n' ends the last line
 /// rather than opening an empty one, so line numbers agree with editors.
 pub(super) fn line_ranges(text: &str) -> Vec<Range<usize>> {
-    let mut ranges = Vec::new();
+    // memchr rather than `split('\n')`: this runs on every byte of the file, and the char
+    // searcher behind `split` was a visible part of a miss's time.
+    let mut ranges = Vec::with_capacity(memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1);
     let mut start = 0;
-    for piece in text.split('\n') {
-        ranges.push(start..start + piece.len());
-        start += piece.len() + 1;
+    for end in memchr::memchr_iter(b'\n', text.as_bytes()) {
+        ranges.push(start..end);
+        start = end + 1;
     }
-    if ranges
-        .last()
-        .is_some_and(|r| r.is_empty() && r.start == text.len())
-    {
-        ranges.pop();
+    if start < text.len() {
+        ranges.push(start..text.len());
     }
     ranges
+}
+
+/// What every rung needs of the file, computed once per miss and handed down: the text, its
+/// line ranges and (on first use) the collapsed hash of each line.
+pub struct FileLines<'a> {
+    pub(super) text: &'a str,
+    pub(super) lines: Vec<Range<usize>>,
+    hashes: std::cell::OnceCell<Vec<u64>>,
+}
+
+impl<'a> FileLines<'a> {
+    pub fn new(text: &'a str) -> Self {
+        FileLines {
+            text,
+            lines: line_ranges(text),
+            hashes: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// `collapsed_hash` of each line, in order.
+    pub(super) fn hashes(&self) -> &[u64] {
+        self.hashes.get_or_init(|| {
+            self.lines
+                .iter()
+                .map(|r| super::fuzzy::collapsed_hash(&self.text[r.clone()]))
+                .collect()
+        })
+    }
 }
 
 /// Word-at-a-time multiplicative hash (the FxHash recipe). Line and token hashing touch
@@ -69,12 +96,19 @@ pub(super) fn hash_bytes(mut h: u64, bytes: &[u8]) -> u64 {
             u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]),
         );
     }
-    // The length goes into the tail word so "a" and "a\0" cannot collide.
-    let tail = chunks
-        .remainder()
-        .iter()
-        .fold(bytes.len() as u64, |acc, &b| (acc << 8) | u64::from(b));
-    mix(h, tail)
+    // The length goes into the tail word so "a" and "a\0" cannot collide: the tail is the
+    // length shifted left by the remaining bytes, then those bytes big-endian (what shifting
+    // each in after the length gives, in one load instead of a loop).
+    let rest = chunks.remainder();
+    let mut word = [0u8; 8];
+    word[8 - rest.len()..].copy_from_slice(rest);
+    let len = bytes.len() as u64;
+    let high = if rest.is_empty() {
+        len
+    } else {
+        len << (8 * rest.len())
+    };
+    mix(h, high | u64::from_be_bytes(word))
 }
 
 #[derive(Default)]
@@ -141,7 +175,8 @@ fn unicode_key(s: &str) -> Cow<'_, str> {
 
 /// 0-based start lines of every run of consecutive file keys equal to the needle keys
 /// (overlapping runs included). Keys are interned so KMP compares integers.
-fn match_starts<K: Eq + Hash>(needle: Vec<K>, file: impl Iterator<Item = K>) -> Vec<usize> {
+/// A file key of `None` is one the caller knows no needle key equals.
+fn match_starts<K: Eq + Hash>(needle: Vec<K>, file: impl Iterator<Item = Option<K>>) -> Vec<usize> {
     let mut ids: FastMap<K, usize> = FastMap::default();
     let pattern: Vec<usize> = needle
         .into_iter()
@@ -169,7 +204,7 @@ fn match_starts<K: Eq + Hash>(needle: Vec<K>, file: impl Iterator<Item = K>) -> 
     let mut matched = 0;
     for (i, key) in file.enumerate() {
         // A key absent from the needle can never extend a match.
-        let id = ids.get(&key).copied();
+        let id = key.and_then(|key| ids.get(&key).copied());
         while matched > 0 && Some(pattern[matched]) != id {
             matched = fail[matched - 1];
         }
@@ -191,9 +226,22 @@ pub(super) fn relaxed_starts(
     needle: &Needle,
 ) -> (Vec<usize>, Vec<usize>) {
     let text = |r: &Range<usize>| &hay[r.clone()];
+    // A file line whose trimmed length no needle line has cannot equal one: most lines are
+    // ruled out by their length without hashing them.
+    let mut lengths: Vec<bool> = Vec::new();
+    for l in &needle.lines {
+        let len = trim_ws(l).len();
+        if lengths.len() <= len {
+            lengths.resize(len + 1, false);
+        }
+        lengths[len] = true;
+    }
     let ws = match_starts(
         needle.lines.iter().map(|l| trim_ws(l)).collect(),
-        lines.iter().map(|r| trim_ws(text(r))),
+        lines.iter().map(|r| {
+            let t = trim_ws(text(r));
+            lengths.get(t.len()).copied().unwrap_or(false).then_some(t)
+        }),
     );
     // Every folded character is non-ASCII, so pure-ASCII inputs cannot add folded matches.
     if hay.is_ascii() && needle.body.is_ascii() {
@@ -201,11 +249,49 @@ pub(super) fn relaxed_starts(
     }
     let folded = match_starts(
         needle.lines.iter().map(|l| unicode_key(l)).collect(),
-        lines.iter().map(|r| unicode_key(text(r))),
+        lines.iter().map(|r| Some(unicode_key(text(r)))),
     );
     let uni = folded
         .into_iter()
         .filter(|s| ws.binary_search(s).is_err())
         .collect();
     (ws, uni)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_word_is_the_length_then_the_last_bytes() {
+        // The tail as it was computed byte by byte.
+        let by_bytes = |mut h: u64, bytes: &[u8]| {
+            let mut chunks = bytes.chunks_exact(8);
+            for c in &mut chunks {
+                h = mix(h, u64::from_le_bytes(c.try_into().unwrap()));
+            }
+            let tail = chunks
+                .remainder()
+                .iter()
+                .fold(bytes.len() as u64, |acc, &b| (acc << 8) | u64::from(b));
+            mix(h, tail)
+        };
+        let text: Vec<u8> = (0..300u32).map(|i| (i * 37 % 251) as u8).collect();
+        for len in 0..text.len() {
+            for seed in [0, 0x1234_5678_9abc_def0] {
+                assert_eq!(hash_bytes(seed, &text[..len]), by_bytes(seed, &text[..len]));
+            }
+        }
+    }
+
+    #[test]
+    fn line_ranges_match_editors() {
+        let ranges = |t: &str| line_ranges(t);
+        assert_eq!(ranges(""), Vec::<Range<usize>>::new());
+        assert_eq!(ranges("a"), vec![0..1]);
+        assert_eq!(ranges("a\n"), vec![0..1]);
+        assert_eq!(ranges("\n"), vec![0..0]);
+        assert_eq!(ranges("a\n\nb"), vec![0..1, 2..2, 3..4]);
+        assert_eq!(ranges("a\nb\n\n"), vec![0..1, 2..3, 4..4]);
+    }
 }

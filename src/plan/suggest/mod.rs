@@ -19,7 +19,8 @@
 //!
 //! # Algorithm
 //!
-//! Everything works on whole lines. The needle is split on `'\n'`; a final `'\n'` ends the
+//! Everything works on whole lines. A miss splits the file into lines and hashes them once
+//! ([`FileLines`]); the ladder, the look-back and the ranking share them. The needle is split on `'\n'`; a final `'\n'` ends the
 //! last line rather than starting an empty one. The haystack is split the same way, so a
 //! file's trailing newline does not create a phantom last line.
 //!
@@ -39,7 +40,8 @@
 //!   needle's hash multiset, kept incrementally while sliding. A secondary score counts
 //!   shared identifier-like tokens the same way, so a one-line needle with a typo (where no
 //!   line hash can match) still gets a meaningful shortlist. The best 10 windows per length
-//!   (k-1, k, k+1) survive. Within each overlapping group of those, the window with the
+//!   (k-1, k, k+1) survive. Tokens only break ties between equal line scores, so they are
+//!   counted only in windows whose line score can make the ten. Within each overlapping group of those, the window with the
 //!   fewest whole-line edits (strsim Levenshtein over line hashes) represents the group,
 //!   and only representatives get the char-level strsim score on their collapsed text.
 //!
@@ -80,9 +82,10 @@ mod tests;
 
 use std::ops::Range;
 
-use fuzzy::{collapsed_hash, coverage_prefix, fuzzy_candidates, round_similarity, similarity};
-use lines::{Needle, line_ranges, relaxed_starts};
-pub use rank::{Explained, Lookback, Query, explain};
+use fuzzy::{coverage_prefix, fuzzy_candidates, round_similarity, similarity};
+pub use lines::FileLines;
+use lines::{Needle, relaxed_starts};
+pub use rank::{Explained, Lookback, Query, explain, explain_in};
 pub use reindent::relaxed_match;
 pub use stale::{ChangeSource, History, PastPatch, no_patches};
 
@@ -198,17 +201,24 @@ pub enum RelaxedOutcome {
 
 /// Up to `max` candidates, best first (by [`Candidate::rank`]); no two overlapping.
 pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
+    diagnose_in(&FileLines::new(haystack), needle, max)
+}
+
+/// [`diagnose`] on a file whose lines were split (and maybe hashed) already: what the ranking
+/// ([`explain_in`]) of the same miss reuses.
+pub fn diagnose_in(file: &FileLines, needle: &str, max: usize) -> Vec<Candidate> {
     let Some(needle) = Needle::parse(needle) else {
         return Vec::new();
     };
     if max == 0 {
         return Vec::new();
     }
-    let lines = line_ranges(haystack);
+    let haystack = file.text;
+    let lines = &file.lines[..];
     let k = needle.lines.len();
-    let (ws, uni) = relaxed_starts(haystack, &lines, &needle);
+    let (ws, uni) = relaxed_starts(haystack, lines, &needle);
 
-    let mut out = relaxed_candidates(haystack, &lines, &needle, &ws, &uni, max);
+    let mut out = relaxed_candidates(haystack, lines, &needle, &ws, &uni, max);
 
     crate::timing::mark("suggest: whitespace and unicode");
     // A verbatim alignment can still outrank an unevenly re-indented relaxed match, so the
@@ -216,16 +226,9 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
     let lines_rung = out.len() < max || out.iter().any(|c| !c.strong);
     // One hash per file line, shared by the lines and fuzzy rungs: hashing is a pass over
     // every byte of the file, the largest fixed cost of both.
-    let line_hashes: Vec<u64> = if lines_rung {
-        lines
-            .iter()
-            .map(|r| collapsed_hash(&haystack[r.clone()]))
-            .collect()
-    } else {
-        Vec::new()
-    };
+    let line_hashes: &[u64] = if lines_rung { file.hashes() } else { &[] };
     if lines_rung {
-        lines_candidates(haystack, &lines, &line_hashes, &needle, max, &mut out);
+        lines_candidates(haystack, lines, line_hashes, &needle, max, &mut out);
     }
 
     // A lines candidate already explains every old line; a fuzzy window elsewhere would be a
@@ -242,8 +245,8 @@ pub fn diagnose(haystack: &str, needle: &str, max: usize) -> Vec<Candidate> {
         crate::timing::mark("suggest: lines");
         let fuzzy = fuzzy_candidates(
             haystack,
-            &lines,
-            &line_hashes,
+            lines,
+            line_hashes,
             &needle,
             &covered,
             max - out.len(),

@@ -38,7 +38,7 @@ use std::ops::Range;
 
 use super::blocks::{self, Structure};
 use super::fuzzy::{collapsed_hash, round_similarity, similarity};
-use super::lines::{Needle, line_ranges};
+use super::lines::{FileLines, Needle};
 use super::stale::{self, History};
 use super::symbol;
 use super::{Candidate, CandidateKind};
@@ -123,6 +123,13 @@ fn overlaps(a: &Candidate, b: &Candidate) -> bool {
 /// Ranks `base` (the ladder's candidates, a wider pool than will be shown) together with the
 /// stale and symbol candidates, and returns the best `max`.
 pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
+    explain_in(q, &FileLines::new(q.text), base, max)
+}
+
+/// [`explain`] with the file's lines (and line hashes) of the [`super::diagnose_in`] that made
+/// `base`; `file` is `q.text`'s.
+pub fn explain_in(q: &Query, file: &FileLines, base: Vec<Candidate>, max: usize) -> Explained {
+    debug_assert!(std::ptr::eq(file.text, q.text));
     let Some(needle) = Needle::parse(q.old) else {
         let mut candidates = base;
         candidates.truncate(max);
@@ -131,11 +138,11 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
             ..Explained::default()
         };
     };
-    let lines = line_ranges(q.text);
+    let lines = &file.lines[..];
     let stale = q
         .lookback
         .as_ref()
-        .and_then(|lb| stale::find(&lb.history, lb.key, q.text, lb.original, &needle, q.old));
+        .and_then(|lb| stale::find(&lb.history, lb.key, file, lb.original, &needle, q.old));
     crate::timing::mark("suggest: stale");
     let settled = base.iter().any(|c| tier(c) <= 2);
     let weak = !settled || base.iter().any(|c| tier(c) == 5) || base.is_empty();
@@ -159,7 +166,7 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
         });
     }
     if weak && !lines.is_empty() {
-        add_structural(q, &lines, &needle, settled, &mut entries);
+        add_structural(q, lines, file.hashes(), &needle, settled, &mut entries);
     }
     let mut out = best_entries(q, entries, max);
     let tie = ties(q.text, &out);
@@ -178,18 +185,15 @@ pub fn explain(q: &Query, base: Vec<Candidate>, max: usize) -> Explained {
 fn add_structural(
     q: &Query,
     lines: &[Range<usize>],
+    hashes: &[u64],
     needle: &Needle,
     settled: bool,
     entries: &mut Vec<Entry>,
 ) {
-    let hashes: Vec<u64> = lines
-        .iter()
-        .map(|r| collapsed_hash(&q.text[r.clone()]))
-        .collect();
     let st = Structure::new(q.text, lines, q.path);
     crate::timing::mark("suggest: structure");
     if !settled {
-        for f in symbol::candidates(q.text, lines, &hashes, &st, needle, q.path) {
+        for f in symbol::candidates(q.text, lines, hashes, &st, needle, q.path) {
             entries.push(Entry {
                 tier: 5,
                 score: f.candidate.similarity + ANCHOR_WEIGHT * f.strength,
@@ -204,10 +208,10 @@ fn add_structural(
         extend_windows(q.text, lines, &st, needle, entries);
     }
     absorb(entries);
-    weigh(q, lines, &hashes, &st, needle, entries);
+    weigh(q, lines, hashes, &st, needle, entries);
     if entries.is_empty() {
         entries.extend(
-            last_resort(q.text, lines, &hashes, &st, needle).map(|c| Entry {
+            last_resort(q.text, lines, hashes, &st, needle).map(|c| Entry {
                 tier: 5,
                 score: c.similarity,
                 evidence: 0.0,

@@ -46,7 +46,7 @@ use git2::{ObjectType, Oid, Repository};
 use similar::{Algorithm, DiffTag, TextDiff};
 
 use super::fuzzy::{collapsed_hash, round_similarity, similarity};
-use super::lines::{FastMap, Needle, is_blank, line_ranges, relaxed_starts};
+use super::lines::{FastMap, FileLines, Needle, is_blank, line_ranges, relaxed_starts};
 use super::{Candidate, CandidateKind};
 
 /// Commits walked along first parents, at most.
@@ -532,11 +532,12 @@ fn map_ops(ops: &[similar::DiffOp], a: usize, b: usize) -> Range<usize> {
 pub(super) fn find(
     h: &History,
     path: &str,
-    current: &str,
+    cur: &FileLines,
     original: Option<&[u8]>,
     needle: &Needle,
     raw: &str,
 ) -> Option<Stale> {
+    let current = cur.text;
     let versions = versions(h, path, original);
     crate::timing::mark("suggest: stale versions");
     if versions.is_empty() {
@@ -553,16 +554,19 @@ pub(super) fn find(
             }
         })
         .collect();
-    let cur_lines = line_ranges(current);
-    let present: std::collections::HashSet<u64> = cur_lines
-        .iter()
-        .map(|r| collapsed_hash(&current[r.clone()]))
-        .collect();
-    let missing: std::collections::HashSet<u64> = needle_hashes
+    let cur_lines = &cur.lines[..];
+    // The needle's hashes no line of the file has (one pass over the shared line hashes).
+    let mut missing: std::collections::HashSet<u64> = needle_hashes
         .iter()
         .copied()
-        .filter(|h| *h != BLANK && !present.contains(h))
+        .filter(|h| *h != BLANK)
         .collect();
+    for h in cur.hashes() {
+        if missing.is_empty() {
+            break;
+        }
+        missing.remove(h);
+    }
     // The text of old lines the current file lacks: a version that has none of them cannot hold
     // old_string but for whitespace, nor most of its lines including one of them, so only an
     // exact search (one memmem) is worth doing there.
@@ -595,7 +599,7 @@ pub(super) fn find(
                 exact: true,
                 held: (0, 0),
             };
-            return Some(candidate(&found, v, &text, current, &cur_lines, needle));
+            return Some(candidate(&found, v, &text, current, cur_lines, needle));
         }
         if !lost
             .iter()
@@ -610,7 +614,7 @@ pub(super) fn find(
                 exact: true,
                 held: (0, 0),
             };
-            return Some(candidate(&found, v, &text, current, &cur_lines, needle));
+            return Some(candidate(&found, v, &text, current, cur_lines, needle));
         }
         if partial.is_none()
             && !missing.is_empty()
@@ -620,7 +624,7 @@ pub(super) fn find(
         }
     }
     let (found, v, text) = partial?;
-    Some(candidate(&found, v, &text, current, &cur_lines, needle))
+    Some(candidate(&found, v, &text, current, cur_lines, needle))
 }
 
 fn candidate(
