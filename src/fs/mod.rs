@@ -38,6 +38,25 @@ pub fn fsync_enabled() -> bool {
     std::env::var_os("PATCHGATE_FSYNC").is_none_or(|v| v != "0")
 }
 
+/// Starts writing a file's dirty pages to the disk without waiting (Linux `sync_file_range`; a
+/// no-op elsewhere or with `PATCHGATE_FSYNC=0`). Called on each file of a batch as soon as it is
+/// written, it lets the disk work on all of them while the others are prepared, so the fsync of
+/// each that follows mostly finds its data already written: the fsyncs are what make the batch
+/// durable, this only makes them wait less.
+pub fn start_writeback(f: &impl std::os::fd::AsRawFd) {
+    #[cfg(target_os = "linux")]
+    if fsync_enabled() {
+        // SAFETY: sync_file_range on a descriptor we own; offset 0 and length 0 mean the whole
+        // file, SYNC_FILE_RANGE_WRITE only queues the write-out. A failure (a file system that
+        // does not support it) changes nothing: the fsync that follows does the work.
+        unsafe {
+            libc::sync_file_range(f.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = f;
+}
+
 static TEMP_SEQ: AtomicUsize = AtomicUsize::new(0);
 
 /// A temp name next to `name`: hidden, unique in this process, and recognisable by `recover`.
