@@ -129,12 +129,8 @@ fn write_loose_batch(objects_dir: &Path, objects: &[&Object], sync: bool) -> Res
         .collect::<Result<_, _>>()?;
     let prepared: Vec<Loose> = prepared.into_iter().flatten().collect();
     if sync {
-        prepared.par_iter().try_for_each(|l| {
-            l.tmp
-                .as_file()
-                .sync_all()
-                .map_err(|e| Error::io("sync", &l.path, e))
-        })?;
+        crate::fs::sync_each(&prepared, |l| l.tmp.as_file().sync_all())
+            .map_err(|e| Error::io("sync", objects_dir, e))?;
     }
     let mut dirs = BTreeSet::new();
     let mut created = false;
@@ -154,11 +150,8 @@ fn write_loose_batch(objects_dir: &Path, objects: &[&Object], sync: bool) -> Res
         if created {
             dirs.insert(objects_dir.to_path_buf());
         }
-        dirs.par_iter().for_each(|d| {
-            if let Ok(f) = std::fs::File::open(d) {
-                let _ = f.sync_all();
-            }
-        });
+        let dirs: Vec<PathBuf> = dirs.into_iter().collect();
+        let _ = crate::fs::sync_each(&dirs, |d| std::fs::File::open(d)?.sync_all());
     }
     Ok(())
 }

@@ -11,7 +11,8 @@
 //!    their data written);
 //! 4. each path is re-verified once more immediately before its rename (the window for a racing
 //!    writer shrinks to one syscall), then renamed into place or removed;
-//! 5. the directories that changed are fsynced, so the renames themselves are durable.
+//! 5. the directories that changed are fsynced (several at a time), so the renames themselves are
+//!    durable.
 //!
 //! Every path goes through [`crate::fs`]: its parent directory is opened from the repository root
 //! without following symlinks, the temp file is made in that open directory, and just before the
@@ -279,14 +280,15 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
 
     // 5. Durable renames: each folder that changed, and the parents of the folders created.
     if sync {
-        for d in dirs.0.values() {
-            // The content is in place; a failed directory sync only weakens durability.
-            let _ = d.sync();
-        }
-        for d in &created_dirs {
-            let parent = d.rsplit_once('/').map_or("", |(p, _)| p);
-            let _ = fs.sync_dir(parent);
-        }
+        // The content is in place; a failed directory sync only weakens durability.
+        let folders: Vec<&Arc<Dir>> = dirs.0.values().collect();
+        let _ = crate::fs::sync_each(&folders, |d| d.sync());
+        let parents: BTreeSet<&str> = created_dirs
+            .iter()
+            .map(|d| d.rsplit_once('/').map_or("", |(p, _)| p))
+            .collect();
+        let parents: Vec<&str> = parents.into_iter().collect();
+        let _ = crate::fs::sync_each(&parents, |p| fs.sync_dir(p));
     }
     Ok(())
 }
