@@ -118,7 +118,8 @@ impl Dir {
     }
 
     /// Creates the new file `tmp` (it must not exist) with `bytes`, then gives it `owner` (where
-    /// allowed) and `mode`. The file is removed again if any step fails.
+    /// allowed) and `mode`, and starts its write-out ([`super::start_writeback`]; the caller
+    /// syncs it). The file is removed again if any step fails.
     pub fn write_new(
         &self,
         tmp: &str,
@@ -145,6 +146,7 @@ impl Dir {
                 );
             }
             rustix::fs::fchmod(&f, Mode::from_raw_mode(mode))?;
+            super::start_writeback(&f);
             Ok(())
         })();
         if result.is_err() {

@@ -38,6 +38,56 @@ pub fn fsync_enabled() -> bool {
     std::env::var_os("PATCHGATE_FSYNC").is_none_or(|v| v != "0")
 }
 
+/// Starts writing a file's dirty pages to the disk without waiting (Linux `sync_file_range`; a
+/// no-op elsewhere or with `PATCHGATE_FSYNC=0`). Called on each file of a batch as soon as it is
+/// written, it lets the disk work on all of them while the others are prepared, so the fsync of
+/// each that follows mostly finds its data already written: the fsyncs are what make the batch
+/// durable, this only makes them wait less.
+pub fn start_writeback(f: &impl std::os::fd::AsRawFd) {
+    #[cfg(target_os = "linux")]
+    if fsync_enabled() {
+        // SAFETY: sync_file_range on a descriptor we own; offset 0 and length 0 mean the whole
+        // file, SYNC_FILE_RANGE_WRITE only queues the write-out. A failure (a file system that
+        // does not support it) changes nothing: the fsync that follows does the work.
+        unsafe {
+            libc::sync_file_range(f.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = f;
+}
+
+/// Runs `sync` on every item, on up to 8 threads: a sync is a wait for the disk, not work for the
+/// CPU, so more of them in flight than there are cores lets the disk (and the file system's
+/// flushes) take them together. Every item is synced even when one fails; the first error is
+/// returned.
+pub fn sync_each<T: Sync>(
+    items: &[T],
+    sync: impl Fn(&T) -> std::io::Result<()> + Sync,
+) -> std::io::Result<()> {
+    if items.len() <= 1 {
+        return items.iter().try_for_each(&sync);
+    }
+    let per = items.len().div_ceil(8);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .chunks(per)
+            .map(|chunk| {
+                let sync = &sync;
+                s.spawn(move || {
+                    let results: Vec<std::io::Result<()>> = chunk.iter().map(sync).collect();
+                    results.into_iter().find(Result::is_err).unwrap_or(Ok(()))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .find(Result::is_err)
+            .unwrap_or(Ok(()))
+    })
+}
+
 static TEMP_SEQ: AtomicUsize = AtomicUsize::new(0);
 
 /// A temp name next to `name`: hidden, unique in this process, and recognisable by `recover`.

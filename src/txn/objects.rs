@@ -1,12 +1,17 @@
-//! Blobs written into the object database, many at once: the bulk of staging's cost.
+//! Objects written into the object database, many at once: the bulk of staging's cost.
 //!
-//! libgit2 writes one blob at a time, hashes it twice (once to name the temp stream, once with
-//! its collision-detecting SHA-1), and deflates at zlib's default level 6. Git itself writes
-//! loose objects at level 1 (`core.looseCompression` defaults to `Z_BEST_SPEED`), because a
-//! loose object is short-lived: the next `git gc` repacks it. So the new contents of a batch are
-//! written here, in parallel: SHA-1 of `blob <len>\0<bytes>` (hardware SHA where the CPU has it),
-//! skip what the database already holds, deflate at level 1, temp file in the fan-out folder,
-//! fsync (unless `PATCHGATE_FSYNC=0`), rename to `objects/xx/yyyy…`, read-only as git leaves it.
+//! libgit2 writes one object at a time, hashes it twice (once to name the temp stream, once with
+//! its collision-detecting SHA-1), deflates at zlib's default level 6, and (asked to be durable)
+//! syncs each file and then its folder before it writes the next: two disk waits per object,
+//! one after another. Git itself writes loose objects at level 1 (`core.looseCompression`
+//! defaults to `Z_BEST_SPEED`), because a loose object is short-lived: the next `git gc` repacks
+//! it. So the objects of a batch (the blobs, then the trees and commits `stage` made in memory)
+//! are written here as one batch: SHA-1 of `blob <len>\0<bytes>` (hardware SHA where the CPU has
+//! it; trees and commits come with their ids), skip what the database already holds (looked up
+//! without libgit2's rescan of the pack folder on every miss), deflate at level 1, all temp files
+//! written in the fan-out folders in parallel (each one's write-out started at once), then all
+//! fsynced (unless `PATCHGATE_FSYNC=0`), then each renamed to `objects/xx/yyyy…`, read-only as
+//! git leaves it, then each folder that changed synced once.
 //!
 //! A large batch goes into one pack instead (`objects/pack/pack-<hash>.{pack,idx}`), as `git
 //! fetch` does above `transfer.unpackLimit`: 200 loose objects are 200 files and up to 200
@@ -26,7 +31,7 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use git2::{Odb, Oid};
+use git2::{ObjectType, Odb, OdbLookupFlags, Oid};
 use rayon::prelude::*;
 use sha1::{Digest, Sha1};
 
@@ -60,39 +65,95 @@ pub fn write_hashed(
     ids: &[Oid],
     sync: bool,
 ) -> Result<Vec<Oid>, Error> {
-    let mut seen = BTreeSet::new();
-    let missing: Vec<(Oid, &[u8])> = ids
+    let objects: Vec<Object> = ids
         .iter()
         .zip(contents)
-        .filter(|(id, _)| seen.insert(**id) && !odb.exists(**id))
-        .map(|(id, b)| (*id, *b))
+        .map(|(id, bytes)| Object {
+            id: *id,
+            kind: ObjectType::Blob,
+            bytes,
+        })
         .collect();
+    write_objects(odb, objects_dir, &objects, sync)
+}
+
+/// One object to write: its id (already computed, never checked here), its type, its content.
+pub struct Object<'a> {
+    pub id: Oid,
+    pub kind: ObjectType,
+    pub bytes: &'a [u8],
+}
+
+/// Makes sure every object is in `objects_dir`, writing the missing ones as one batch (a pack,
+/// or loose objects); returns the ids of the objects this call wrote.
+pub fn write_objects(
+    odb: &Odb,
+    objects_dir: &Path,
+    objects: &[Object],
+    sync: bool,
+) -> Result<Vec<Oid>, Error> {
+    // libgit2 rescans the pack folder on every miss of a plain lookup, and a new content is a
+    // miss: look up without it, then once more after one rescan for the ones still missing (a
+    // pack another process wrote since the folder was read). An object missed even so is only
+    // written twice, which is harmless.
+    let mut seen = BTreeSet::new();
+    let absent = |id: Oid| !odb.exists_ext(id, OdbLookupFlags::NO_REFRESH);
+    let mut missing: Vec<&Object> = objects
+        .iter()
+        .filter(|o| seen.insert(o.id) && absent(o.id))
+        .collect();
+    if !missing.is_empty() {
+        odb.refresh().map_err(Error::git)?;
+        missing.retain(|o| absent(o.id));
+    }
     if missing.len() >= PACK_AT
-        && missing.iter().map(|(_, b)| b.len() as u64).sum::<u64>() < MAX_PACK
+        && missing.iter().map(|o| o.bytes.len() as u64).sum::<u64>() < MAX_PACK
     {
         write_pack(objects_dir, &missing, sync)?;
         // libgit2 lists packs once; it must see the new one before trees name its blobs.
         odb.refresh().map_err(Error::git)?;
-        return Ok(missing.into_iter().map(|(id, _)| id).collect());
+    } else {
+        write_loose_batch(objects_dir, &missing, sync)?;
     }
-    let new_dirs: Vec<Option<PathBuf>> = missing
+    Ok(missing.into_iter().map(|o| o.id).collect())
+}
+
+/// Loose objects, as one batch: every temp file written (its write-out started at once), then
+/// all of them synced, then each renamed to its name, then each folder that changed synced once.
+/// So the disk waits are concurrent rather than one after another, and still no object appears
+/// under its name before its content is on the disk.
+fn write_loose_batch(objects_dir: &Path, objects: &[&Object], sync: bool) -> Result<(), Error> {
+    let prepared: Vec<Option<Loose>> = objects
         .par_iter()
-        .map(|(id, bytes)| write_loose(objects_dir, *id, bytes, sync))
+        .map(|o| prepare_loose(objects_dir, o))
         .collect::<Result<_, _>>()?;
+    let prepared: Vec<Loose> = prepared.into_iter().flatten().collect();
     if sync {
-        let dirs: BTreeSet<PathBuf> = new_dirs.into_iter().flatten().collect();
-        let mut parents = dirs.into_iter().collect::<Vec<_>>();
-        if !parents.is_empty() {
-            // The new fan-out folders' own entries live in `objects/`.
-            parents.push(objects_dir.to_path_buf());
-        }
-        parents.par_iter().for_each(|d| {
-            if let Ok(f) = std::fs::File::open(d) {
-                let _ = f.sync_all();
-            }
-        });
+        crate::fs::sync_each(&prepared, |l| l.tmp.as_file().sync_all())
+            .map_err(|e| Error::io("sync", objects_dir, e))?;
     }
-    Ok(missing.into_iter().map(|(id, _)| id).collect())
+    let mut dirs = BTreeSet::new();
+    let mut created = false;
+    for l in prepared {
+        match l.tmp.persist_noclobber(&l.path) {
+            Ok(_) => {}
+            // Someone else wrote the same object meanwhile: same name, same bytes.
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(Error::io("write", &l.path, e.error)),
+        }
+        created |= l.created_dir;
+        dirs.insert(l.dir);
+    }
+    if sync {
+        // The renames must reach the disk too, and a created fan-out folder's own entry, which
+        // lives in `objects/`.
+        if created {
+            dirs.insert(objects_dir.to_path_buf());
+        }
+        let dirs: Vec<PathBuf> = dirs.into_iter().collect();
+        let _ = crate::fs::sync_each(&dirs, |d| std::fs::File::open(d)?.sync_all());
+    }
+    Ok(())
 }
 
 /// Temp-file prefixes, followed by the writer's pid and `_`. A loose object's starts with git's
@@ -159,14 +220,14 @@ const PACK_AT: usize = 64;
 const MAX_PACK: u64 = 1 << 30;
 
 /// Writes `objects` (all blobs) as one pack and its index, named by the pack's checksum.
-fn write_pack(objects_dir: &Path, objects: &[(Oid, &[u8])], sync: bool) -> Result<(), Error> {
+fn write_pack(objects_dir: &Path, objects: &[&Object], sync: bool) -> Result<(), Error> {
     // Each entry: the type-and-size header, then the zlib stream of the content.
     let entries: Vec<Vec<u8>> = objects
         .par_iter()
-        .map(|(_, bytes)| {
-            let mut out = entry_header(3, bytes.len() as u64);
+        .map(|o| {
+            let mut out = entry_header(pack_type(o.kind), o.bytes.len() as u64);
             let mut z = flate2::write::ZlibEncoder::new(&mut out, flate2::Compression::fast());
-            z.write_all(bytes)?;
+            z.write_all(o.bytes)?;
             z.finish()?;
             Ok(out)
         })
@@ -177,8 +238,8 @@ fn write_pack(objects_dir: &Path, objects: &[(Oid, &[u8])], sync: bool) -> Resul
     pack.extend_from_slice(&2u32.to_be_bytes());
     pack.extend_from_slice(&(objects.len() as u32).to_be_bytes());
     let mut index: Vec<(Oid, u32, u32)> = Vec::with_capacity(objects.len());
-    for ((id, _), entry) in objects.iter().zip(&entries) {
-        index.push((*id, crc32fast::hash(entry), pack.len() as u32));
+    for (o, entry) in objects.iter().zip(&entries) {
+        index.push((o.id, crc32fast::hash(entry), pack.len() as u32));
         pack.extend_from_slice(entry);
     }
     let pack_sum = Sha1::digest(&pack);
@@ -210,7 +271,9 @@ fn write_pack(objects_dir: &Path, objects: &[(Oid, &[u8])], sync: bool) -> Resul
     let dir = objects_dir.join("pack");
     std::fs::create_dir_all(&dir).map_err(|e| Error::io("create", &dir, e))?;
     let name = format!("{pack_sum:x}");
-    // The pack first: an index without its pack would name objects git cannot read.
+    // Both files written (their write-out started), then both synced, then renamed: the pack
+    // first, as an index without its pack would name objects git cannot read.
+    let mut files = Vec::with_capacity(2);
     for (ext, bytes) in [("pack", &pack), ("idx", &idx)] {
         let path = dir.join(format!("pack-{name}.{ext}"));
         let mut tmp = tempfile::Builder::new()
@@ -222,14 +285,18 @@ fn write_pack(objects_dir: &Path, objects: &[(Oid, &[u8])], sync: bool) -> Resul
                 tmp.as_file()
                     .set_permissions(std::fs::Permissions::from_mode(0o444))
             })
-            .and_then(|()| {
-                if sync {
-                    tmp.as_file().sync_all()
-                } else {
-                    Ok(())
-                }
-            })
             .map_err(|e| Error::io("write", &path, e))?;
+        crate::fs::start_writeback(tmp.as_file());
+        files.push((tmp, path));
+    }
+    if sync {
+        for (tmp, path) in &files {
+            tmp.as_file()
+                .sync_all()
+                .map_err(|e| Error::io("write", path, e))?;
+        }
+    }
+    for (tmp, path) in files {
         match tmp.persist_noclobber(&path) {
             Ok(_) => {}
             // The same objects in the same order: the same pack, already there.
@@ -247,6 +314,16 @@ fn write_pack(objects_dir: &Path, objects: &[(Oid, &[u8])], sync: bool) -> Resul
     Ok(())
 }
 
+/// A pack entry's type number (pack format: 1 commit, 2 tree, 3 blob, 4 tag).
+fn pack_type(kind: ObjectType) -> u8 {
+    match kind {
+        ObjectType::Commit => 1,
+        ObjectType::Tree => 2,
+        ObjectType::Tag => 4,
+        _ => 3,
+    }
+}
+
 /// A pack entry's header: the type in bits 4–6 of the first byte, the size in 4 bits there and
 /// then 7 bits per byte, least significant first, the high bit meaning "more follows".
 fn entry_header(kind: u8, mut size: u64) -> Vec<u8> {
@@ -262,26 +339,31 @@ fn entry_header(kind: u8, mut size: u64) -> Vec<u8> {
     out
 }
 
-/// One loose object; returns its fan-out folder when it had to be created (or its entry synced).
-fn write_loose(
-    objects_dir: &Path,
-    id: Oid,
-    bytes: &[u8],
-    sync: bool,
-) -> Result<Option<PathBuf>, Error> {
-    let hex = id.to_string();
+/// A loose object written to a temp file in its fan-out folder, not yet under its name.
+struct Loose {
+    tmp: tempfile::NamedTempFile,
+    dir: PathBuf,
+    path: PathBuf,
+    /// Whether the fan-out folder was created for it.
+    created_dir: bool,
+}
+
+/// The temp file of one loose object (`None` when the object file exists already), written,
+/// read-only as git leaves it, its write-out started.
+fn prepare_loose(objects_dir: &Path, o: &Object) -> Result<Option<Loose>, Error> {
+    let hex = o.id.to_string();
     let dir = objects_dir.join(&hex[..2]);
     let path = dir.join(&hex[2..]);
     if path.exists() {
         return Ok(None);
     }
-    let created = match std::fs::create_dir(&dir) {
+    let created_dir = match std::fs::create_dir(&dir) {
         Ok(()) => true,
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
         Err(e) => return Err(Error::io("create", &dir, e)),
     };
-    let path = &path;
-    let io = |what: &'static str| move |e| Error::io(what, path, e);
+    let at = &path;
+    let io = |what: &'static str| move |e| Error::io(what, at, e);
     let mut tmp = tempfile::Builder::new()
         .prefix(&temp_prefix(TEMP_OBJECT))
         .tempfile_in(&dir)
@@ -291,25 +373,21 @@ fn write_loose(
             std::io::BufWriter::new(tmp.as_file_mut()),
             flate2::Compression::fast(),
         );
-        z.write_all(format!("blob {}\0", bytes.len()).as_bytes())
-            .and_then(|()| z.write_all(bytes))
+        z.write_all(format!("{} {}\0", o.kind.str(), o.bytes.len()).as_bytes())
+            .and_then(|()| z.write_all(o.bytes))
             .and_then(|()| z.finish()?.flush())
             .map_err(io("write"))?;
     }
     tmp.as_file()
         .set_permissions(std::fs::Permissions::from_mode(0o444))
         .map_err(io("set the mode of"))?;
-    if sync {
-        tmp.as_file().sync_all().map_err(io("sync"))?;
-    }
-    match tmp.persist_noclobber(path) {
-        Ok(_) => {}
-        // Someone else wrote the same object meanwhile: same name, same bytes.
-        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(Error::io("write", path, e.error)),
-    }
-    // The rename must reach the disk too: sync the folder (once, by the caller).
-    Ok((created || sync).then_some(dir))
+    crate::fs::start_writeback(tmp.as_file());
+    Ok(Some(Loose {
+        tmp,
+        dir,
+        path,
+        created_dir,
+    }))
 }
 
 #[cfg(test)]
@@ -344,6 +422,111 @@ mod tests {
         )
         .expect("object file");
         assert_eq!(md.permissions().mode() & 0o777, 0o444);
+    }
+
+    /// Trees and commits made in memory (a mempack, as staging makes them) and written here,
+    /// loose and in a pack, are what git reads and `git fsck` accepts; without the batch they
+    /// exist nowhere on the disk.
+    #[test]
+    fn trees_and_commits_from_memory_are_written_loose_and_packed() {
+        for count in [1, PACK_AT + 1] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let repo = git2::Repository::init(dir.path()).expect("init");
+            let objects = dir.path().join(".git/objects");
+            let odb = repo.odb().expect("odb");
+            let owned: Vec<Vec<u8>> = (0..count)
+                .map(|i| format!("file {i}\n").into_bytes())
+                .collect();
+            let blobs: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+            let (ids, _) = write_blobs(&odb, &objects, &blobs, true).expect("blobs");
+            let mem = git2::Repository::open(dir.path()).expect("open");
+            let mem_odb = mem.odb().expect("odb");
+            let _pack = mem_odb.add_new_mempack_backend(1000).expect("mempack");
+            let mut b = mem.treebuilder(None).expect("builder");
+            for (i, id) in ids.iter().enumerate() {
+                b.insert(format!("f{i}"), *id, 0o100644).expect("insert");
+            }
+            let tree = b.write().expect("tree");
+            let sig = git2::Signature::now("t", "t@example.invalid").expect("sig");
+            let t = mem.find_tree(tree).expect("find");
+            let commit = mem.commit(None, &sig, &sig, "m", &t, &[]).expect("commit");
+            assert!(!odb.exists(tree), "made in memory only");
+            let owned: Vec<(Oid, ObjectType, Vec<u8>)> = [tree, commit]
+                .iter()
+                .map(|id| {
+                    let o = mem_odb.read(*id).expect("read");
+                    (*id, o.kind(), o.data().to_vec())
+                })
+                .collect();
+            // A pack needs PACK_AT objects: the blobs come again (already there, so skipped)
+            // and the batch is the two objects, loose; a fresh repository packs them all.
+            let batch: Vec<Object> = owned
+                .iter()
+                .map(|(id, kind, bytes)| Object {
+                    id: *id,
+                    kind: *kind,
+                    bytes,
+                })
+                .collect();
+            let written = write_objects(&odb, &objects, &batch, true).expect("write");
+            assert_eq!(written, vec![tree, commit]);
+            let again = write_objects(&odb, &objects, &batch, true).expect("again");
+            assert!(again.is_empty(), "present objects are not rewritten");
+            let reader = git2::Repository::open(dir.path()).expect("reopen");
+            assert_eq!(
+                reader
+                    .find_commit(commit)
+                    .expect("commit on disk")
+                    .tree_id(),
+                tree
+            );
+            let out = std::process::Command::new("git")
+                .args(["fsck", "--strict", "--no-dangling"])
+                .current_dir(dir.path())
+                .output()
+                .expect("git fsck");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            // Every kind in one pack, as a large batch of a fresh repository writes it.
+            let fresh = tempfile::tempdir().expect("tempdir");
+            let frepo = git2::Repository::init(fresh.path()).expect("init");
+            let fobjects = fresh.path().join(".git/objects");
+            let mut all: Vec<Object> = ids
+                .iter()
+                .zip(&blobs)
+                .map(|(id, bytes)| Object {
+                    id: *id,
+                    kind: ObjectType::Blob,
+                    bytes,
+                })
+                .collect();
+            all.extend(owned.iter().map(|(id, kind, bytes)| Object {
+                id: *id,
+                kind: *kind,
+                bytes,
+            }));
+            let fodb = frepo.odb().expect("odb");
+            write_objects(&fodb, &fobjects, &all, false).expect("write all");
+            let packed = std::fs::read_dir(fobjects.join("pack"))
+                .map(|d| d.count())
+                .unwrap_or(0);
+            assert_eq!(packed > 0, all.len() >= PACK_AT, "{count} blobs");
+            let reader = git2::Repository::open(fresh.path()).expect("reopen");
+            assert_eq!(reader.find_commit(commit).expect("commit").tree_id(), tree);
+            let out = std::process::Command::new("git")
+                .args(["fsck", "--strict", "--no-dangling"])
+                .current_dir(fresh.path())
+                .output()
+                .expect("git fsck");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
     }
 
     #[test]

@@ -3,9 +3,12 @@
 //! Cost is O(edited files), never O(repository): one blob per changed path (and one for its old
 //! content, so a crash can always be undone; written in parallel by [`super::objects`], only
 //! where missing), then `TreeUpdateBuilder` rewrites only the trees on the paths that changed,
-//! starting from the base commit's tree. Nothing is checked out. The blobs are synced by
-//! [`super::objects`]; the trees, commits and the pin ref by libgit2 (see `repo::durable_git`), each with
-//! its folder, before the first file is replaced. The journal needs only the blob ids ([`hash`]):
+//! starting from the base commit's tree. Nothing is checked out. The trees and commits are made
+//! by libgit2 in memory (a private handle of the repository with a mempack in front of its
+//! object database) and then written, with the blobs' batch before them, by [`super::objects`],
+//! which syncs them as a batch; the pin ref is written (and synced, with its folder) by libgit2
+//! (see `repo::durable_git`) once every object it reaches is on the disk, before the first file
+//! is replaced. The journal needs only the blob ids ([`hash`]):
 //! a working-tree transaction writes it, and prepares its temp files, while [`stage`] runs on
 //! another thread (`run`). A commit's tree records each patched file as `git
 //! add` would store it (`filters`); where that differs from the working-tree bytes, both blobs are
@@ -217,30 +220,67 @@ pub fn stage(
     commit_as: &[(String, State)],
 ) -> Result<Staged, Error> {
     let odb = repo.odb().map_err(Error::git)?;
+    let objects_dir = repo.commondir().join("objects");
+    let sync = crate::fs::fsync_enabled();
     // Old contents too, so a crash can always be undone; they are usually HEAD's already, and
     // only the missing ones are written.
-    super::objects::write_hashed(
-        &odb,
-        &repo.commondir().join("objects"),
-        &contents(changes),
-        &hashed.ids,
-        crate::fs::fsync_enabled(),
-    )?;
+    super::objects::write_hashed(&odb, &objects_dir, &contents(changes), &hashed.ids, sync)?;
     let mut files = hashed.files;
     if commit.is_some() {
         filter_for_commit(repo, git_dir, changes, &mut files)?;
         keep_uncommitted(&mut files, commit_as);
     }
+    // The trees and commits are made in memory (libgit2 would write and sync each file, and its
+    // folder, one after another), then written as one batch like the blobs.
+    let mem = Repository::open(repo.path()).map_err(Error::git)?;
+    let mem_odb = mem.odb().map_err(Error::git)?;
+    let _mempack = mem_odb.add_new_mempack_backend(1000).map_err(Error::git)?;
+    let base = match base {
+        Some(c) => Some(mem.find_commit(c.id()).map_err(Error::git)?),
+        None => None,
+    };
+    let (tree, new_commit, pin) = build(&mem, id, base.as_ref(), &files, commit)?;
+    let new = new_objects(&mem, &odb, pin)?;
+    let new: Vec<super::objects::Object> = new
+        .iter()
+        .map(|(id, kind, bytes)| super::objects::Object {
+            id: *id,
+            kind: *kind,
+            bytes,
+        })
+        .collect();
+    super::objects::write_objects(&odb, &objects_dir, &new, sync)?;
+    let pin_ref = pin_ref(git_dir, id);
+    repo.reference(&pin_ref, pin, false, "patchgate: pin transaction")
+        .map_err(Error::git)?;
+    Ok(Staged {
+        pin_ref,
+        tree,
+        commit: new_commit,
+        files,
+    })
+}
+
+/// The trees and commits of a transaction, in `repo` (whose objects stay in memory): the tree to
+/// commit, the commit to publish (when `commit` is given), and the pin, a commit that reaches the
+/// old contents, the new tree and the published commit.
+fn build(
+    repo: &Repository,
+    id: &str,
+    base: Option<&git2::Commit>,
+    files: &[FileEntry],
+    commit: Option<CommitSpec>,
+) -> Result<(Oid, Option<Oid>, Oid), Error> {
     let base_tree = match base {
         Some(c) => Some(c.tree().map_err(Error::git)?),
         None => None,
     };
-    let tree = tree_with(repo, base_tree.as_ref(), &files, Side::Committed)?;
-    let old_tree = tree_with(repo, base_tree.as_ref(), &files, Side::Old)?;
+    let tree = tree_with(repo, base_tree.as_ref(), files, Side::Committed)?;
+    let old_tree = tree_with(repo, base_tree.as_ref(), files, Side::Old)?;
     // The pin must also reach the working-tree bytes that recovery writes back; they are in
     // another tree only where a filter changed a committed blob.
     let worktree_tree = if files.iter().any(|f| f.committed.is_some()) {
-        tree_with(repo, base_tree.as_ref(), &files, Side::New)?
+        tree_with(repo, base_tree.as_ref(), files, Side::New)?
     } else {
         tree
     };
@@ -264,7 +304,6 @@ pub fn stage(
         None => None,
     };
 
-    // The pin: a commit that reaches the old contents, the new tree and the published commit.
     let sig = pin_signature()?;
     let old_t = repo.find_tree(old_tree).map_err(Error::git)?;
     let old_pin = repo
@@ -297,15 +336,52 @@ pub fn stage(
             &parents,
         )
         .map_err(Error::git)?;
-    let pin_ref = pin_ref(git_dir, id);
-    repo.reference(&pin_ref, pin, false, "patchgate: pin transaction")
-        .map_err(Error::git)?;
-    Ok(Staged {
-        pin_ref,
-        tree,
-        commit: new_commit,
-        files,
-    })
+    Ok((tree, new_commit, pin))
+}
+
+/// Every commit and tree reachable from `start` that the object database `disk` lacks, read
+/// from `mem` (which made them): what [`build`] created. Blobs are written before the trees
+/// that name them, so a walk stops at them; it stops at every object `disk` has, too (the
+/// base commit and the trees the patch did not touch), so its cost is the size of what is new.
+fn new_objects(
+    mem: &Repository,
+    disk: &git2::Odb,
+    start: Oid,
+) -> Result<Vec<(Oid, git2::ObjectType, Vec<u8>)>, Error> {
+    let odb = mem.odb().map_err(Error::git)?;
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = vec![start];
+    while let Some(id) = todo.pop() {
+        if !seen.insert(id) || disk.exists_ext(id, git2::OdbLookupFlags::NO_REFRESH) {
+            continue;
+        }
+        let o = match odb.read(id) {
+            Ok(o) => o,
+            // Lacking everywhere, so not made here (a partial clone's tree, say): not ours to
+            // write, and only the paths the patch changed were needed to make the new trees.
+            Err(e) if e.code() == git2::ErrorCode::NotFound && id != start => continue,
+            Err(e) => return Err(Error::git(e)),
+        };
+        match o.kind() {
+            git2::ObjectType::Commit => {
+                let c = mem.find_commit(id).map_err(Error::git)?;
+                todo.push(c.tree_id());
+                todo.extend(c.parent_ids());
+            }
+            git2::ObjectType::Tree => {
+                let t = mem.find_tree(id).map_err(Error::git)?;
+                todo.extend(
+                    t.iter()
+                        .filter(|e| e.kind() == Some(git2::ObjectType::Tree))
+                        .map(|e| e.id()),
+                );
+            }
+            _ => {}
+        }
+        out.push((id, o.kind(), o.data().to_vec()));
+    }
+    Ok(out)
 }
 
 /// Marks the entries whose commit must record `want` rather than the new working-tree content

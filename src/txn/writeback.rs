@@ -5,11 +5,14 @@
 //!    meanwhile is a concurrent modification (exit 4) and nothing is touched;
 //! 2. each new content goes to a temp file in the target's own directory (same file system, so the
 //!    final rename is atomic), with the original's mode and owner;
-//! 3. all temp files are fsynced, in parallel (one sync per file is the cost of durability; doing
-//!    them concurrently lets the file system commit them together);
+//! 3. all temp files are fsynced, in parallel (one sync per file is the cost of durability; each
+//!    file's write-out was started as soon as it was written ([`crate::fs::start_writeback`]), so
+//!    the disk works on all of them while the others are prepared and the fsyncs mostly find
+//!    their data written);
 //! 4. each path is re-verified once more immediately before its rename (the window for a racing
 //!    writer shrinks to one syscall), then renamed into place or removed;
-//! 5. the directories that changed are fsynced, so the renames themselves are durable.
+//! 5. the directories that changed are fsynced (several at a time), so the renames themselves are
+//!    durable.
 //!
 //! Every path goes through [`crate::fs`]: its parent directory is opened from the repository root
 //! without following symlinks, the temp file is made in that open directory, and just before the
@@ -184,17 +187,26 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
     let mut staged: Vec<Staged> = Vec::with_capacity(changes.len());
     let prepared = (|| -> Result<(), Error> {
         for (i, c) in changes.iter().enumerate() {
-            if matches!(c.after, Disk::File { .. } | Disk::Symlink { .. })
-                && let Some((parent, _)) = c.rel.rsplit_once('/')
-            {
-                let made = fs
-                    .create_dirs(parent)
-                    .map_err(|e| fail("create directory", parent, e))?;
-                created_dirs.extend(made);
-            }
-            let (dir, name) = dirs
-                .parent_of(fs, &c.rel)
-                .map_err(|e| fail("open the folder of", &c.rel, e))?;
+            // Most folders exist (and are open already, for the batch's earlier files): only a
+            // folder that does not open is created, with its missing parents.
+            let (dir, name) = match dirs.parent_of(fs, &c.rel) {
+                Ok(opened) => opened,
+                Err(e) => {
+                    match c.rel.rsplit_once('/') {
+                        Some((parent, _))
+                            if matches!(c.after, Disk::File { .. } | Disk::Symlink { .. }) =>
+                        {
+                            let made = fs
+                                .create_dirs(parent)
+                                .map_err(|e| fail("create directory", parent, e))?;
+                            created_dirs.extend(made);
+                        }
+                        _ => return Err(fail("open the folder of", &c.rel, e)),
+                    }
+                    dirs.parent_of(fs, &c.rel)
+                        .map_err(|e| fail("open the folder of", &c.rel, e))?
+                }
+            };
             let temp = temp_for(&dir, name, c, &fail)?;
             staged.push(Staged {
                 change_index: i,
@@ -268,14 +280,15 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
 
     // 5. Durable renames: each folder that changed, and the parents of the folders created.
     if sync {
-        for d in dirs.0.values() {
-            // The content is in place; a failed directory sync only weakens durability.
-            let _ = d.sync();
-        }
-        for d in &created_dirs {
-            let parent = d.rsplit_once('/').map_or("", |(p, _)| p);
-            let _ = fs.sync_dir(parent);
-        }
+        // The content is in place; a failed directory sync only weakens durability.
+        let folders: Vec<&Arc<Dir>> = dirs.0.values().collect();
+        let _ = crate::fs::sync_each(&folders, |d| d.sync());
+        let parents: BTreeSet<&str> = created_dirs
+            .iter()
+            .map(|d| d.rsplit_once('/').map_or("", |(p, _)| p))
+            .collect();
+        let parents: Vec<&str> = parents.into_iter().collect();
+        let _ = crate::fs::sync_each(&parents, |p| fs.sync_dir(p));
     }
     Ok(())
 }
