@@ -394,6 +394,23 @@ fn prepare_loose(objects_dir: &Path, o: &Object) -> Result<Option<Loose>, Error>
 mod tests {
     use super::*;
 
+    /// Runs git in `dir` (system configuration ignored) and fails the test unless it succeeds;
+    /// returns its stderr, where `git fsck` writes its warnings.
+    fn git_ok(dir: &Path, args: &[&str]) -> String {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("git");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+
     #[test]
     fn ids_and_objects_are_gits() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -480,16 +497,7 @@ mod tests {
                     .tree_id(),
                 tree
             );
-            let out = std::process::Command::new("git")
-                .args(["fsck", "--strict", "--no-dangling"])
-                .current_dir(dir.path())
-                .output()
-                .expect("git fsck");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            git_ok(dir.path(), &["fsck", "--strict", "--no-dangling"]);
             // Every kind in one pack, as a large batch of a fresh repository writes it.
             let fresh = tempfile::tempdir().expect("tempdir");
             let frepo = git2::Repository::init(fresh.path()).expect("init");
@@ -516,16 +524,7 @@ mod tests {
             assert_eq!(packed > 0, all.len() >= PACK_AT, "{count} blobs");
             let reader = git2::Repository::open(fresh.path()).expect("reopen");
             assert_eq!(reader.find_commit(commit).expect("commit").tree_id(), tree);
-            let out = std::process::Command::new("git")
-                .args(["fsck", "--strict", "--no-dangling"])
-                .current_dir(fresh.path())
-                .output()
-                .expect("git fsck");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            git_ok(fresh.path(), &["fsck", "--strict", "--no-dangling"]);
         }
     }
 
@@ -566,16 +565,7 @@ mod tests {
         );
         let listed = String::from_utf8_lossy(&out.stdout);
         assert!(listed.contains(&ids[5].to_string()), "{listed}");
-        let out = std::process::Command::new("git")
-            .args(["fsck", "--strict"])
-            .current_dir(dir.path())
-            .output()
-            .expect("git fsck");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        git_ok(dir.path(), &["fsck", "--strict"]);
     }
 
     #[test]
@@ -626,20 +616,7 @@ mod tests {
         std::fs::create_dir_all(&fan).expect("fan-out");
         let left = fan.join(format!("{}xyz", temp_prefix(TEMP_OBJECT)));
         std::fs::write(&left, "partial").expect("write");
-        let git = |args: &[&str]| {
-            let out = std::process::Command::new("git")
-                .args(args)
-                .current_dir(dir.path())
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .output()
-                .expect("git");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            String::from_utf8_lossy(&out.stderr).into_owned()
-        };
+        let git = |args: &[&str]| git_ok(dir.path(), args);
         let fsck = git(&["fsck", "--strict"]);
         assert!(!fsck.contains("bad sha1 file"), "{fsck}");
         git(&["prune", "--expire=now"]);

@@ -16,21 +16,11 @@
 
 use miette::SourceSpan;
 
-use super::{RawEdit, RawSubEdit, RawTop, Sp};
+use super::{EDIT_KEYS, RawEdit, RawSubEdit, RawTop, Sp, TOP_KEYS};
 
 /// Declines documents past this many YAML nodes (collections and scalars): the full reader
 /// refuses more than 250,000, and near that bound it alone decides.
 pub(super) const MAX_NODES: usize = 200_000;
-
-const SUB_KEYS: &[&str] = &[
-    "old_string",
-    "new_string",
-    "replace_all",
-    "start_line",
-    "end_line",
-    "within",
-    "expect_sha256",
-];
 
 /// The document read directly, or `None` when the full reader must read it. `limit` is the
 /// reader's budget for scalar text: a larger document is left to it.
@@ -189,18 +179,7 @@ impl Reader<'_> {
             return None;
         }
         let name = &self.text[start..start + len];
-        let key = [
-            "message",
-            "edits",
-            "file_path",
-            "create",
-            "delete",
-            "append",
-            "move_to",
-        ]
-        .iter()
-        .chain(SUB_KEYS)
-        .find(|k| **k == name)?;
+        let key = TOP_KEYS.iter().chain(EDIT_KEYS).find(|k| **k == name)?;
         self.pos = start + len + 1;
         self.nodes += 1;
         Some((key, start))

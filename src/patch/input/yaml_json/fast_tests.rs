@@ -4,42 +4,9 @@
 
 use proptest::prelude::*;
 
-use super::super::{RawTop, full_yaml};
+use super::super::full_yaml;
+use super::super::tests_support::{EDIT_KEYS, SUB_EDIT_KEYS, without_spans};
 use super::parse;
-
-/// Locations only the entries, `file_path` and `expect_sha256` have to agree on.
-fn normalized(mut raw: RawTop) -> RawTop {
-    for e in &mut raw.edits {
-        let v = &mut e.value;
-        for s in [
-            &mut v.old_string,
-            &mut v.new_string,
-            &mut v.within,
-            &mut v.move_to,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            s.span = None;
-        }
-        for s in [&mut v.start_line, &mut v.end_line].into_iter().flatten() {
-            s.span = None;
-        }
-        for sub in v.edits.iter_mut().flatten() {
-            let v = &mut sub.value;
-            for s in [&mut v.old_string, &mut v.new_string, &mut v.within]
-                .into_iter()
-                .flatten()
-            {
-                s.span = None;
-            }
-            for s in [&mut v.start_line, &mut v.end_line].into_iter().flatten() {
-                s.span = None;
-            }
-        }
-    }
-    raw
-}
 
 /// Whether the direct reader took `text`; panics when it read it otherwise than the full reader.
 fn agrees(text: &str) -> bool {
@@ -48,8 +15,8 @@ fn agrees(text: &str) -> bool {
     };
     match full_yaml(text) {
         Ok(full) => assert_eq!(
-            normalized(fast),
-            normalized(full),
+            without_spans(fast, false),
+            without_spans(full, false),
             "the two readers differ on {text:?}"
         ),
         Err(e) => panic!("the direct reader took {text:?}, the full reader refuses it: {e}"),
@@ -306,29 +273,20 @@ fn value(key: &'static str, m: usize, wild: bool) -> BoxedStrategy<String> {
     }
 }
 
-const KEYS: &[&str] = &[
-    "old_string",
-    "new_string",
-    "replace_all",
-    "start_line",
-    "end_line",
-    "within",
-    "expect_sha256",
-    "file_path",
-    "create",
-    "delete",
-    "append",
-    "move_to",
-    "colour",
-];
-
 /// One mapping's lines at column `m` (the first without its indentation).
 fn mapping(m: usize, sub: bool, wild: bool) -> impl Strategy<Value = String> {
-    let keys: Vec<&'static str> = match (sub, wild) {
-        (true, _) => KEYS[..7].to_vec(),
-        (false, true) => KEYS.to_vec(),
-        (false, false) => KEYS[..12].to_vec(),
+    let mut keys: Vec<&'static str> = if sub {
+        SUB_EDIT_KEYS.to_vec()
+    } else {
+        EDIT_KEYS
+            .iter()
+            .copied()
+            .filter(|k| *k != "edits")
+            .collect()
     };
+    if wild && !sub {
+        keys.push("colour");
+    }
     let chosen = if wild {
         prop::collection::vec(prop::sample::select(keys), 1..5).boxed()
     } else {

@@ -4,6 +4,7 @@
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
+use super::super::tests_support::{EDIT_KEYS, SUB_EDIT_KEYS, without_spans};
 use super::super::{RawTop, full_yaml};
 use super::locate;
 
@@ -22,49 +23,6 @@ fn spans(raw: &RawTop) -> Vec<Option<miette::SourceSpan>> {
     out
 }
 
-/// `raw` with no location left, to compare values.
-fn unlocated(mut raw: RawTop) -> RawTop {
-    for e in &mut raw.edits {
-        e.span = None;
-        let v = &mut e.value;
-        for s in [
-            &mut v.file_path,
-            &mut v.old_string,
-            &mut v.new_string,
-            &mut v.within,
-            &mut v.move_to,
-            &mut v.expect_sha256,
-        ]
-        .into_iter()
-        .flatten()
-        {
-            s.span = None;
-        }
-        for s in [&mut v.start_line, &mut v.end_line].into_iter().flatten() {
-            s.span = None;
-        }
-        for sub in v.edits.iter_mut().flatten() {
-            sub.span = None;
-            let v = &mut sub.value;
-            for s in [
-                &mut v.old_string,
-                &mut v.new_string,
-                &mut v.within,
-                &mut v.expect_sha256,
-            ]
-            .into_iter()
-            .flatten()
-            {
-                s.span = None;
-            }
-            for s in [&mut v.start_line, &mut v.end_line].into_iter().flatten() {
-                s.span = None;
-            }
-        }
-    }
-    raw
-}
-
 /// Whether the walk located `text`; panics when it found other locations than the re-read.
 fn agrees(text: &str) -> bool {
     let Ok(mut raw) = serde_json::from_str::<RawTop>(text) else {
@@ -77,7 +35,11 @@ fn agrees(text: &str) -> bool {
         Ok(full) => {
             assert_eq!(spans(&raw), spans(&full), "locations differ on {text:?}");
             // The re-read's values were the ones kept before: serde_json's must be the same.
-            assert_eq!(unlocated(raw), unlocated(full), "values differ on {text:?}");
+            assert_eq!(
+                without_spans(raw, true),
+                without_spans(full, true),
+                "values differ on {text:?}"
+            );
         }
         Err(e) => panic!("the walk located {text:?}, the YAML reader refuses it: {e}"),
     }
@@ -137,31 +99,14 @@ fn string() -> impl Strategy<Value = String> {
 }
 
 fn edit(groups: bool) -> BoxedStrategy<Value> {
-    let keys = if groups {
-        vec![
-            "file_path",
-            "old_string",
-            "new_string",
-            "replace_all",
-            "start_line",
-            "end_line",
-            "within",
-            "create",
-            "delete",
-            "append",
-            "move_to",
-            "expect_sha256",
-        ]
+    let keys: Vec<&'static str> = if groups {
+        EDIT_KEYS
+            .iter()
+            .copied()
+            .filter(|k| *k != "edits")
+            .collect()
     } else {
-        vec![
-            "old_string",
-            "new_string",
-            "replace_all",
-            "start_line",
-            "end_line",
-            "within",
-            "expect_sha256",
-        ]
+        SUB_EDIT_KEYS.to_vec()
     };
     let members = prop::sample::subsequence(keys, 0..5)
         .prop_shuffle()

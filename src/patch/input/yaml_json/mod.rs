@@ -29,6 +29,7 @@ use lower::lower;
 /// document that is mostly one huge string, and locations are a nicety.
 const SPAN_REPARSE_LIMIT: usize = 8 << 20;
 
+/// The keys of an entry, in the order an unknown-key error lists them.
 const EDIT_KEYS: &[&str] = &[
     "file_path",
     "old_string",
@@ -467,4 +468,55 @@ mod tests;
 #[cfg(test)]
 pub(crate) mod tests_support {
     pub(crate) const EDIT_KEYS: &[&str] = super::EDIT_KEYS;
+    /// The keys of one edit of a group (`edits:` under a `file_path`), each also a key of an entry.
+    pub(crate) const SUB_EDIT_KEYS: &[&str] = &[
+        "old_string",
+        "new_string",
+        "replace_all",
+        "start_line",
+        "end_line",
+        "within",
+        "expect_sha256",
+    ];
+
+    /// `raw` with its locations taken away, to compare two readers' values: every location when
+    /// `all`, else those nothing reads (all but the entries', `file_path`'s and `expect_sha256`'s).
+    pub(super) fn without_spans(mut raw: super::RawTop, all: bool) -> super::RawTop {
+        for e in &mut raw.edits {
+            if all {
+                e.span = None;
+            }
+            let v = &mut e.value;
+            let read = [&mut v.file_path, &mut v.expect_sha256];
+            let unread = [
+                &mut v.old_string,
+                &mut v.new_string,
+                &mut v.within,
+                &mut v.move_to,
+            ];
+            let strings = unread.into_iter().chain(read.into_iter().filter(|_| all));
+            for s in strings.flatten() {
+                s.span = None;
+            }
+            for s in [&mut v.start_line, &mut v.end_line].into_iter().flatten() {
+                s.span = None;
+            }
+            for sub in v.edits.iter_mut().flatten() {
+                if all {
+                    sub.span = None;
+                }
+                let v = &mut sub.value;
+                let read = [&mut v.expect_sha256];
+                let unread = [&mut v.old_string, &mut v.new_string, &mut v.within];
+                let strings = unread.into_iter().chain(read.into_iter().filter(|_| all));
+                for s in strings.flatten() {
+                    s.span = None;
+                }
+                for s in [&mut v.start_line, &mut v.end_line].into_iter().flatten() {
+                    s.span = None;
+                }
+            }
+        }
+        raw
+    }
 }
