@@ -6,8 +6,10 @@
 //! transaction id, so ids sort by time.
 //!
 //! Invariants:
-//! - Every blob an entry names stays in the object database: a small commit whose tree lists those
-//!   blobs is pinned by `refs/patchgate/history/<worktree key>/<id>`, so `git gc` keeps them for as
+//! - Every blob an entry names stays in the object database, except the new contents of a
+//!   working-tree transaction, named by id only (undo restores old contents, and needs the ids
+//!   of the new ones only to tell whether a file still holds them): a small commit whose tree
+//!   lists those blobs is pinned by `refs/patchgate/history/<worktree key>/<id>`, so `git gc` keeps them for as
 //!   long as the entry exists. The ref is written before the JSON file, and removed after it.
 //! - An entry is written when its transaction completes, and by `recover` when it rolls one
 //!   forward; writing it twice writes the same bytes (everything in it comes from the journal).
@@ -107,6 +109,15 @@ pub fn past_patches(git_dir: &Path) -> Vec<crate::plan::PastPatch> {
         .collect()
 }
 
+/// Whether transaction `id` has its entry: a working-tree transaction has landed once it has
+/// (see `recover`).
+pub fn has(git_dir: &Path, id: &str) -> bool {
+    std::fs::read(entry_path(git_dir, id))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Entry>(&b).ok())
+        .is_some_and(|e| e.patch_id == id)
+}
+
 fn entry_path(git_dir: &Path, id: &str) -> PathBuf {
     crate::fs::layout::history(git_dir).join(format!("{id}.json"))
 }
@@ -158,16 +169,25 @@ pub fn record(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<(), Erro
 }
 
 /// A commit (no parents, fixed signature and date, so the same blobs give the same commit) whose
-/// tree lists every blob the entry names, by id.
+/// tree lists every blob the entry names that git has, by id. A working-tree transaction's new
+/// contents are named by id only (never written as objects: undo needs the old contents, and
+/// only the ids of the new ones, to tell whether a file still holds them); a tree naming a
+/// missing blob would break `git gc` and `git fsck`.
 fn pin_commit(repo: &Repository, files: &[FileEntry], id: &str) -> Result<Oid, Error> {
+    let odb = repo.odb().map_err(Error::git)?;
     let mut tb = repo.treebuilder(None).map_err(Error::git)?;
     for f in files {
-        for s in [&f.old, &f.new] {
+        for (s, old) in [(&f.old, true), (&f.new, false)] {
             let oid = match s {
                 State::File { oid, .. } | State::Symlink { oid } => oid,
                 State::Missing | State::Other => continue,
             };
             let o = Oid::from_str(oid).map_err(Error::git)?;
+            // No refresh: a missing new blob is the usual case, and a rescan of the packs per
+            // miss is what made a large working-tree batch slow.
+            if !old && !odb.exists_ext(o, git2::OdbLookupFlags::NO_REFRESH) {
+                continue;
+            }
             tb.insert(oid.as_str(), o, 0o100644).map_err(Error::git)?;
         }
         // The blob an undo committed instead of the working tree's (the patch's parent's,

@@ -2,17 +2,27 @@
 //!
 //! One JSON file per transaction in `<git dir>/patchgate/txn/<id>.json`, replaced atomically (and
 //! fsynced) at every phase change. It names every path the transaction touches with the git blob
-//! of its old and its new content; those blobs are pinned by `refs/patchgate/txn/<worktree key>/<id>`, so the old
-//! and the new state can both be rebuilt whatever the working tree holds after a crash.
+//! id of its old and its new content. The blobs of the state recovery may have to write are
+//! pinned by `refs/patchgate/txn/<worktree key>/<id>`: both states for `commit`/`branch`
+//! (either may be rebuilt, whatever the working tree holds after a crash), the old state only
+//! for `worktree`, which always rolls back until it has landed; its new contents are named by id
+//! only, never written as objects (deciding whether a file holds them needs no more).
 //!
 //! Phases, in order: `staged` (objects written, nothing visible changed) → `switching` (files are
 //! being replaced; for `commit`/`branch` the ref compare-and-swap follows) → `committed` (the ref
 //! moved: the point of no return, roll forward) — or `rolling_back` when the run itself decided to
-//! undo. The phase alone does not decide recovery for commit modes: the ref does (see `recover`).
+//! undo. The phase alone does not decide recovery: for commit modes the ref does; for `worktree`
+//! (version 2) the transaction's history entry does, which is written once every file is
+//! switched: with it recovery rolls forward, without it back (see `recover`). A version 1
+//! journal (written by an older patchgate, which staged the new contents too) rolls forward
+//! from `switching`, as it did then.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+/// The version new journals are written with (see the module doc for what 1 meant).
+pub const VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -3,9 +3,11 @@
 //! Which way to go is decided by facts, never guessed:
 //! - for `commit` and `branch`, the ref: if it points at the transaction's commit the commit was
 //!   published, so the working tree and index roll forward to it; otherwise everything rolls back;
-//! - for `worktree`, the journal's phase: once it says `switching`, files were being replaced and the
-//!   batch rolls forward (the new contents are all in git objects); before that, or when the run
-//!   itself had begun to roll back (`rolling_back`), it rolls back.
+//! - for `worktree`, whether it landed: its history entry is written once every file has been
+//!   switched (or, when that failed, the journal says `committed`); with it the batch rolls
+//!   forward (every file already holds its new content, synced), without it back, whatever the
+//!   phase (only the old contents are objects). A version 1 journal, from an older patchgate
+//!   that staged the new contents too, rolls forward once it says `switching`.
 //!
 //! A file is only ever moved between the transaction's two states: if it holds the state we are
 //! going to, it is left; if it holds the other one, it is rewritten; if it holds neither (the
@@ -155,10 +157,15 @@ fn canonical_workdir(repo: &Repository) -> Option<std::path::PathBuf> {
     repo.workdir().and_then(|w| std::fs::canonicalize(w).ok())
 }
 
-fn direction(repo: &Repository, j: &Journal) -> Direction {
+fn direction(repo: &Repository, git_dir: &Path, j: &Journal) -> Direction {
     match (j.mode, j.phase) {
         (_, Phase::Staged) | (_, Phase::RollingBack) => Direction::RolledBack,
-        (Mode::Worktree, Phase::Switching | Phase::Committed) => Direction::RolledForward,
+        (Mode::Worktree, Phase::Committed) => Direction::RolledForward,
+        (Mode::Worktree, Phase::Switching) if j.version == 1 => Direction::RolledForward,
+        (Mode::Worktree, Phase::Switching) => match super::history::has(git_dir, &j.id) {
+            true => Direction::RolledForward,
+            false => Direction::RolledBack,
+        },
         // `committed` is the journal's word; the ref is the fact. A power loss can lose a ref
         // update the journal already recorded (it was not durable yet): then nothing was
         // published, and the files go back.
@@ -217,7 +224,7 @@ fn remove_our_ref_lock(repo: &Repository, j: &Journal) {
 pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Recovered, Error> {
     remove_our_ref_lock(repo, j);
     remove_pin_locks(repo, git_dir);
-    let dir = direction(repo, j);
+    let dir = direction(repo, git_dir, j);
     let tree = match &j.workdir {
         Some(workdir) if j.mode != Mode::Branch => {
             Some(Root::open(workdir).map_err(|e| Error::io("open", workdir, e))?)
@@ -297,7 +304,10 @@ pub fn move_files(
         if holds(fs, &f.path, want).map_err(fail)? {
             continue;
         }
-        if !holds(fs, &f.path, other).map_err(fail)? {
+        // A state whose blob is not in git cannot be written: a landed working-tree
+        // transaction's new contents are named by id only, and a file that holds its old state
+        // again after the crash was put back by the user.
+        if !holds(fs, &f.path, other).map_err(fail)? || !writable(repo, want) {
             left.push(f.path.clone());
             continue;
         }
@@ -339,6 +349,17 @@ fn holds(fs: &Root, rel: &str, state: &State) -> std::io::Result<bool> {
         }
         State::Other => true,
     })
+}
+
+/// Whether [`put`] can write `state`: its blob, if it has one, is in the object database.
+fn writable(repo: &Repository, state: &State) -> bool {
+    match state {
+        State::File { oid, .. } | State::Symlink { oid } => Oid::from_str(oid)
+            .ok()
+            .zip(repo.odb().ok())
+            .is_some_and(|(o, odb)| odb.exists(o)),
+        State::Missing | State::Other => true,
+    }
 }
 
 fn put(repo: &Repository, fs: &Root, rel: &str, state: &State) -> Result<(), Error> {

@@ -78,6 +78,7 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
             &id,
             req.changes,
             hashed,
+            stage::Keep::Both,
             req.base,
             identities.as_ref().map(|(a, c)| stage::CommitSpec {
                 message: req.message,
@@ -92,11 +93,14 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
         let files = staged.files.clone();
         return transact(repo, req, &id, files, Staging::Done(Box::new(staged)));
     }
-    // The working tree alone: the objects are written on another thread while the write-back
-    // verifies the files and writes and syncs its temp files, and waited for before the first
-    // file is replaced (see `Staging`). Its pin holds just the changed paths (no commit tree),
-    // so HEAD's tree, which may disagree with the working tree about files and directories,
-    // never gets in the way.
+    // The working tree alone rolls back until it has landed, so only the old contents git lacks
+    // are written (usually none: a clean file's old content is HEAD's blob), on another thread
+    // while the write-back verifies the files and writes and syncs its temp files, and waited
+    // for before the first file is replaced (see `Staging`). The new contents are never written
+    // as objects: the journal and the undo history name them by id, which is all that deciding
+    // "does this file hold the new state" needs. The pin holds just the changed paths' old
+    // contents (no commit tree), so HEAD's tree, which may disagree with the working tree about
+    // files and directories, never gets in the way.
     let files = hashed.files.clone();
     let git_path = repo.git.path().to_path_buf();
     let (git_dir, changes) = (&repo.git_dir, req.changes);
@@ -105,7 +109,17 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
         let handle = s.spawn(move || {
             fault::point("staging");
             let git = git2::Repository::open(&git_path).map_err(Error::git)?;
-            stage::stage(&git, git_dir, id, changes, hashed, None, None, &[])
+            stage::stage(
+                &git,
+                git_dir,
+                id,
+                changes,
+                hashed,
+                stage::Keep::Old,
+                None,
+                None,
+                &[],
+            )
         });
         transact(repo, req, id, files, Staging::Running(handle))
     })
@@ -208,10 +222,15 @@ fn transact(
             return Err(Failed::Switch(e));
         }
     }
-    // The history and the record before the journal goes: a kill in between leaves a journal
-    // that recovery rolls forward (writing them again is a no-op), never a landed patch that
-    // `undo` does not know about.
-    keep_history_and_record(repo, &j, req.record, &mut notes);
+    // The history and the record before the journal goes. For a working-tree transaction the
+    // history entry is the point of no return (recovery rolls forward once it exists, back
+    // before); for a commit, the ref is. A kill in between leaves a journal that recovery rolls
+    // forward (writing them again is a no-op), never a landed patch that `undo` does not know
+    // about. When the entry could not be written, the journal says `committed` instead, so that
+    // a cleanup that fails too leaves a landed patch for recovery to finish, not to roll back.
+    if !keep_history_and_record(repo, &j, req.record, &mut notes) && mode == Mode::Worktree {
+        let _ = j.set_phase(Phase::Committed, &repo.git_dir);
+    }
     crate::timing::mark("recorded");
     fault::point("before-cleanup");
     if finished {
@@ -243,7 +262,7 @@ fn journal_for(
     files: Vec<journal::FileEntry>,
 ) -> Journal {
     Journal {
-        version: 1,
+        version: journal::VERSION,
         id: id.to_string(),
         pid: std::process::id(),
         mode: req.mode,
@@ -266,17 +285,22 @@ fn journal_for(
 
 /// Saves the landed transaction's history entry and appends its lines to the re-run record (loaded
 /// here when the caller did not hand it over); a failure of either is a warning in `notes`.
+/// Whether the history entry was written.
 fn keep_history_and_record(
     repo: &Repo,
     j: &Journal,
     record: Option<&mut Record>,
     notes: &mut Vec<String>,
-) {
-    if let Err(e) = history::record(&repo.git, &repo.git_dir, j) {
-        notes.push(format!(
-            "warning: the patch was written, but its undo history could not be saved ({e}); `patchgate undo` will not know it"
-        ));
-    }
+) -> bool {
+    let kept = match history::record(&repo.git, &repo.git_dir, j) {
+        Ok(()) => true,
+        Err(e) => {
+            notes.push(format!(
+                "warning: the patch was written, but its undo history could not be saved ({e}); `patchgate undo` will not know it"
+            ));
+            false
+        }
+    };
     let mut loaded;
     let record = match record {
         Some(r) => r,
@@ -295,6 +319,7 @@ fn keep_history_and_record(
             crate::fs::layout::root(&repo.git_dir).display()
         ));
     }
+    kept
 }
 
 /// The user-visible switch. On error, everything it changed has been undone; `Ok(Some(warning))`

@@ -166,29 +166,43 @@ fn tree_with(
 #[derive(Debug, Clone)]
 pub struct Hashed {
     pub files: Vec<FileEntry>,
-    /// The id of every content [`stage`] writes, in its order (old then new, path by path).
-    ids: Vec<Oid>,
+    /// The id of every old content, path by path ([`old_contents`]'s order).
+    old_ids: Vec<Oid>,
+    /// The id of every new content, path by path ([`new_contents`]'s order).
+    new_ids: Vec<Oid>,
 }
 
-/// The contents of `changes` that become blobs: old then new, path by path.
-fn contents(changes: &[PathChange]) -> Vec<&[u8]> {
+/// The old contents of `changes` that are blobs, path by path.
+fn old_contents(changes: &[PathChange]) -> Vec<&[u8]> {
     changes
         .iter()
-        .flat_map(|c| [blob_bytes(&c.before), blob_bytes(&c.after)])
-        .flatten()
+        .filter_map(|c| blob_bytes(&c.before))
+        .collect()
+}
+
+/// The new contents of `changes` that are blobs, path by path.
+fn new_contents(changes: &[PathChange]) -> Vec<&[u8]> {
+    changes
+        .iter()
+        .filter_map(|c| blob_bytes(&c.after))
         .collect()
 }
 
 /// Hashes the old and new content of every path (in parallel); writes nothing.
 pub fn hash(changes: &[PathChange]) -> Hashed {
-    let ids = super::objects::blob_ids(&contents(changes));
-    let mut next = ids.iter().copied();
-    let mut next_id = |d: &Disk| blob_bytes(d).and_then(|_| next.next());
+    let old = old_contents(changes);
+    let mut ids = super::objects::blob_ids(&[old.as_slice(), &new_contents(changes)].concat());
+    let new_ids = ids.split_off(old.len());
+    let old_ids = ids;
+    let (mut next_old, mut next_new) = (old_ids.iter().copied(), new_ids.iter().copied());
     let files = changes
         .iter()
         .map(|c| {
-            let old = state_of(&c.before, next_id(&c.before));
-            let new = state_of(&c.after, next_id(&c.after));
+            let old = state_of(
+                &c.before,
+                blob_bytes(&c.before).and_then(|_| next_old.next()),
+            );
+            let new = state_of(&c.after, blob_bytes(&c.after).and_then(|_| next_new.next()));
             FileEntry {
                 path: c.rel.clone(),
                 old,
@@ -198,12 +212,27 @@ pub fn hash(changes: &[PathChange]) -> Hashed {
             }
         })
         .collect();
-    Hashed { files, ids }
+    Hashed {
+        files,
+        old_ids,
+        new_ids,
+    }
 }
 
 /// The pin ref of transaction `id`.
 pub fn pin_ref(git_dir: &Path, id: &str) -> String {
     format!("{}/{id}", crate::fs::layout::txn_pins(git_dir))
+}
+
+/// Which contents a transaction needs as objects before its switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Old and new (a commit names the new blobs; recovery may roll either way).
+    Both,
+    /// Only the old: a working-tree transaction rolls back until it has landed, and what it
+    /// keeps afterwards (the undo history) needs the old contents only, the new ones being
+    /// named by id (see `journal`).
+    Old,
 }
 
 /// Writes the objects of a plan (hashed by [`hash`]) and pins them under
@@ -215,6 +244,7 @@ pub fn stage(
     id: &str,
     changes: &[PathChange],
     hashed: Hashed,
+    keep: Keep,
     base: Option<&git2::Commit>,
     commit: Option<CommitSpec>,
     commit_as: &[(String, State)],
@@ -222,9 +252,14 @@ pub fn stage(
     let odb = repo.odb().map_err(Error::git)?;
     let objects_dir = repo.commondir().join("objects");
     let sync = crate::fs::fsync_enabled();
-    // Old contents too, so a crash can always be undone; they are usually HEAD's already, and
-    // only the missing ones are written.
-    super::objects::write_hashed(&odb, &objects_dir, &contents(changes), &hashed.ids, sync)?;
+    // Old contents always, so a crash can always be undone; they are usually HEAD's already,
+    // and only the missing ones are written.
+    let (mut contents, mut ids) = (old_contents(changes), hashed.old_ids);
+    if keep == Keep::Both {
+        contents.extend(new_contents(changes));
+        ids.extend(hashed.new_ids);
+    }
+    super::objects::write_hashed(&odb, &objects_dir, &contents, &ids, sync)?;
     let mut files = hashed.files;
     if commit.is_some() {
         filter_for_commit(repo, git_dir, changes, &mut files)?;
@@ -239,7 +274,13 @@ pub fn stage(
         Some(c) => Some(mem.find_commit(c.id()).map_err(Error::git)?),
         None => None,
     };
-    let (tree, new_commit, pin) = build(&mem, id, base.as_ref(), &files, commit)?;
+    let (tree, new_commit, pin) = match keep {
+        Keep::Both => build(&mem, id, base.as_ref(), &files, commit)?,
+        Keep::Old => {
+            let old = old_pin(&mem, None, &files)?;
+            (old.tree_id(), None, old.id())
+        }
+    };
     let new = new_objects(&mem, &odb, pin)?;
     let new: Vec<super::objects::Object> = new
         .iter()
@@ -261,6 +302,29 @@ pub fn stage(
     })
 }
 
+/// A commit (no parents) whose tree is `base` with each path at its old state: what pins the
+/// old contents.
+fn old_pin<'r>(
+    repo: &'r Repository,
+    base: Option<&git2::Tree>,
+    files: &[FileEntry],
+) -> Result<git2::Commit<'r>, Error> {
+    let old_tree = tree_with(repo, base, files, Side::Old)?;
+    let sig = pin_signature()?;
+    let old_t = repo.find_tree(old_tree).map_err(Error::git)?;
+    let old_pin = repo
+        .commit(
+            None,
+            &sig,
+            &sig,
+            "patchgate: contents before the transaction",
+            &old_t,
+            &[],
+        )
+        .map_err(Error::git)?;
+    repo.find_commit(old_pin).map_err(Error::git)
+}
+
 /// The trees and commits of a transaction, in `repo` (whose objects stay in memory): the tree to
 /// commit, the commit to publish (when `commit` is given), and the pin, a commit that reaches the
 /// old contents, the new tree and the published commit.
@@ -276,7 +340,6 @@ fn build(
         None => None,
     };
     let tree = tree_with(repo, base_tree.as_ref(), files, Side::Committed)?;
-    let old_tree = tree_with(repo, base_tree.as_ref(), files, Side::Old)?;
     // The pin must also reach the working-tree bytes that recovery writes back; they are in
     // another tree only where a filter changed a committed blob.
     let worktree_tree = if files.iter().any(|f| f.committed.is_some()) {
@@ -304,19 +367,8 @@ fn build(
         None => None,
     };
 
+    let old_pin = old_pin(repo, base_tree.as_ref(), files)?;
     let sig = pin_signature()?;
-    let old_t = repo.find_tree(old_tree).map_err(Error::git)?;
-    let old_pin = repo
-        .commit(
-            None,
-            &sig,
-            &sig,
-            "patchgate: contents before the transaction",
-            &old_t,
-            &[],
-        )
-        .map_err(Error::git)?;
-    let old_pin = repo.find_commit(old_pin).map_err(Error::git)?;
     let new_t = repo.find_tree(worktree_tree).map_err(Error::git)?;
     let published = match new_commit {
         Some(c) => Some(repo.find_commit(c).map_err(Error::git)?),

@@ -203,7 +203,7 @@ pub fn journal(
     workdir: Option<&Path>,
 ) -> Result<(), Error> {
     let check = || -> Result<(), Bad> {
-        if j.version != 1 {
+        if !(1..=super::journal::VERSION).contains(&j.version) {
             return Err(bad(
                 "version",
                 format!("{} is not a known version", j.version),

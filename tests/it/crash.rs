@@ -17,6 +17,7 @@ const POINTS: &[&str] = &[
     "before-verify",
     "before-switch",
     "after-switch",
+    "history-pinned",
     "before-cleanup",
 ];
 /// Fault points of `--commit` only (a working-tree run never reaches them).
@@ -275,7 +276,7 @@ fn kill_at_every_point_then_recover() {
             runs.push((rep * 100 + 50 + p, Mode::Commit, *point));
         }
     }
-    let results: Vec<((bool, bool), &str)> = std::thread::scope(|s| {
+    let results: Vec<((bool, bool), &str, Mode)> = std::thread::scope(|s| {
         let chunks: Vec<_> = runs.chunks(runs.len().div_ceil(2)).collect();
         let handles: Vec<_> = chunks
             .into_iter()
@@ -283,7 +284,9 @@ fn kill_at_every_point_then_recover() {
                 s.spawn(move || {
                     chunk
                         .iter()
-                        .map(|(i, mode, point)| (one_run(*i, *mode, Some(point), None), *point))
+                        .map(|(i, mode, point)| {
+                            (one_run(*i, *mode, Some(point), None), *point, *mode)
+                        })
                         .collect::<Vec<_>>()
                 })
             })
@@ -293,18 +296,29 @@ fn kill_at_every_point_then_recover() {
             .flat_map(|h| h.join().expect("worker"))
             .collect()
     });
-    assert_eq!(results.len(), 150);
-    for ((_, killed), point) in &results {
+    assert_eq!(results.len(), 170);
+    for ((_, killed), point, _) in &results {
         assert!(
             killed,
             "the run was not killed at {point}: the point was never reached"
         );
     }
     // Both outcomes must actually occur: a harness that always rolls back (or forward) proves little.
-    assert!(results.iter().any(|((new, _), _)| *new) && results.iter().any(|((new, _), _)| !*new));
-    for ((new, _), point) in &results {
+    assert!(
+        results.iter().any(|((new, _), _, _)| *new) && results.iter().any(|((new, _), _, _)| !*new)
+    );
+    for ((new, _), point, mode) in &results {
         if ["staged", "journaled", "before-verify"].contains(point) {
             assert!(!new, "a kill before any switch must roll back ({point})");
+        }
+        // A working-tree run lands when its history entry is written: a kill while its files
+        // are being switched, or before that entry, rolls back (only the old contents are
+        // objects); after it, forward.
+        if *mode == Mode::Worktree && ["after-switch", "history-pinned"].contains(point) {
+            assert!(
+                !new,
+                "a working-tree run killed before it landed must roll back ({point})"
+            );
         }
         if ["after-cas", "after-index", "before-cleanup"].contains(point) {
             assert!(
@@ -438,7 +452,11 @@ fn the_next_run_recovers_an_interrupted_transaction_first() {
         "{}",
         run.stderr
     );
-    assert_eq!(repo.read_str("b.txt"), "BETA\n", "rolled forward first");
+    assert_eq!(
+        repo.read_str("b.txt"),
+        "beta\n",
+        "rolled back first: it had not landed"
+    );
     assert_eq!(repo.read_str("c.txt"), "c UNSTAGED\n");
     assert_eq!(repo.leftovers(), Vec::<String>::new());
 }
@@ -459,7 +477,7 @@ fn recover_leaves_a_file_edited_after_the_crash_alone() {
     let patch_dir = tempfile::tempdir().expect("tempdir");
     let patch = patch_dir.path().join("p.yaml");
     std::fs::write(&patch, PATCH).expect("patch");
-    // Killed after the first switch: rolling forward rewrites the rest …
+    // Killed after the first switch, before it landed: rolling back restores the rest …
     let mut child = spawn(&repo, &patch, Mode::Worktree, Some("after-switch"));
     let _ = child.wait();
     // … except a file the user changed meanwhile, which holds neither state.
@@ -467,10 +485,11 @@ fn recover_leaves_a_file_edited_after_the_crash_alone() {
     let r = repo.run(&["recover", "--format", "json"]);
     r.assert_code(0);
     let t = &r.json()["transactions"][0];
-    assert_eq!(t["outcome"], "rolled_forward");
+    assert_eq!(t["outcome"], "rolled_back");
     assert_eq!(t["left_alone"], serde_json::json!(["b.txt"]));
     assert_eq!(repo.read_str("b.txt"), "the user's newer text\n");
-    assert_eq!(repo.read_str("g.txt"), "gee\n");
+    assert_eq!(repo.read_str("f.txt"), "eff\n");
+    assert!(!repo.path().join("g.txt").exists());
 }
 
 #[test]
@@ -537,8 +556,13 @@ fn a_run_in_another_worktree_leaves_this_worktrees_transaction_alone() {
         repo.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/txn/"]),
         pins
     );
-    // gc cannot take the objects recovery needs, and recovery still finishes the job.
+    // gc cannot take the objects recovery needs (a.txt's old content, with the user's
+    // uncommitted edit, is in no commit), and recovery still finishes the job.
     repo.git(&["gc", "-q", "--prune=now"]);
     recover(&repo, "after gc");
-    assert_eq!(repo.read_str("b.txt"), "BETA\n");
+    assert_eq!(repo.read_str("b.txt"), "beta\n");
+    assert_eq!(
+        repo.read_str("a.txt"),
+        "alpha\nkeep, with the user's edit\n"
+    );
 }

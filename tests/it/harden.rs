@@ -445,7 +445,7 @@ fn assert_refused(run: &Run, file: &Path, field: &str, case: &str) {
     assert!(help.contains("remove"), "{case}: {help}");
 }
 
-/// A journal left by an apply killed after its first file was switched (rolls forward).
+/// A journal left by an apply killed after its first file was switched (rolls back).
 fn interrupted(repo: &TestRepo) -> PathBuf {
     let scratch = tempfile::tempdir().expect("tempdir");
     let patch = write_patch(scratch.path(), FORGE_PATCH);
@@ -710,9 +710,12 @@ fn crash_patch() -> String {
     p
 }
 
-fn all_new(repo: &TestRepo) -> bool {
-    (0..12).all(|i| repo.read_str(&format!("s/f{i:02}.txt")) == format!("ALPHA {i}\n"))
-        && repo.read_str("n/e/w.txt") == "born\n"
+/// The state before `crash_patch`: an apply killed while it switched files has not landed, and
+/// rolls back.
+fn all_old(repo: &TestRepo) -> bool {
+    (0..12).all(|i| repo.read_str(&format!("s/f{i:02}.txt")) == format!("alpha {i}\n"))
+        && !repo.path().join("n/e/w.txt").exists()
+        && !repo.path().join("n").exists()
 }
 
 #[test]
@@ -772,7 +775,7 @@ fn a_recover_killed_while_restoring_then_another_leaves_nothing() {
             Vec::<String>::new(),
             "run {run}: leftovers"
         );
-        assert!(all_new(&repo), "run {run}: rolled forward");
+        assert!(all_old(&repo), "run {run}: rolled back");
         let (ok, out) = git_try(repo.path(), &["fsck", "--strict", "--no-progress"]);
         assert!(ok, "run {run}: {out}");
     }

@@ -647,3 +647,68 @@ fn commit_dates_from_the_environment_are_honoured_or_refused() {
         "1112904793 2005-04-07 22:13:13 +0200"
     );
 }
+
+/// A working-tree apply rolls back until it has landed, so it writes only the old contents git
+/// lacks (a.txt's, with the user's uncommitted edit), never the new ones: those are named by id
+/// in the journal and the history. The repository stays whole for git (fsck, gc), undo puts the
+/// old contents back, and redo (the undo of the undo) brings the new ones back from the files
+/// the undo saved.
+#[test]
+fn a_working_tree_apply_writes_only_the_old_contents_git_lacks() {
+    let repo = busy_repo();
+    let blob = |content: &str| -> (String, bool) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = dir.path().join("c");
+        std::fs::write(&f, content).expect("write");
+        let id = repo
+            .git(&["hash-object", f.to_str().expect("utf8")])
+            .trim()
+            .to_string();
+        let (exists, _) = git_try(repo.path(), &["cat-file", "-e", &id]);
+        (id, exists)
+    };
+    assert!(!blob("alpha\nsecond, edited by the user\n").1);
+    let run = repo.apply(PATCH, &["--checks", "none"]);
+    run.assert_code(0);
+    assert_eq!(
+        repo.read_str("a.txt"),
+        "ALPHA\nsecond, edited by the user\n"
+    );
+    assert_eq!(repo.read_str("b.txt"), "BETA\n");
+    assert!(
+        blob("alpha\nsecond, edited by the user\n").1,
+        "the old content is kept"
+    );
+    assert!(
+        !blob("ALPHA\nsecond, edited by the user\n").1,
+        "no new content is written"
+    );
+    assert!(!blob("BETA\n").1, "no new content is written");
+    let (ok, out) = git_try(repo.path(), &["fsck", "--strict", "--no-progress"]);
+    assert!(ok, "{out}");
+    let (ok, out) = git_try(repo.path(), &["gc", "-q", "--prune=now"]);
+    assert!(ok, "{out}");
+    // Undo needs only the old contents (and the ids of the new ones, to see they are still there).
+    repo.run(&["undo", "--format", "json"]).assert_code(0);
+    assert_eq!(
+        repo.read_str("a.txt"),
+        "alpha\nsecond, edited by the user\n"
+    );
+    assert_eq!(repo.read_str("b.txt"), "beta\n");
+    // The undo kept what it replaced: the redo finds it.
+    let list = repo.run(&["undo", "--list", "--format", "json"]).json();
+    // Newest first: the undo.
+    let undo_id = list["patches"][0]["patch_id"]
+        .as_str()
+        .expect("id")
+        .to_string();
+    repo.run(&["undo", &undo_id, "--format", "json"])
+        .assert_code(0);
+    assert_eq!(
+        repo.read_str("a.txt"),
+        "ALPHA\nsecond, edited by the user\n"
+    );
+    assert_eq!(repo.read_str("b.txt"), "BETA\n");
+    let (ok, out) = git_try(repo.path(), &["fsck", "--strict", "--no-progress"]);
+    assert!(ok, "{out}");
+}

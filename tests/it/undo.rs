@@ -517,20 +517,22 @@ fn kill_at_every_undo_point_then_recover() {
             assert_original(&repo, &format!("{label}, run again"));
             fsck_clean(&repo, &format!("{label}, run again"));
         }
-        outcomes.push((point, undone));
+        outcomes.push((point, undone, commit));
     }
-    for (point, undone) in &outcomes {
+    for (point, undone, commit) in &outcomes {
         if ["staged", "journaled", "before-verify"].contains(point) {
             assert!(!undone, "a kill before any switch rolls back ({point})");
         }
-        if [
-            "after-cas",
-            "after-index",
-            "history-pinned",
-            "before-cleanup",
-        ]
-        .contains(point)
-        {
+        // A working-tree undo lands when its history entry is written (the pin first).
+        if !commit && ["after-switch", "history-pinned"].contains(point) {
+            assert!(
+                !undone,
+                "a working-tree undo killed before it landed rolls back ({point})"
+            );
+        }
+        let landed = ["after-cas", "after-index", "before-cleanup"].contains(point)
+            || (*commit && *point == "history-pinned");
+        if landed {
             assert!(
                 undone,
                 "a kill after the point of no return rolls forward ({point})"

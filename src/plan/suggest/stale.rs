@@ -715,7 +715,10 @@ fn span(a: usize, b: usize) -> String {
 pub(super) fn last_edit(h: &History, path: &str, current: &str) -> Option<(usize, usize)> {
     let (v, new) = patch_versions(h, path).into_iter().next()?;
     let before = text_of(h.repo, v.oid)?;
-    let after = text_of(h.repo, new?)?;
+    // A working-tree patch's new content is named by id only, never written to git: the file
+    // usually still holds it, and when it does not, the lines that differ from the version
+    // before that patch still point at where the agent edited last.
+    let after = text_of(h.repo, new?).unwrap_or_else(|| Arc::new(current.to_string()));
     let diff = TextDiff::configure()
         .algorithm(Algorithm::Myers)
         .timeout(DIFF_TIMEOUT)
