@@ -3,17 +3,20 @@
 //! The steps (docs/transaction.md), and the module that owns each:
 //! 1. [`lock`]: one patchgate per repository (an flock the kernel releases on any death), no merge
 //!    or rebase in progress, and for commits an index nobody holds;
-//! 2. [`stage`]: the post-patch state as git objects (blobs, trees, the commit to publish), pinned
-//!    by `refs/patchgate/txn/<worktree key>/<id>`, and the patched files mirrored into patchgate's own worktree;
-//!    a commit's blobs go through git's clean filters and end-of-line conversion ([`filters`]);
+//! 2. [`stage`]: what recovery may write back as git objects, pinned by
+//!    `refs/patchgate/txn/<worktree key>/<id>`: for a commit the post-patch state (blobs, trees,
+//!    the commit to publish; its blobs through git's clean filters and end-of-line conversion,
+//!    [`filters`]) and the old contents; for the working tree the old contents git lacks only;
 //! 3. [`journal`]: what is about to happen, durably, before anything user-visible changes (in
 //!    working-tree mode written while step 2 runs: only the blob ids are needed, and the objects
 //!    only once the first file is replaced);
 //! 4. `writeback`: the working tree switched file by file (verified, temp + fsync + rename,
 //!    rolled back on any failure);
 //! 5. [`commit`]: the ref moved by compare-and-swap (the point of no return), then the index;
-//! 6. [`recover`]: what a crash left, finished or undone, by the facts (the ref, the journal);
+//! 6. [`recover`]: what a crash left, finished or undone, by the facts (the ref; for the working
+//!    tree, the history entry);
 //! 7. [`history`]: what each completed transaction wrote, kept (bounded) for `patchgate undo`;
+//!    for a working-tree transaction, writing it is the point of no return;
 //! 8. [`validate`]: the journal and history, checked like user input before they are acted on.
 //!
 //! [`run`] drives steps 2–5 and 7 for a set of path changes, whoever computed them (`apply` from a

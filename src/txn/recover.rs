@@ -159,13 +159,21 @@ fn canonical_workdir(repo: &Repository) -> Option<std::path::PathBuf> {
 
 fn direction(repo: &Repository, git_dir: &Path, j: &Journal) -> Direction {
     match (j.mode, j.phase) {
-        (_, Phase::Staged) | (_, Phase::RollingBack) => Direction::RolledBack,
+        (_, Phase::RollingBack) => Direction::RolledBack,
         (Mode::Worktree, Phase::Committed) => Direction::RolledForward,
+        // An older patchgate's journal: the new contents were staged, and it rolled forward
+        // once its switch had begun.
         (Mode::Worktree, Phase::Switching) if j.version == 1 => Direction::RolledForward,
-        (Mode::Worktree, Phase::Switching) => match super::history::has(git_dir, &j.id) {
-            true => Direction::RolledForward,
-            false => Direction::RolledBack,
-        },
+        (Mode::Worktree, Phase::Staged) if j.version == 1 => Direction::RolledBack,
+        // It stays `staged` on disk while its files are switched (see `run`): landed or not is
+        // the history entry's to say.
+        (Mode::Worktree, Phase::Staged | Phase::Switching) => {
+            match super::history::has(git_dir, &j.id) {
+                true => Direction::RolledForward,
+                false => Direction::RolledBack,
+            }
+        }
+        (_, Phase::Staged) => Direction::RolledBack,
         // `committed` is the journal's word; the ref is the fact. A power loss can lose a ref
         // update the journal already recorded (it was not durable yet): then nothing was
         // published, and the files go back.

@@ -414,7 +414,9 @@ fn switch(
 
 /// The write-back of the changes, the journal's phase kept in step: `Switching` before the
 /// first file is replaced (once the objects are staged: recovery may need them from then on),
-/// `RollingBack` before an undo.
+/// `RollingBack` before an undo. A working-tree journal stays `staged` on disk: it rolls back
+/// from either phase until the history entry exists (`recover`), so that write, and its
+/// fsyncs, would decide nothing.
 fn write_files(
     repo: &Repo,
     j: &mut Journal,
@@ -422,11 +424,15 @@ fn write_files(
     staging: &mut Staging,
 ) -> Result<(), Error> {
     let git_dir = &repo.git_dir;
+    let worktree = j.mode == Mode::Worktree;
     // Both hooks need the journal; they never run at the same time, so each works on a copy and
     // the outcome is reflected below.
     let mut jr = j.clone();
     let mut before_switch = || {
         staging.wait()?;
+        if worktree {
+            return Ok(());
+        }
         jr.set_phase(Phase::Switching, git_dir)
             .map_err(|e| Error::io("write the journal in", git_dir, e))
     };

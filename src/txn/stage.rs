@@ -1,9 +1,10 @@
 //! Staging: the post-patch state recorded as git objects.
 //!
-//! Cost is O(edited files), never O(repository): one blob per changed path (and one for its old
-//! content, so a crash can always be undone; written in parallel by [`super::objects`], only
-//! where missing), then `TreeUpdateBuilder` rewrites only the trees on the paths that changed,
-//! starting from the base commit's tree. Nothing is checked out. The trees and commits are made
+//! Cost is O(edited files), never O(repository): one blob per changed path's old content, so a
+//! crash can always be undone, and for a commit one per new content (written in parallel by
+//! [`super::objects`], only where missing; a working-tree transaction, which rolls back until it
+//! has landed, never writes its new contents: [`Keep`]), then `TreeUpdateBuilder` rewrites only
+//! the trees on the paths that changed, starting from the base commit's tree. Nothing is checked out. The trees and commits are made
 //! by libgit2 in memory (a private handle of the repository with a mempack in front of its
 //! object database) and then written, with the blobs' batch before them, by [`super::objects`],
 //! which syncs them as a batch; the pin ref is written (and synced, with its folder) by libgit2
@@ -20,10 +21,10 @@
 //! memory. A `git worktree add` per run would be O(repository): 1.0–1.4 s for 50,000 files here
 //! (BENCHMARKS.md (d)), 6–59 s for 100,000 on a 2-core machine, and as long again to remove.
 //!
-//! The transaction's objects are pinned by `refs/patchgate/txn/<worktree key>/<id>` (a commit
-//! whose tree is the staged tree and whose parents are the user-visible commit, if any, and a
-//! commit of the old contents), so `git gc` cannot collect them while the transaction lives; the ref is deleted when
-//! it ends.
+//! The transaction's objects are pinned by `refs/patchgate/txn/<worktree key>/<id>` (for a
+//! commit, a commit whose tree is the staged tree and whose parents are the user-visible commit
+//! and a commit of the old contents; for the working tree, that commit of the old contents), so
+//! `git gc` cannot collect them while the transaction lives; the ref is deleted when it ends.
 
 use std::path::Path;
 

@@ -86,7 +86,7 @@ struct Staged {
 }
 
 /// Callbacks at the two moments a journal must record: just before the first path is replaced
-/// (from then on a crash means "roll forward"), and just before an undo starts.
+/// (from then on recovery may need the staged objects), and just before an undo starts.
 pub struct Hooks<'a> {
     pub before_switch: &'a mut dyn FnMut() -> Result<(), Error>,
     pub before_rollback: &'a mut dyn FnMut(),

@@ -566,3 +566,52 @@ fn a_run_in_another_worktree_leaves_this_worktrees_transaction_alone() {
         "alpha\nkeep, with the user's edit\n"
     );
 }
+
+/// A journal written by an older patchgate (version 1), which staged the new contents too and
+/// rolled forward once its switch had begun, is still finished that way; this version's journal
+/// of the same crash rolls back (it has no history entry yet).
+#[test]
+fn a_version_1_working_tree_journal_still_rolls_forward() {
+    let repo = setup();
+    let patch_dir = tempfile::tempdir().expect("tempdir");
+    let patch = patch_dir.path().join("p.yaml");
+    std::fs::write(&patch, PATCH).expect("patch");
+    let mut child = spawn(&repo, &patch, Mode::Worktree, Some("after-switch"));
+    let _ = child.wait();
+    let txn = repo.path().join(".git/patchgate/txn");
+    let file = std::fs::read_dir(&txn)
+        .expect("the journal folder")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .expect("a journal");
+    let mut j: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("read")).expect("json");
+    assert_eq!(j["version"], 2);
+    // What the older version had: the new contents as objects, and the phase `switching`.
+    for new in [
+        "ALPHA\nkeep, with the user's edit\n",
+        "BETA\n",
+        "born\n",
+        "gee\n",
+    ] {
+        let f = patch_dir.path().join("blob");
+        std::fs::write(&f, new).expect("write");
+        repo.git(&["hash-object", "-w", f.to_str().expect("utf8")]);
+    }
+    j["version"] = 1.into();
+    j["phase"] = "switching".into();
+    std::fs::write(&file, serde_json::to_vec(&j).expect("json")).expect("write");
+    let r = repo.run(&["recover", "--format", "json"]);
+    r.assert_code(0);
+    assert_eq!(r.json()["transactions"][0]["outcome"], "rolled_forward");
+    assert_eq!(
+        repo.read_str("a.txt"),
+        "ALPHA\nkeep, with the user's edit\n"
+    );
+    assert_eq!(repo.read_str("b.txt"), "BETA\n");
+    assert_eq!(repo.read_str("g.txt"), "gee\n");
+    assert_eq!(repo.read_str("new/dir/n.txt"), "born\n");
+    assert!(!repo.path().join("e.txt").exists());
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+}
