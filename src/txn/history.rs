@@ -131,13 +131,23 @@ pub fn now_secs() -> u64 {
 
 /// Writes the entry of a completed (or rolled-forward) transaction, then drops the oldest
 /// entries beyond [`KEEP`]. A journal without history metadata (written by an older version)
-/// records nothing.
-pub fn record(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<(), Error> {
+/// records nothing. `pinned`: a commit already on the disk that reaches every blob the entry
+/// keeps (a working-tree transaction's own pin, its old contents), which the entry's pin may
+/// point at instead of a commit made here (two objects, each synced, after the switch).
+pub fn record(
+    repo: &Repository,
+    git_dir: &Path,
+    j: &Journal,
+    pinned: Option<Oid>,
+) -> Result<(), Error> {
     let Some(meta) = &j.history else {
         return Ok(());
     };
     let pin = format!("{}/{}", crate::fs::layout::history_pins(git_dir), j.id);
-    let target = pin_commit(repo, &j.files, &j.id)?;
+    let target = match pinned {
+        Some(c) => c,
+        None => pin_commit(repo, &j.files, &j.id)?,
+    };
     repo.reference(&pin, target, true, "patchgate: keep a patch for undo")
         .map_err(Error::git)?;
     crate::fault::point("history-pinned");

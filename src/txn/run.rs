@@ -160,6 +160,13 @@ impl Staging<'_> {
             _ => None,
         }
     }
+
+    fn pin(&self) -> Option<Oid> {
+        match self {
+            Staging::Done(s) => Some(s.pin),
+            _ => None,
+        }
+    }
 }
 
 /// Journal, switch, history and cleanup of a transaction whose objects are `staging`.
@@ -228,7 +235,12 @@ fn transact(
     // forward (writing them again is a no-op), never a landed patch that `undo` does not know
     // about. When the entry could not be written, the journal says `committed` instead, so that
     // a cleanup that fails too leaves a landed patch for recovery to finish, not to roll back.
-    if !keep_history_and_record(repo, &j, req.record, &mut notes) && mode == Mode::Worktree {
+    // A working-tree transaction's pin holds exactly its old contents, which is what its history
+    // entry keeps; a commit's pin reaches the base commit's history too, so its entry gets a pin
+    // of its own blobs.
+    let pinned = staging.pin().filter(|_| mode == Mode::Worktree);
+    if !keep_history_and_record(repo, &j, pinned, req.record, &mut notes) && mode == Mode::Worktree
+    {
         let _ = j.set_phase(Phase::Committed, &repo.git_dir);
     }
     crate::timing::mark("recorded");
@@ -289,10 +301,11 @@ fn journal_for(
 fn keep_history_and_record(
     repo: &Repo,
     j: &Journal,
+    pinned: Option<Oid>,
     record: Option<&mut Record>,
     notes: &mut Vec<String>,
 ) -> bool {
-    let kept = match history::record(&repo.git, &repo.git_dir, j) {
+    let kept = match history::record(&repo.git, &repo.git_dir, j, pinned) {
         Ok(()) => true,
         Err(e) => {
             notes.push(format!(

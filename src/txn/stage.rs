@@ -38,6 +38,9 @@ use crate::plan::{Disk, PathChange};
 #[derive(Debug)]
 pub struct Staged {
     pub pin_ref: String,
+    /// What the pin ref points at: a commit that reaches every blob the transaction names that
+    /// git has.
+    pub pin: Oid,
     /// The post-patch tree (base tree + the changes).
     pub tree: Oid,
     /// The commit to publish (commit modes only).
@@ -297,6 +300,7 @@ pub fn stage(
         .map_err(Error::git)?;
     Ok(Staged {
         pin_ref,
+        pin,
         tree,
         commit: new_commit,
         files,
