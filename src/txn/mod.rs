@@ -27,6 +27,7 @@
 pub mod commit;
 pub mod filters;
 pub mod history;
+pub mod index;
 pub mod journal;
 pub mod lock;
 pub mod objects;

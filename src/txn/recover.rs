@@ -238,7 +238,7 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
             .filter(|f| !left_alone.contains(&f.path))
             .map(|f| f.path.clone())
             .collect();
-        super::commit::update_index(git_dir, workdir, &paths, &j.files)?;
+        super::commit::update_index(repo, git_dir, workdir, &paths, &j.files)?;
     }
     if let Some(fs) = &tree {
         remove_temps(fs, j);

@@ -359,7 +359,7 @@ fn switch(
             crate::timing::mark("commit: ref moved");
             let workdir = repo.require_workdir()?;
             let paths: Vec<String> = changes.iter().map(|c| c.rel.clone()).collect();
-            if let Err(e) = commit::update_index(&git_dir, workdir, &paths, &j.files) {
+            if let Err(e) = commit::update_index(&repo.git, &git_dir, workdir, &paths, &j.files) {
                 return Ok(Some(format!(
                     "warning: committed, but the index could not be updated ({e}); run `patchgate recover`"
                 )));
