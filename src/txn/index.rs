@@ -99,7 +99,11 @@ impl Settings {
             || set("index.threads")
             || set("index.recordendofindexentries")
             || set("index.recordoffsettable")
-            || std::env::var_os("GIT_TEST_SPLIT_INDEX").is_some()
+            // Settings git takes from its command line or environment, which libgit2 does not
+            // read.
+            || ["GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_TEST_SPLIT_INDEX"]
+                .iter()
+                .any(|v| std::env::var_os(v).is_some())
         {
             return Err("the configuration changes the index's form");
         }
@@ -247,9 +251,48 @@ fn write_locked(
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes)
         .map_err(|_| "the index cannot be read")?;
-    let stamp = (meta.mtime(), meta.mtime_nsec());
+    crate::timing::mark("index: read");
+    let stamp = meta.mtime();
+    // The old index's hash is checked, as git checks it when reading (a zero hash: written
+    // with `index.skipHash`), beside the rest of the reading.
+    let (layout, patches) = std::thread::scope(|s| {
+        let verify = s.spawn(|| {
+            let (body, hash) = bytes.split_at(bytes.len().saturating_sub(OID_LEN));
+            hash.iter().all(|&b| b == 0) || Sha1::digest(body).as_slice() == hash
+        });
+        let planned = plan(&bytes, stamp, workdir, targets, settings);
+        let intact = verify.join().unwrap_or(false);
+        match planned {
+            Ok(_) if !intact => Err("an index whose checksum does not match"),
+            other => other,
+        }
+    })?;
+    crate::timing::mark("index: checked");
+    if patches.is_empty() {
+        // git writes nothing either when every entry is already up to date.
+        return Ok(false);
+    }
+    let mut changed: Vec<&str> = Vec::with_capacity(patches.len());
+    for (offset, entry, path) in &patches {
+        bytes[*offset..*offset + codec::FLAGS_AT].copy_from_slice(entry);
+        changed.push(path);
+    }
+    let out = serialise(bytes, &layout, &changed, settings)?;
+    publish(git_dir, &index_path, out, lock).map(|()| true)
+}
 
-    let mut wanted: HashMap<&[u8], usize> = targets
+/// A patched entry: where it starts, its new stat data, mode and id, its path.
+type Patch<'a> = (usize, [u8; codec::FLAGS_AT], &'a str);
+
+/// Reads the index `bytes` and the patched files: what to change, or why git must.
+fn plan<'a>(
+    bytes: &[u8],
+    stamp: i64,
+    workdir: &Path,
+    targets: &'a [Target],
+    settings: &Settings,
+) -> Result<(codec::Layout, Vec<Patch<'a>>), Declined> {
+    let wanted: HashMap<&[u8], usize> = targets
         .iter()
         .enumerate()
         .map(|(i, t)| (t.path.as_bytes(), i))
@@ -257,64 +300,53 @@ fn write_locked(
     let mut found: Vec<Option<(usize, u16, u16)>> = vec![None; targets.len()];
     let mut conflicted = false;
     let mut racy: Vec<(usize, Vec<u8>)> = Vec::new();
-    let layout = codec::walk(&bytes, |e: &EntryRef| {
+    let layout = codec::walk(bytes, |e: &EntryRef| {
         if let Some(&i) = wanted.get(e.name) {
             conflicted |= found[i].is_some() || e.stage() != 0;
             found[i] = Some((e.offset, e.flags, e.extended));
             return;
         }
-        // git smudges, while writing, the entries that were racily clean for the old index.
+        // git smudges, while writing, the entries that were racily clean for the old index
+        // (their time not older than its own; compared by the second, which is git's rule
+        // without nanoseconds and includes its rule with them).
         if let (Some(m), Some(mode)) = (
-            codec::Stat::read(&bytes, e.offset),
-            codec::mode_at(&bytes, e.offset),
+            codec::Stat::read(bytes, e.offset),
+            codec::mode_at(bytes, e.offset),
         ) && mode != GITLINK
-            && i64::from(m.mtime.0) >= stamp.0
+            && i64::from(m.mtime.0) >= stamp
         {
             racy.push((e.offset, e.name.to_vec()));
         }
     })
     .ok_or("an index this does not read")?;
-    wanted.clear();
-    check_layout(&bytes, &layout, settings)?;
+    check_layout(bytes, &layout, settings)?;
     if conflicted {
         return Err("a conflicted entry");
     }
-    // Checked as git checks it when reading (a zero hash: written with `index.skipHash`).
-    let (body, hash) = bytes.split_at(bytes.len() - OID_LEN);
-    if hash.iter().any(|&b| b != 0) && Sha1::digest(body).as_slice() != hash {
-        return Err("an index whose checksum does not match");
-    }
     for (offset, name) in &racy {
-        still_clean(&bytes, *offset, &workdir.join(bytes_path(name)?))?;
+        still_clean(bytes, *offset, &workdir.join(bytes_path(name)?))?;
     }
-
-    let mut changed: Vec<&str> = Vec::new();
+    let mut patches = Vec::with_capacity(targets.len());
     for (t, at) in targets.iter().zip(&found) {
         let (offset, flags, extended) = at.ok_or("a patched path without an index entry")?;
         if flags & FLAG_VALID != 0 || extended != 0 {
             return Err("an assume-valid, skip-worktree or intent-to-add entry");
         }
-        let mode = codec::mode_at(&bytes, offset).ok_or("an index this does not read")?;
+        let mode = codec::mode_at(bytes, offset).ok_or("an index this does not read")?;
         if mode != REGULAR && mode != EXECUTABLE {
             return Err("an entry that is not a regular file");
         }
-        let st = written_stat(&workdir.join(t.path), &t.written)?;
-        if settings.file_mode && (st.1 & 0o100 != 0) != (mode == EXECUTABLE) {
+        let (stat, perm) = written_stat(&workdir.join(t.path), &t.written)?;
+        if settings.file_mode && (perm & 0o100 != 0) != (mode == EXECUTABLE) {
             return Err("a mode change");
         }
         let mut entry = [0u8; codec::FLAGS_AT];
-        st.0.write(&mut entry, mode, &t.recorded);
+        stat.write(&mut entry, mode, &t.recorded);
         if bytes[offset..offset + codec::FLAGS_AT] != entry {
-            bytes[offset..offset + codec::FLAGS_AT].copy_from_slice(&entry);
-            changed.push(t.path);
+            patches.push((offset, entry, t.path));
         }
     }
-    if changed.is_empty() {
-        // git writes nothing either when every entry is already up to date.
-        return Ok(false);
-    }
-    let out = serialise(bytes, &layout, &changed, settings)?;
-    publish(git_dir, &index_path, out, lock).map(|()| true)
+    Ok((layout, patches))
 }
 
 /// The extensions and the form the configuration asks for must be ones kept as they are.
@@ -452,6 +484,7 @@ fn publish(git_dir: &Path, index: &Path, out: Vec<u8>, lock: &Lock) -> Result<()
     if sync {
         f.sync_all().map_err(|_| "the new index cannot be synced")?;
     }
+    crate::timing::mark("index: written and synced");
     crate::fault::point("index-written");
     std::fs::rename(&lock.lock, index).map_err(|_| "the new index cannot be renamed")?;
     let _ = std::fs::remove_file(&lock.tmp);
