@@ -493,3 +493,42 @@ fn publish(git_dir: &Path, index: &Path, out: Vec<u8>, lock: &Lock) -> Result<()
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pid no process has: a child that has exited and been waited for.
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().expect("spawn");
+        let pid = child.id();
+        child.wait().expect("wait");
+        pid
+    }
+
+    #[test]
+    fn reclaim_removes_only_what_a_dead_run_left() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        let lock = d.join("index.lock");
+        // A lock that is not ours stays, and so does a live process's temp file.
+        std::fs::write(&lock, "git's").expect("lock");
+        let live = d.join(".index.patchgate-1-0.tmp");
+        std::fs::write(&live, "").expect("temp");
+        let dead = d.join(format!(".index.patchgate-{}-3.tmp", dead_pid()));
+        std::fs::write(&dead, "").expect("temp");
+        reclaim(d);
+        assert!(
+            lock.exists() && live.exists(),
+            "git's lock and a live run's temp kept"
+        );
+        assert!(!dead.exists(), "a dead run's temp removed");
+        // A dead run's temp and the lock that is the same file: both removed.
+        std::fs::remove_file(&lock).expect("rm");
+        std::fs::write(&dead, "half an index").expect("temp");
+        std::fs::hard_link(&dead, &lock).expect("link");
+        reclaim(d);
+        assert!(!lock.exists() && !dead.exists());
+        assert!(live.exists());
+    }
+}
