@@ -56,21 +56,13 @@ pub fn update(
 ) -> Result<(), Declined> {
     let settings = Settings::read(repo)?;
     let targets = targets(paths, files)?;
-    let Some(lock) = Lock::take(git_dir) else {
+    let Some(mut lock) = Lock::take(git_dir) else {
         return Err("index.lock is held");
     };
-    match write_locked(git_dir, workdir, &targets, &settings, &lock) {
-        // Renamed into place: the lock's name is gone, and so is the temp file's.
-        Ok(true) => Ok(()),
-        Ok(false) => {
-            lock.release();
-            Ok(())
-        }
-        Err(why) => {
-            lock.release();
-            Err(why)
-        }
-    }
+    let written = write_locked(git_dir, workdir, &targets, &settings, &lock)?;
+    // Renamed into place: neither the lock's name nor the temp file's is ours any more.
+    lock.published = written;
+    Ok(())
 }
 
 /// The configuration that decides the index's form.
@@ -173,6 +165,8 @@ struct Lock {
     tmp: std::path::PathBuf,
     lock: std::path::PathBuf,
     file: std::fs::File,
+    /// The new index was renamed into place (and the temp file's name removed).
+    published: bool,
 }
 
 impl Lock {
@@ -191,11 +185,27 @@ impl Lock {
             let _ = std::fs::remove_file(&tmp);
             return None;
         }
-        Some(Lock { tmp, lock, file })
+        Some(Lock {
+            tmp,
+            lock,
+            file,
+            published: false,
+        })
     }
+}
 
-    fn release(self) {
-        let _ = std::fs::remove_file(&self.lock);
+/// Whatever ends the direct write early (git must do it, an error, a panic unwinding) gives the
+/// lock back: the lock's name only while it is still the temp file's inode.
+impl Drop for Lock {
+    fn drop(&mut self) {
+        if self.published {
+            return;
+        }
+        if let (Ok(t), Ok(l)) = (self.file.metadata(), self.lock.symlink_metadata())
+            && (t.dev(), t.ino()) == (l.dev(), l.ino())
+        {
+            let _ = std::fs::remove_file(&self.lock);
+        }
         let _ = std::fs::remove_file(&self.tmp);
     }
 }
