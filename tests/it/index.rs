@@ -74,6 +74,11 @@ fn same_as_git(
 ) {
     let direct = declined.is_none();
     let before = index_of(repo);
+    // Its time too: git decides which entries are racily clean by it.
+    let index_path = repo.path().join(".git/index");
+    let before_time = std::fs::metadata(&index_path)
+        .and_then(|m| m.modified())
+        .expect("index time");
     let run = commit(repo, patch, &[]);
     run.assert_code(0);
     assert_eq!(
@@ -102,7 +107,12 @@ fn same_as_git(
     assert!(ok, "fsck: {out}");
 
     // git from the same old index, on the same files.
-    std::fs::write(repo.path().join(".git/index"), &before).expect("restore the old index");
+    std::fs::write(&index_path, &before).expect("restore the old index");
+    std::fs::File::options()
+        .write(true)
+        .open(&index_path)
+        .and_then(|f| f.set_modified(before_time))
+        .expect("restore the old index's time");
     let mut args = vec!["update-index", "--add", "--remove", "--"];
     args.extend_from_slice(paths);
     repo.git(&args);
