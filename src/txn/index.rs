@@ -25,6 +25,9 @@
 //!   SIGKILL anywhere leaves either nothing, the temp file, or the temp file and a lock that is
 //!   the same inode: [`reclaim`] (run first by every index update, recovery's included)
 //!   recognises both and removes them, where a lock of git's own is never touched.
+//! - The new index is synced before its rename; the folder's sync after it runs beside the rest
+//!   of the transaction and is waited for ([`settle`]) before the journal is removed: until
+//!   then a crash leaves the journal, and recovery writes the index again.
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -499,9 +502,34 @@ fn publish(git_dir: &Path, index: &Path, out: Vec<u8>, lock: &Lock) -> Result<()
     std::fs::rename(&lock.lock, index).map_err(|_| "the new index cannot be renamed")?;
     let _ = std::fs::remove_file(&lock.tmp);
     if sync {
-        let _ = crate::fs::sync_dir_path(git_dir);
+        // The rename is made durable while the run records its history; `settle` waits for it
+        // before the journal, which would redo this step after a crash, is removed.
+        settle();
+        let dir = git_dir.to_path_buf();
+        let handle = std::thread::spawn(move || {
+            let _ = crate::fs::sync_dir_path(&dir);
+        });
+        match FOLDER_SYNC.lock() {
+            Ok(mut pending) => *pending = Some(handle),
+            Err(_) => {
+                let _ = handle.join();
+            }
+        }
     }
     Ok(())
+}
+
+/// The folder sync a direct write left running (at most one).
+static FOLDER_SYNC: std::sync::Mutex<Option<std::thread::JoinHandle<()>>> =
+    std::sync::Mutex::new(None);
+
+/// Waits until the index written directly is durable under its name: called before a
+/// transaction's journal is removed.
+pub fn settle() {
+    let pending = FOLDER_SYNC.lock().ok().and_then(|mut p| p.take());
+    if let Some(handle) = pending {
+        let _ = handle.join();
+    }
 }
 
 #[cfg(test)]

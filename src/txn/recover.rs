@@ -252,6 +252,7 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
         let _ = super::history::record(repo, git_dir, j);
         let _ = crate::plan::record::Record::load(git_dir).append(&j.record);
     }
+    super::index::settle();
     super::stage::unpin(repo, &j.pin_ref)?;
     fault::point("recover-unpinned");
     j.remove(git_dir)

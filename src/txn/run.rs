@@ -213,6 +213,8 @@ fn transact(
     // `undo` does not know about.
     keep_history_and_record(repo, &j, req.record, &mut notes);
     crate::timing::mark("recorded");
+    // The index written directly is durable before the journal that would redo it goes.
+    super::index::settle();
     fault::point("before-cleanup");
     if finished {
         // The patch has landed: a failed cleanup is a warning (the next run finishes it), never
