@@ -39,7 +39,7 @@ import time
 
 APPLY_POINTS = ["staged", "journaled", "before-verify", "before-switch", "after-switch",
                 "before-cleanup", "history-pinned"]
-COMMIT_POINTS = ["before-cas", "after-cas", "after-index"]
+COMMIT_POINTS = ["before-cas", "after-cas", "index-written", "after-index"]
 RECOVER_POINTS = ["recover-before-rename", "recover-restored", "recover-unpinned"]
 BRANCH = "soak"
 HISTORY_KEPT = 50

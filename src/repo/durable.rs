@@ -5,8 +5,9 @@
 //! (`txn::objects`, [`crate::fs`]). The refs (the moved branch and the `refs/patchgate/` pins),
 //! and the few objects libgit2 writes itself (the undo history's), are written by libgit2, which syncs each file before its rename and its folder after only when
 //! asked to, process-wide ([`durable_git`], before any repository is opened: its ref database reads
-//! the switch when it is created). The index is written by `git update-index`, which is told
-//! `core.fsync=added` ([`git_fsync_args`]); git does not sync the folder after renaming
+//! the switch when it is created). The index is written by patchgate itself in the common case
+//! (`txn::index`: the file synced, renamed, its folder synced), else by `git update-index`, which
+//! is told `core.fsync=added` ([`git_fsync_args`]); git does not sync the folder after renaming
 //! `index.lock`, so the caller does ([`crate::fs::sync_dir_path`]).
 //!
 //! `PATCHGATE_FSYNC=0` turns all of it off, to measure what durability costs.

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::error::Error;
 
 mod durable;
+pub mod index;
 mod roots;
 
 pub use durable::{durable_git, git_fsync_args};

@@ -5,9 +5,12 @@
 //! (`git_reference_create_matching`, under the ref's lock): if the branch is no longer where it was
 //! when the patch was planned, nothing is published and the run exits 4.
 //!
-//! The index is updated with the git CLI (`git update-index`), not libgit2: the CLI is the one
-//! implementation that understands every index extension a user's repository may carry (split
-//! index, untracked cache, fsmonitor); libgit2 rewriting the index could drop them.
+//! The index: in the common case (plain stage-0 file entries whose files hold what the
+//! transaction wrote, an index of a form kept as it is) its entries are written directly
+//! ([`super::index`]); everything else goes to the git CLI (`git update-index`), not libgit2:
+//! the CLI is the one implementation that understands every index extension a user's repository
+//! may carry (split index, untracked cache, fsmonitor); libgit2 rewriting the index could drop
+//! them.
 
 use std::path::Path;
 use std::time::Duration;
@@ -206,6 +209,7 @@ pub fn exec_changes(files: &[super::journal::FileEntry]) -> Vec<(String, bool)> 
 /// of `files`, whose entry is set to the commit's blob (or removed) so that the working tree's
 /// difference stays unstaged.
 pub fn update_index(
+    repo: &Repository,
     git_dir: &Path,
     workdir: &Path,
     paths: &[String],
@@ -213,7 +217,19 @@ pub fn update_index(
 ) -> Result<(), Error> {
     use super::journal::{ABSENT, State};
     if paths.is_empty() {
+        super::index::reclaim(git_dir);
         return Ok(());
+    }
+    match super::index::update(repo, git_dir, workdir, paths, files) {
+        Ok(()) => {
+            crate::timing::mark("index: written directly");
+            return Ok(());
+        }
+        Err(why) => {
+            if crate::timing::enabled() {
+                crate::timing::mark(&format!("index: left to git update-index: {why}"));
+            }
+        }
     }
     let exec = exec_changes(files);
     let kept: Vec<&super::journal::FileEntry> = files

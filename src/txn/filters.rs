@@ -130,59 +130,16 @@ fn index_names_any(path: &Path, names: &[String]) -> Option<bool> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(false),
         Err(_) => return None,
     };
-    let be32 = |at: usize| -> Option<usize> {
-        let b = bytes.get(at..at + 4)?;
-        Some(u32::from_be_bytes([b[0], b[1], b[2], b[3]]) as usize)
-    };
-    if bytes.get(..4)? != b"DIRC" {
-        return None;
-    }
-    let version = be32(4)?;
-    if !(2..=4).contains(&version) {
-        return None;
-    }
-    let (count, mut at) = (be32(8)?, 12);
-    let mut name: Vec<u8> = Vec::new();
     let mut found = false;
-    for _ in 0..count {
-        // ctime, mtime, dev, ino, mode, uid, gid, size (4 bytes each), the id, the flags.
-        let flags = u16::from_be_bytes([*bytes.get(at + 60)?, *bytes.get(at + 61)?]);
-        let start = at + 62 + if flags & 0x4000 != 0 { 2 } else { 0 };
-        if version == 4 {
-            // The name is the previous one less `strip` bytes, then a NUL-terminated suffix.
-            let (mut strip, mut i) = (0usize, start);
-            loop {
-                let c = *bytes.get(i)?;
-                i += 1;
-                strip = (strip << 7) | usize::from(c & 0x7f);
-                if c & 0x80 == 0 {
-                    break;
-                }
-                strip += 1;
-            }
-            let end = i + bytes.get(i..)?.iter().position(|&b| b == 0)?;
-            name.truncate(name.len().checked_sub(strip)?);
-            name.extend_from_slice(&bytes[i..end]);
-            at = end + 1;
-        } else {
-            let end = start + bytes.get(start..)?.iter().position(|&b| b == 0)?;
-            name.clear();
-            name.extend_from_slice(&bytes[start..end]);
-            // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
-            at += (end - at + 8) & !7;
-        }
-        let stage = (flags >> 12) & 0x3;
-        found |= stage == 0 && names.iter().any(|n| n.as_bytes() == name.as_slice());
-    }
-    // The extensions: a split index keeps entries in another file, a sparse one folds folders.
-    while bytes.len().checked_sub(at)? > 20 {
-        let sig = bytes.get(at..at + 4)?;
-        if sig == b"link" || sig == b"sdir" {
-            return None;
-        }
-        at += 8 + be32(at + 4)?;
-    }
-    (bytes.len().checked_sub(at)? == 20).then_some(found)
+    let layout = crate::repo::index::walk(&bytes, |e| {
+        found |= e.stage() == 0 && names.iter().any(|n| n.as_bytes() == e.name);
+    })?;
+    // A split index keeps entries in another file, a sparse one folds folders.
+    let folded = layout
+        .exts
+        .iter()
+        .any(|x| &x.sig == b"link" || &x.sig == b"sdir");
+    (!folded).then_some(found)
 }
 
 /// For each `(path, working-tree bytes)`: the blob `git add` would store, where that may differ

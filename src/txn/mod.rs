@@ -12,7 +12,8 @@
 //!    only once the first file is replaced);
 //! 4. `writeback`: the working tree switched file by file (verified, temp + fsync + rename,
 //!    rolled back on any failure);
-//! 5. [`commit`]: the ref moved by compare-and-swap (the point of no return), then the index;
+//! 5. [`commit`]: the ref moved by compare-and-swap (the point of no return), then the index
+//!    ([`index`] in the common case);
 //! 6. [`recover`]: what a crash left, finished or undone, by the facts (the ref; for the working
 //!    tree, the history entry);
 //! 7. [`history`]: what each completed transaction wrote, kept (bounded) for `patchgate undo`;
@@ -22,7 +23,8 @@
 //! [`run`] drives steps 2–5 and 7 for a set of path changes, whoever computed them (`apply` from a
 //! patch, `undo` from a history entry).
 //!
-//! The git CLI is used in exactly two places, `git update-index` (see [`commit`] for why) and
+//! The git CLI is used in exactly two places, `git update-index` where [`index`] does not write
+//! the index entries itself (see [`commit`] for why) and
 //! `git hash-object --path` for the committed blobs of filtered paths ([`filters`]: libgit2 has
 //! no external filter drivers); the tests use the CLI as an independent witness of everything
 //! else.
@@ -30,6 +32,7 @@
 pub mod commit;
 pub mod filters;
 pub mod history;
+pub mod index;
 pub mod journal;
 pub mod lock;
 pub mod objects;

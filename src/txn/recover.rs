@@ -253,7 +253,7 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
             .filter(|f| !left_alone.contains(&f.path))
             .map(|f| f.path.clone())
             .collect();
-        super::commit::update_index(git_dir, workdir, &paths, &j.files)?;
+        super::commit::update_index(repo, git_dir, workdir, &paths, &j.files)?;
     }
     if let Some(fs) = &tree {
         remove_temps(fs, j);
@@ -267,6 +267,7 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
         let _ = super::history::record(repo, git_dir, j, None);
         let _ = crate::plan::record::Record::load(git_dir).append(&j.record);
     }
+    super::index::settle();
     super::stage::unpin(repo, &j.pin_ref)?;
     fault::point("recover-unpinned");
     j.remove(git_dir)

@@ -244,6 +244,8 @@ fn transact(
         let _ = j.set_phase(Phase::Committed, &repo.git_dir);
     }
     crate::timing::mark("recorded");
+    // The index written directly is durable before the journal that would redo it goes.
+    super::index::settle();
     fault::point("before-cleanup");
     if finished {
         // The patch has landed: a failed cleanup is a warning (the next run finishes it), never
@@ -397,7 +399,7 @@ fn switch(
             crate::timing::mark("commit: ref moved");
             let workdir = repo.require_workdir()?;
             let paths: Vec<String> = changes.iter().map(|c| c.rel.clone()).collect();
-            if let Err(e) = commit::update_index(&git_dir, workdir, &paths, &j.files) {
+            if let Err(e) = commit::update_index(&repo.git, &git_dir, workdir, &paths, &j.files) {
                 return Ok(Some(format!(
                     "warning: committed, but the index could not be updated ({e}); run `patchgate recover`"
                 )));

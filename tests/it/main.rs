@@ -23,6 +23,7 @@ mod guards;
 mod harden;
 mod harness;
 mod hostile;
+mod index;
 mod install;
 mod limits;
 mod mcp;
