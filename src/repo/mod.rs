@@ -98,3 +98,27 @@ pub fn blob_id(bytes: &[u8]) -> git2::Oid {
     // A SHA-1 digest is 20 bytes: exactly an Oid.
     git2::Oid::from_bytes(&digest).unwrap_or_else(|_| git2::Oid::zero())
 }
+
+/// Runs the real git in unit tests.
+#[cfg(test)]
+pub(crate) mod test_git {
+    use std::path::Path;
+
+    /// Runs git in `dir` with the system configuration ignored and `env` set, and fails the test
+    /// unless it succeeds; returns its stderr, where `git fsck` writes its warnings.
+    pub(crate) fn git_ok(dir: &Path, args: &[&str], env: &[(&str, &std::ffi::OsStr)]) -> String {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .envs(env.iter().copied())
+            .output()
+            .expect("git");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    }
+}

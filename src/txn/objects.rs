@@ -397,18 +397,7 @@ mod tests {
     /// Runs git in `dir` (system configuration ignored) and fails the test unless it succeeds;
     /// returns its stderr, where `git fsck` writes its warnings.
     fn git_ok(dir: &Path, args: &[&str]) -> String {
-        let out = std::process::Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .output()
-            .expect("git");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stderr).into_owned()
+        crate::repo::test_git::git_ok(dir, args, &[])
     }
 
     #[test]

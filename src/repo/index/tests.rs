@@ -3,19 +3,10 @@
 
 use super::*;
 
+/// git in `dir`, with no global configuration either (HOME is the repository): what it writes
+/// must not depend on the machine's settings.
 fn git(dir: &std::path::Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("HOME", dir)
-        .output()
-        .expect("git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::repo::test_git::git_ok(dir, args, &[("HOME", dir.as_os_str())]);
 }
 
 /// A committed repository with nested folders (its index has a full cache tree).
