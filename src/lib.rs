@@ -31,6 +31,7 @@ pub mod fuzz;
 pub mod mcp;
 pub mod ops;
 pub mod panics;
+pub mod par;
 pub mod patch;
 pub mod plan;
 pub mod project;

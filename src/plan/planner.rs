@@ -69,7 +69,12 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
         outcomes.push(outcome);
     }
     crate::timing::mark("plan: edits matched");
-    let (changes, files, final_state) = p.finish();
+    // The paths' final hashes are for the re-run record, which only a patch that is written
+    // gets: a refused one (a miss, an ambiguous or invalid edit) does not pay for hashing them.
+    let written = outcomes
+        .iter()
+        .all(|o| matches!(o.status, EditStatus::Applied | EditStatus::AlreadyApplied));
+    let (changes, files, final_state) = p.finish(written);
     Plan {
         outcomes,
         changes,
@@ -409,6 +414,7 @@ impl Planner<'_> {
     #[allow(clippy::type_complexity)]
     pub(super) fn finish(
         self,
+        hash_final: bool,
     ) -> (
         Vec<PathChange>,
         Vec<FileChange>,
@@ -490,15 +496,14 @@ impl Planner<'_> {
                 &c.after,
             ));
         }
-        let final_state = {
-            use rayon::prelude::*;
-            afters
-                .into_par_iter()
-                .map(|(k, d)| {
-                    let h = disk_hash(&d);
-                    (k, h)
-                })
-                .collect()
+        let final_state = if hash_final {
+            let size = |(_, d): &(String, Disk)| match d {
+                Disk::File { bytes, .. } => bytes.len(),
+                _ => 0,
+            };
+            crate::par::map_sized(&afters, size, |(k, d)| (k.clone(), disk_hash(d)))
+        } else {
+            Vec::new()
         };
         (changes, files, final_state)
     }

@@ -6,6 +6,8 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
+
+use super::source::FileSource;
 use thiserror::Error;
 
 use super::{Report, Status, hunk_note, status_name};
@@ -16,7 +18,7 @@ use crate::plan::EditStatus;
 struct EditDiagnostic {
     title: String,
     #[source_code]
-    src: Option<NamedSource<Arc<String>>>,
+    src: Option<NamedSource<FileSource>>,
     #[label(collection)]
     labels: Vec<LabeledSpan>,
     #[help]
@@ -126,14 +128,20 @@ fn edit_diagnostic(r: &Report, e: &super::EditReport) -> EditDiagnostic {
     let (src, labels) = if e.invalid {
         match (&r.patch, e.patch_span) {
             (Some(p), Some(span)) => (
-                Some(p.named_source()),
+                Some(NamedSource::new(
+                    p.name.clone(),
+                    FileSource(Arc::clone(&p.text)),
+                )),
                 vec![LabeledSpan::new_with_span(Some("this edit".into()), span)],
             ),
             _ => (None, Vec::new()),
         }
     } else if let Some(sn) = &e.snippet {
         (
-            Some(NamedSource::new(sn.path.clone(), Arc::clone(&sn.text))),
+            Some(NamedSource::new(
+                sn.path.clone(),
+                FileSource(Arc::clone(&sn.text)),
+            )),
             sn.labels
                 .iter()
                 .map(|(range, label)| {

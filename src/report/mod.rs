@@ -12,6 +12,7 @@ mod human;
 mod markdown;
 mod sarif;
 mod schema;
+mod source;
 
 pub use human::render_human;
 pub use markdown::render_markdown;
@@ -412,17 +413,18 @@ fn edit_report(o: &EditOutcome) -> EditReport {
 /// The per-file diffs, computed in parallel: for a large batch they are the biggest part of
 /// building the report.
 pub fn file_reports(plan: &Plan) -> Vec<FileReport> {
-    use rayon::prelude::*;
     // The plan hashed every path's new content already (for the re-run record).
     let hashed: HashMap<&str, &str> = plan
         .final_state
         .iter()
         .filter_map(|(path, h)| Some((path.as_str(), h.as_deref()?)))
         .collect();
-    plan.files
-        .par_iter()
-        .map(|f| file_report(f, hashed.get(f.path.as_str()).copied()))
-        .collect()
+    let size = |f: &FileChange| {
+        f.before.as_ref().map_or(0, |b| b.len()) + f.after.as_ref().map_or(0, |b| b.len())
+    };
+    crate::par::map_sized(&plan.files, size, |f| {
+        file_report(f, hashed.get(f.path.as_str()).copied())
+    })
 }
 
 /// `after_sha256`: the SHA-256 of `f`'s new content when it is known.

@@ -21,7 +21,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use git2::{AttrCheckFlags, AttrValue, Oid, Repository};
-use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::runner::Cmd;
@@ -174,17 +173,14 @@ pub fn committed_blobs(
     if !wanted.contains(&true) {
         return Ok(vec![None; files.len()]);
     }
-    files
-        .par_iter()
-        .zip(wanted)
-        .map(|((path, bytes), wanted)| {
-            if wanted {
-                hash_object(git_dir, workdir.as_deref(), path, bytes).map(Some)
-            } else {
-                Ok(None)
-            }
-        })
-        .collect()
+    let jobs: Vec<(&(&str, &[u8]), bool)> = files.iter().zip(wanted).collect();
+    crate::par::try_map(&jobs, |((path, bytes), wanted)| {
+        if *wanted {
+            hash_object(git_dir, workdir.as_deref(), path, bytes).map(Some)
+        } else {
+            Ok(None)
+        }
+    })
 }
 
 /// `git hash-object -w --path=<path> --stdin`: the filtered blob, written.

@@ -32,7 +32,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use git2::{ObjectType, Odb, OdbLookupFlags, Oid};
-use rayon::prelude::*;
 use sha1::{Digest, Sha1};
 
 use crate::error::Error;
@@ -53,7 +52,7 @@ pub fn write_blobs(
 
 /// The blob ids of `contents`, hashed in parallel; nothing is written.
 pub fn blob_ids(contents: &[&[u8]]) -> Vec<Oid> {
-    contents.par_iter().map(|b| blob_id(b)).collect()
+    crate::par::map_sized(contents, |b| b.len(), |b| blob_id(b))
 }
 
 /// [`write_blobs`] for contents already hashed by [`blob_ids`] (`ids[i]` is `contents[i]`'s):
@@ -123,10 +122,11 @@ pub fn write_objects(
 /// So the disk waits are concurrent rather than one after another, and still no object appears
 /// under its name before its content is on the disk.
 fn write_loose_batch(objects_dir: &Path, objects: &[&Object], sync: bool) -> Result<(), Error> {
-    let prepared: Vec<Option<Loose>> = objects
-        .par_iter()
-        .map(|o| prepare_loose(objects_dir, o))
-        .collect::<Result<_, _>>()?;
+    let prepared: Vec<Option<Loose>> = crate::par::try_map_sized(
+        objects,
+        |o| o.bytes.len(),
+        |o| prepare_loose(objects_dir, o),
+    )?;
     let prepared: Vec<Loose> = prepared.into_iter().flatten().collect();
     if sync {
         crate::fs::sync_each(&prepared, |l| l.tmp.as_file().sync_all())
@@ -222,17 +222,18 @@ const MAX_PACK: u64 = 1 << 30;
 /// Writes `objects` (all blobs) as one pack and its index, named by the pack's checksum.
 fn write_pack(objects_dir: &Path, objects: &[&Object], sync: bool) -> Result<(), Error> {
     // Each entry: the type-and-size header, then the zlib stream of the content.
-    let entries: Vec<Vec<u8>> = objects
-        .par_iter()
-        .map(|o| {
+    let entries: Vec<Vec<u8>> = crate::par::try_map_sized(
+        objects,
+        |o| o.bytes.len(),
+        |o| {
             let mut out = entry_header(pack_type(o.kind), o.bytes.len() as u64);
             let mut z = flate2::write::ZlibEncoder::new(&mut out, flate2::Compression::fast());
             z.write_all(o.bytes)?;
             z.finish()?;
-            Ok(out)
-        })
-        .collect::<Result<_, std::io::Error>>()
-        .map_err(|e| Error::io("compress objects for", objects_dir, e))?;
+            Ok::<_, std::io::Error>(out)
+        },
+    )
+    .map_err(|e| Error::io("compress objects for", objects_dir, e))?;
     let mut pack = Vec::with_capacity(12 + entries.iter().map(Vec::len).sum::<usize>() + 20);
     pack.extend_from_slice(b"PACK");
     pack.extend_from_slice(&2u32.to_be_bytes());

@@ -29,8 +29,6 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
 use crate::fault;
 
 use crate::error::Error;
@@ -225,15 +223,17 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
     // 3. Durable content before any rename.
     let sync = fsync_enabled();
     if sync {
-        let synced: Result<(), Error> = staged
-            .par_iter()
+        let temps: Vec<_> = staged
+            .iter()
             .filter(|s| matches!(changes[s.change_index].after, Disk::File { .. }))
             .filter_map(|s| s.temp.as_ref().map(|t| (s, t)))
-            .try_for_each(|(s, t)| {
-                s.dir
-                    .sync_file(t)
-                    .map_err(|e| fail("fsync", &s.dir.rel_of(t), e))
-            });
+            .collect();
+        let synced = crate::par::try_map(&temps, |(s, t)| {
+            s.dir
+                .sync_file(t)
+                .map_err(|e| fail("fsync", &s.dir.rel_of(t), e))
+        })
+        .map(drop);
         if let Err(e) = synced {
             cleanup(fs, &staged, &created_dirs);
             return Err(e);
