@@ -139,10 +139,37 @@ fn words(line: &str) -> impl Iterator<Item = &str> {
     line.split([' ', '\t', '\r']).filter(|w| !w.is_empty())
 }
 
-/// The hash of the line's [`words`], in order. A byte loop rather than `words` itself: it runs
-/// on every line of the file, and `str::split` on a char set decodes every char.
+/// The hash of the line's [`words`] joined by one space (0 for a line without words): two lines
+/// hash alike exactly when they differ only in whitespace (modulo collisions).
+///
+/// It runs on every line of the file. Most lines already are their collapsed form once their
+/// indentation and trailing whitespace are cut (words apart by single spaces, no tab or `\r`
+/// between them): found with two vectorised scans, those are hashed in place, eight bytes at a
+/// time. Only the others are collapsed into a buffer first. (Hashing word by word cost a
+/// byte-serial scan and a tail mix per word: a fifth of a miss in a 10,000-line file.)
 pub(super) fn collapsed_hash(line: &str) -> u64 {
-    runs(line.as_bytes(), |b| !matches!(b, b' ' | b'\t' | b'\r')).fold(0, hash_bytes)
+    let is_ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\r');
+    let bytes = line.as_bytes();
+    let Some(start) = bytes.iter().position(|b| !is_ws(b)) else {
+        return 0;
+    };
+    let end = bytes
+        .iter()
+        .rposition(|b| !is_ws(b))
+        .map_or(start, |e| e + 1);
+    let core = &bytes[start..end];
+    if memchr::memchr2(b'\t', b'\r', core).is_none() && memchr::memmem::find(core, b"  ").is_none()
+    {
+        return hash_bytes(0, core);
+    }
+    let mut collapsed = Vec::with_capacity(core.len());
+    for word in runs(core, |b| !is_ws(&b)) {
+        if !collapsed.is_empty() {
+            collapsed.push(b' ');
+        }
+        collapsed.extend_from_slice(word);
+    }
+    hash_bytes(0, &collapsed)
 }
 
 /// The maximal runs of bytes that `keep` accepts, in order.
@@ -558,11 +585,16 @@ mod tests {
     #[test]
     fn collapsed_hash_and_tokens_split_as_before() {
         let line = "  \tfoo  bar\r\tbaz_1(qux, \u{e9}t\u{e9})  ";
-        let by_words = words(line).fold(0, |h, w| hash_bytes(h, w.as_bytes()));
-        assert_eq!(collapsed_hash(line), by_words);
+        let joined = words(line).collect::<Vec<_>>().join(" ");
+        assert_eq!(collapsed_hash(line), hash_bytes(0, joined.as_bytes()));
+        assert_eq!(collapsed_hash(&joined), hash_bytes(0, joined.as_bytes()));
         assert_eq!(collapsed_hash("a b"), collapsed_hash(" a\t b \r"));
+        assert_eq!(collapsed_hash("a b"), collapsed_hash("a  b"));
+        assert_eq!(collapsed_hash("    x = f(y)  "), collapsed_hash("x = f(y)"));
         assert_ne!(collapsed_hash("a b"), collapsed_hash("ab"));
+        assert_ne!(collapsed_hash("a b c"), collapsed_hash("a bc"));
         assert_eq!(collapsed_hash(""), 0);
+        assert_eq!(collapsed_hash(" \t\r "), 0);
         let mut got = Vec::new();
         for_each_token(line, |h| got.push(h));
         let want: Vec<u64> = ["foo", "bar", "baz_1", "qux", "\u{e9}t\u{e9}"]
