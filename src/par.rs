@@ -13,17 +13,22 @@ use rayon::prelude::*;
 /// is cheaper than starting the pool (SHA-1 of 1 MiB takes about a millisecond).
 const PARALLEL_BYTES: usize = 1 << 20;
 
-/// `f` of every item, in order, for items whose work grows with their size: on the calling thread unless there are at
-/// least two items and [`PARALLEL_BYTES`] in all.
+/// Whether `items` are worth the pool: at least two, and [`PARALLEL_BYTES`] of work in all.
+fn worth_sharing<T>(items: &[T], size: impl Fn(&T) -> usize) -> bool {
+    items.len() >= 2 && items.iter().map(size).sum::<usize>() >= PARALLEL_BYTES
+}
+
+/// `f` of every item, in order, for items whose work grows with their size: on the calling
+/// thread unless there are at least two items and [`PARALLEL_BYTES`] in all.
 pub fn map_sized<T: Sync, R: Send>(
     items: &[T],
     size: impl Fn(&T) -> usize,
     f: impl Fn(&T) -> R + Sync + Send,
 ) -> Vec<R> {
-    if items.len() < 2 || items.iter().map(size).sum::<usize>() < PARALLEL_BYTES {
-        items.iter().map(f).collect()
-    } else {
+    if worth_sharing(items, size) {
         items.par_iter().map(f).collect()
+    } else {
+        items.iter().map(f).collect()
     }
 }
 
@@ -33,10 +38,10 @@ pub fn try_map_sized<T: Sync, R: Send, E: Send>(
     size: impl Fn(&T) -> usize,
     f: impl Fn(&T) -> Result<R, E> + Sync + Send,
 ) -> Result<Vec<R>, E> {
-    if items.len() < 2 || items.iter().map(size).sum::<usize>() < PARALLEL_BYTES {
-        items.iter().map(f).collect()
-    } else {
+    if worth_sharing(items, size) {
         items.par_iter().map(f).collect()
+    } else {
+        items.iter().map(f).collect()
     }
 }
 
@@ -48,11 +53,8 @@ pub fn try_map<T: Sync, R: Send, E: Send>(
     items: &[T],
     f: impl Fn(&T) -> Result<R, E> + Sync + Send,
 ) -> Result<Vec<R>, E> {
-    if items.len() < 2 {
-        items.iter().map(f).collect()
-    } else {
-        items.par_iter().map(f).collect()
-    }
+    // Every item counts as enough work: two or more go to the pool.
+    try_map_sized(items, |_| PARALLEL_BYTES, f)
 }
 
 #[cfg(test)]

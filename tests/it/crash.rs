@@ -154,6 +154,17 @@ fn check(repo: &TestRepo, mode: Mode, base: &str, label: &str) -> bool {
     is_new
 }
 
+/// Runs [`PATCH`] in `repo` killed at fault point `point` and waits for it; the returned folder
+/// holds the patch file (kept as long as the test needs it).
+fn killed_at(repo: &TestRepo, mode: Mode, point: &str) -> tempfile::TempDir {
+    let patch_dir = tempfile::tempdir().expect("tempdir");
+    let patch = patch_dir.path().join("p.yaml");
+    std::fs::write(&patch, PATCH).expect("patch");
+    let mut child = spawn(repo, &patch, mode, Some(point));
+    let _ = child.wait();
+    patch_dir
+}
+
 fn spawn(
     repo: &TestRepo,
     patch: &std::path::Path,
@@ -433,11 +444,7 @@ fn kill_at_random_moments_then_recover() {
 #[test]
 fn the_next_run_recovers_an_interrupted_transaction_first() {
     let repo = setup();
-    let patch_dir = tempfile::tempdir().expect("tempdir");
-    let patch = patch_dir.path().join("p.yaml");
-    std::fs::write(&patch, PATCH).expect("patch");
-    let mut child = spawn(&repo, &patch, Mode::Worktree, Some("after-switch"));
-    let _ = child.wait();
+    let _patch = killed_at(&repo, Mode::Worktree, "after-switch");
     assert!(
         !repo.leftovers().is_empty(),
         "the kill left a transaction behind"
@@ -474,12 +481,8 @@ fn recover_with_nothing_to_do_says_so() {
 #[test]
 fn recover_leaves_a_file_edited_after_the_crash_alone() {
     let repo = setup();
-    let patch_dir = tempfile::tempdir().expect("tempdir");
-    let patch = patch_dir.path().join("p.yaml");
-    std::fs::write(&patch, PATCH).expect("patch");
     // Killed after the first switch, before it landed: rolling back restores the rest …
-    let mut child = spawn(&repo, &patch, Mode::Worktree, Some("after-switch"));
-    let _ = child.wait();
+    let _patch = killed_at(&repo, Mode::Worktree, "after-switch");
     // … except a file the user changed meanwhile, which holds neither state.
     repo.write("b.txt", "the user's newer text\n");
     let r = repo.run(&["recover", "--format", "json"]);
@@ -496,11 +499,7 @@ fn recover_leaves_a_file_edited_after_the_crash_alone() {
 fn a_published_commit_is_rolled_forward_even_when_someone_committed_on_top() {
     let repo = setup();
     let base = repo.head();
-    let patch_dir = tempfile::tempdir().expect("tempdir");
-    let patch = patch_dir.path().join("p.yaml");
-    std::fs::write(&patch, PATCH).expect("patch");
-    let mut child = spawn(&repo, &patch, Mode::Commit, Some("after-cas"));
-    let _ = child.wait();
+    let _patch = killed_at(&repo, Mode::Commit, "after-cas");
     let ours = repo.head();
     assert_ne!(ours, base, "the commit was published before the kill");
     // Someone commits on top before anyone recovers.
@@ -529,12 +528,9 @@ fn a_run_in_another_worktree_leaves_this_worktrees_transaction_alone() {
         "side",
         wt.to_str().expect("utf8"),
     ]);
-    let patch_dir = tempfile::tempdir().expect("tempdir");
-    let patch = patch_dir.path().join("p.yaml");
-    std::fs::write(&patch, PATCH).expect("patch");
     // A crashed transaction in the main worktree …
-    let mut child = spawn(&repo, &patch, Mode::Worktree, Some("after-switch"));
-    let _ = child.wait();
+    let patch_dir = killed_at(&repo, Mode::Worktree, "after-switch");
+    let patch = patch_dir.path().join("p.yaml");
     let pins = repo.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/txn/"]);
     assert!(!pins.trim().is_empty());
     // … and a run in the linked worktree, which must not judge (or delete) its pin.
@@ -573,11 +569,7 @@ fn a_run_in_another_worktree_leaves_this_worktrees_transaction_alone() {
 #[test]
 fn a_version_1_working_tree_journal_still_rolls_forward() {
     let repo = setup();
-    let patch_dir = tempfile::tempdir().expect("tempdir");
-    let patch = patch_dir.path().join("p.yaml");
-    std::fs::write(&patch, PATCH).expect("patch");
-    let mut child = spawn(&repo, &patch, Mode::Worktree, Some("after-switch"));
-    let _ = child.wait();
+    let patch_dir = killed_at(&repo, Mode::Worktree, "after-switch");
     let txn = repo.path().join(".git/patchgate/txn");
     let file = std::fs::read_dir(&txn)
         .expect("the journal folder")

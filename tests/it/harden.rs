@@ -1004,12 +1004,7 @@ fn calls(log: &str, cwd: &Path) -> Vec<Call> {
 
 #[test]
 fn every_published_file_is_synced_before_its_rename_and_its_folder_after() {
-    if crate::harness::on_path("strace").is_none() {
-        assert!(
-            std::env::var_os("CI").is_none_or(|v| v != "true"),
-            "strace is required in CI (Debian: apt-get install strace)"
-        );
-        eprintln!("skipped: strace is not installed");
+    if !crate::checks::require("strace") {
         return;
     }
     let repo = TestRepo::new()
