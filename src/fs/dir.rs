@@ -16,6 +16,33 @@ use rustix::io::Errno;
 pub struct Dir {
     pub(super) fd: OwnedFd,
     pub(super) rel: String,
+    /// `(device, inode)`, asked once: an open descriptor's identity never changes, and the
+    /// switch compares it for every file it replaces.
+    id: std::sync::OnceLock<(u64, u64)>,
+}
+
+/// The whole content of `f`, whose size was `size` a moment ago: one `read` of that size, then
+/// one that finds the end (or the rest of a file that grew since). `File::read_to_end` would ask
+/// the size and the position again (`statx`, `lseek`), and reading through `Take` (no size hint)
+/// reads the first 8 KiB on their own: three or four calls for what two do.
+fn read_sized(mut f: &std::fs::File, size: usize) -> std::io::Result<Vec<u8>> {
+    let mut out = vec![0u8; size];
+    let mut filled = 0;
+    while filled < size {
+        match f.read(&mut out[filled..]) {
+            // It shrank since: what is there is all of it.
+            Ok(0) => {
+                out.truncate(filled);
+                return Ok(out);
+            }
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    // Through `Take` (which gives no size hint), the end costs one 32-byte probe.
+    f.take(u64::MAX).read_to_end(&mut out)?;
+    Ok(out)
 }
 
 /// What is at a name, not following a symlink.
@@ -76,10 +103,21 @@ impl Dir {
         }
     }
 
+    pub(super) fn new(fd: OwnedFd, rel: String) -> Dir {
+        Dir {
+            fd,
+            rel,
+            id: std::sync::OnceLock::new(),
+        }
+    }
+
     /// `(device, inode)` of the directory itself, to tell whether a path still leads to it.
     pub fn identity(&self) -> std::io::Result<(u64, u64)> {
+        if let Some(id) = self.id.get() {
+            return Ok(*id);
+        }
         let st = rustix::fs::fstat(&self.fd)?;
-        Ok((st.st_dev, st.st_ino))
+        Ok(*self.id.get_or_init(|| (st.st_dev, st.st_ino)))
     }
 
     /// What `name` is, without following it; `None` when nothing is there.
@@ -103,12 +141,7 @@ impl Dir {
             )));
         }
         let f = std::fs::File::from(fd);
-        let mut out = Vec::with_capacity(st.st_size.max(0) as usize);
-        // Read through `Take`: `File::read_to_end` would ask the size again (`statx`) and the
-        // position (`lseek`), which the `fstat` above already answered. A file that grew since
-        // is still read to its end.
-        (&f).take(u64::MAX).read_to_end(&mut out)?;
-        Ok(out)
+        read_sized(&f, st.st_size.max(0) as usize)
     }
 
     /// The target of the symlink `name`.

@@ -160,23 +160,14 @@ impl Root {
             resolve::components(rel_dir)?
         };
         let fd = resolve::open_dir(self.fd.as_fd(), &parts)?;
-        Ok(Dir {
-            fd,
-            rel: parts.join("/"),
-        })
+        Ok(Dir::new(fd, parts.join("/")))
     }
 
     /// The parent directory of `rel`, open, and the last name of `rel`.
     pub fn parent_of<'a>(&self, rel: &'a str) -> std::io::Result<(Dir, &'a str)> {
         let (parts, name) = split(rel)?;
         let fd = resolve::open_dir(self.fd.as_fd(), &parts)?;
-        Ok((
-            Dir {
-                fd,
-                rel: parts.join("/"),
-            },
-            name,
-        ))
+        Ok((Dir::new(fd, parts.join("/")), name))
     }
 
     /// Whether `dir`'s path still leads (without symlinks) to the very directory `dir` is: a
@@ -251,10 +242,7 @@ impl Root {
                 Err(e) => return Err(e),
             }
             let fd = resolve::open_dir(cur.fd.as_fd(), &[part])?;
-            cur = Dir {
-                fd,
-                rel: cur.rel_of(part),
-            };
+            cur = Dir::new(fd, cur.rel_of(part));
         }
         Ok(created)
     }
@@ -326,10 +314,7 @@ pub fn open_dir_path(path: &Path) -> std::io::Result<Dir> {
         rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
         rustix::fs::Mode::empty(),
     )?;
-    Ok(Dir {
-        fd,
-        rel: String::new(),
-    })
+    Ok(Dir::new(fd, String::new()))
 }
 
 /// Writes `path` (patchgate's own state, under the git dir) atomically and durably.

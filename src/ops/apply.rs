@@ -408,6 +408,8 @@ fn switch(
         record_lines,
         record: Some(record),
         history: history_meta(plan, message.clone()),
+        // Hashed here, on every core, before the diffs below take them.
+        hashed: Some(crate::txn::stage::hash(&plan.changes)),
     };
     // The report's diffs (a large part of a big batch's work) are computed while the
     // transaction runs: they need only the plan, and the transaction spends much of its time

@@ -197,6 +197,7 @@ fn write_revert(
             record_lines: Vec::new(),
             record: None,
             history: meta,
+            hashed: None,
         },
     );
     match done {

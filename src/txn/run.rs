@@ -37,6 +37,10 @@ pub struct Request<'a> {
     pub record_lines: Vec<String>,
     pub record: Option<&'a mut Record>,
     pub history: Meta,
+    /// The paths' blob ids when the caller hashed them already ([`stage::hash`] of `changes`):
+    /// `apply` does so before it starts the report's diffs on the other cores, so the two do not
+    /// compete.
+    pub hashed: Option<stage::Hashed>,
 }
 
 /// A transaction that landed.
@@ -58,7 +62,7 @@ pub enum Failed {
     Switch(Error),
 }
 
-pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
+pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
     let mode = req.mode;
     let identities = match mode {
         Mode::Worktree => None,
@@ -68,7 +72,10 @@ pub fn run(repo: &Repo, req: Request) -> Result<Done, Failed> {
         )),
     };
     let id = journal::new_id();
-    let hashed = stage::hash(req.changes);
+    let hashed = match req.hashed.take() {
+        Some(h) => h,
+        None => stage::hash(req.changes),
+    };
     crate::timing::mark("hashed");
     if mode != Mode::Worktree {
         // The commit to publish names the new blobs: everything is staged before the journal.

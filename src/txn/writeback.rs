@@ -66,9 +66,10 @@ fn matches_in(dir: &Dir, name: &str, expected: &Disk) -> std::io::Result<bool> {
     })
 }
 
-/// The same, by path from the root (a missing parent is a missing path).
-fn matches_disk(fs: &Root, rel: &str, expected: &Disk) -> std::io::Result<bool> {
-    match fs.parent_of(rel) {
+/// The same, by path from the root (a missing parent is a missing path), each folder opened
+/// once for the batch.
+fn matches_disk(dirs: &mut Dirs, fs: &Root, rel: &str, expected: &Disk) -> std::io::Result<bool> {
+    match dirs.parent_of(fs, rel) {
         Ok((d, name)) => matches_in(&d, name, expected),
         Err(e) if crate::fs::gone(&e) => Ok(*expected == Disk::Missing),
         Err(e) => Err(e),
@@ -169,18 +170,20 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
     let fail =
         |action: &'static str, rel: &str, e: std::io::Error| Error::fs(action, &roots.root, rel, e);
     fault::point("before-verify");
-    // 1. Nothing changed since planning.
+    // 1. Nothing changed since planning. The folders opened here serve the temp files too: the
+    // switch checks again, file by file, that each still is where its path leads.
+    raise_fd_limit();
+    let mut dirs = Dirs::default();
     for c in changes {
-        if !matches_disk(fs, &c.rel, &c.before).map_err(|e| fail("read", &c.rel, e))? {
+        if !matches_disk(&mut dirs, fs, &c.rel, &c.before).map_err(|e| fail("read", &c.rel, e))? {
             return Err(Error::ConcurrentModification {
                 path: c.rel.clone(),
             });
         }
     }
-    raise_fd_limit();
+    crate::timing::mark("write-back: verified");
 
     // 2. Temp files, with any missing parent directories.
-    let mut dirs = Dirs::default();
     let mut created_dirs: Vec<String> = Vec::new();
     let mut staged: Vec<Staged> = Vec::with_capacity(changes.len());
     let prepared = (|| -> Result<(), Error> {
@@ -220,6 +223,7 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
         return Err(e);
     }
 
+    crate::timing::mark("write-back: temp files written");
     // 3. Durable content before any rename.
     let sync = fsync_enabled();
     if sync {
@@ -240,6 +244,7 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
         }
     }
 
+    crate::timing::mark("write-back: temp files synced");
     fault::point("before-switch");
     if let Err(e) = (hooks.before_switch)() {
         cleanup(fs, &staged, &created_dirs);

@@ -38,6 +38,7 @@ mod sarif;
 mod sarif_schema;
 mod schedule;
 mod schema;
+mod syscalls;
 mod threads;
 mod txn;
 mod undo;

@@ -1,0 +1,146 @@
+//! What a batch asks of the file system, counted under `strace` (not timed): each file's content
+//! is read in two calls (its size, then the end), the write-back opens each folder once to verify
+//! the batch, not once per file, and asks an open folder's identity once.
+//!
+//! A 1,000-edit batch over 200 files made about 10,000 system calls (BENCHMARKS.md (u)); these
+//! are the ones that were pure repetition.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::harness::{BIN, TestRepo};
+
+/// strace's log of `patchgate <args>` in `dir` (`-y`: every descriptor shown with its path), and
+/// the exit code; `None` when strace is missing outside CI (in CI that fails the test).
+fn traced(dir: &Path, args: &[&str]) -> Option<(String, i32)> {
+    if !crate::checks::require("strace") {
+        return None;
+    }
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let log = scratch.path().join("strace.log");
+    let out = Command::new("strace")
+        .args([
+            "-f",
+            "-qq",
+            "-y",
+            "-e",
+            "trace=openat,openat2,read,fstat,newfstatat",
+            "-o",
+        ])
+        .arg(&log)
+        .arg(BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("strace runs");
+    Some((
+        std::fs::read_to_string(&log).expect("strace log"),
+        out.status.code().unwrap_or(-1),
+    ))
+}
+
+/// A file of about 20 KB: more than the 8 KiB a read without a size hint starts with.
+fn content(f: usize) -> String {
+    (0..600)
+        .map(|i| format!("value_{f}_{i} = compute({i})\n"))
+        .collect()
+}
+
+#[test]
+fn a_batch_reads_each_file_in_two_calls_and_opens_each_folder_once_to_verify() {
+    let (folders, per_folder) = (3, 8);
+    let mut repo = TestRepo::new();
+    let mut edits = String::from("edits:\n");
+    for d in 0..folders {
+        for f in 0..per_folder {
+            let n = d * per_folder + f;
+            repo = repo.file(&format!("pkg{d}/m{f}.py"), content(n));
+            edits.push_str(&format!(
+                "  - file_path: pkg{d}/m{f}.py\n    old_string: \"value_{n}_300 = compute(300)\\n\"\n    new_string: \"value_{n}_300 = compute(301)\\n\"\n"
+            ));
+        }
+    }
+    let repo = repo.commit();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let patch = scratch.path().join("p.yaml");
+    std::fs::write(&patch, edits).expect("write patch");
+    let args = [
+        "apply",
+        patch.to_str().expect("utf8"),
+        "--checks",
+        "none",
+        "--format",
+        "json",
+    ];
+    let Some((log, code)) = traced(repo.path(), &args) else {
+        return;
+    };
+    assert_eq!(code, 0, "{log}");
+    let root = std::fs::canonicalize(repo.path()).expect("canonical root");
+    let root = root.to_str().expect("utf8");
+
+    // Reads of each patched file (its own path, not a temp file's), against its opens.
+    let mut opens: HashMap<String, usize> = HashMap::new();
+    let mut reads: HashMap<String, usize> = HashMap::new();
+    for line in log.lines() {
+        for d in 0..folders {
+            for f in 0..per_folder {
+                let name = format!("m{f}.py");
+                let path = format!("{root}/pkg{d}/{name}>");
+                let key = format!("pkg{d}/{name}");
+                if line.contains("openat(") && line.contains(&format!("/pkg{d}>, \"{name}\"")) {
+                    *opens.entry(key.clone()).or_default() += 1;
+                }
+                if line.contains("read(") && line.contains(&path) {
+                    *reads.entry(key).or_default() += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(
+        opens.len(),
+        folders * per_folder,
+        "every file opened: {opens:?}"
+    );
+    for (file, n) in &opens {
+        let r = reads.get(file).copied().unwrap_or(0);
+        assert!(r >= *n, "{file}: {r} reads for {n} opens");
+        assert!(
+            r <= 2 * n,
+            "{file}: {r} reads for {n} opens (more than the content and the end)"
+        );
+    }
+
+    // Opens of each folder by name from the root: the plan's reads, the verification and the
+    // temp files share one, and the switch walks the path again for each file (that check
+    // stays per file). Per file as well before: one more open per file.
+    for d in 0..folders {
+        let needle = format!(", \"pkg{d}\"");
+        let n = log
+            .lines()
+            .filter(|l| (l.contains("openat2(") || l.contains("openat(")) && l.contains(&needle))
+            .count();
+        assert!(
+            n <= per_folder + 4,
+            "pkg{d} opened {n} times for {per_folder} files"
+        );
+        // The switch compares the folder found by the path with the one held open: the held
+        // one's identity is asked once, not once per file.
+        let dir_fd = format!("{root}/pkg{d}>,");
+        let stats = log
+            .lines()
+            .filter(|l| l.contains("fstat(") && !l.contains("newfstatat(") && l.contains(&dir_fd))
+            .count();
+        assert!(
+            (1..=per_folder + 3).contains(&stats),
+            "pkg{d}'s descriptors fstat-ed {stats} times for {per_folder} files"
+        );
+    }
+    assert!(
+        repo.read_str("pkg0/m0.py")
+            .contains("value_0_300 = compute(301)\n"),
+        "the batch applied"
+    );
+}
