@@ -45,6 +45,12 @@ pub fn try_map_sized<T: Sync, R: Send, E: Send>(
     }
 }
 
+/// `f` of every item, in order, each item counted as enough work to share: for a caller that
+/// already decided the whole is worth the pool.
+pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> Vec<R> {
+    map_sized(items, |_| PARALLEL_BYTES, f)
+}
+
 /// `f` of every item, in order, or an error: the sequential path stops at the first one, the
 /// parallel path stops starting new items once one failed (those already running finish) and
 /// returns one of the errors. By count, not size: for work that waits (a sync) rather than

@@ -439,6 +439,61 @@ pub(super) enum Pending {
     Steps(std::collections::VecDeque<Step>),
 }
 
+/// A batch's file read and planned ahead, on another core ([`Planner::plan_batches_ahead`]):
+/// what its first edit would have read and planned, waiting for that edit.
+pub(super) struct Ahead {
+    content: Content,
+    disk: Disk,
+    /// The file's steps and its text after them, when the one-pass plan holds.
+    plan: Option<(Vec<Step>, TextDoc)>,
+}
+
+/// From this many batched files on, they are read and planned ahead on every core: below it,
+/// starting the thread pool costs more than it saves (a file is read and planned in tens of
+/// microseconds).
+const AHEAD_FILES: usize = 16;
+
+/// Files of one folder planned ahead by one task: the folder is opened once per task.
+const AHEAD_CHUNK: usize = 8;
+
+#[cfg(test)]
+thread_local! {
+    /// Tests plan the same patch with and without planning ahead, and count the files taken.
+    pub(super) static AHEAD_OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    pub(super) static AHEAD_TAKEN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A batched file to plan ahead: its key, its name in its folder, and its edits.
+type AheadFile<'a> = (&'a str, &'a str, &'a [(Replace, bool)]);
+
+/// Reads the files `names` of the folder `parent` and plans each one's batch; `None` for a file
+/// whose folder cannot be opened (the edits in order then read it and say why).
+fn read_and_plan(fs: &crate::fs::Root, parent: &str, names: &[AheadFile]) -> Vec<Option<Ahead>> {
+    let Ok(dir) = fs.dir(parent) else {
+        return names.iter().map(|_| None).collect();
+    };
+    names
+        .iter()
+        .map(|(_, name, edits)| {
+            let (mut content, disk) = super::vfs::read_in(&dir, name);
+            let mut plan = None;
+            if let Content::File { bytes, doc, .. } = &mut content
+                && let Ok(original) = TextDoc::decode(bytes)
+            {
+                let refs: Vec<&Replace> = edits.iter().map(|(r, _)| r).collect();
+                let recorded: Vec<bool> = edits.iter().map(|(_, rec)| *rec).collect();
+                plan = plan_file(&original, &refs, &recorded);
+                *doc = Some(original);
+            }
+            Some(Ahead {
+                content,
+                disk,
+                plan,
+            })
+        })
+        .collect()
+}
+
 impl Planner<'_> {
     /// The files to plan in one pass: those with at least two edits, every one of them a plain
     /// replacement that nothing else in the patch could interfere with (no other kind of edit,
@@ -484,8 +539,57 @@ impl Planner<'_> {
             .collect();
     }
 
+    /// Reads and plans the batches' files on every core, before the edits are taken in order:
+    /// each file's first edit then finds its file read and its steps made ([`Ahead`]). Nothing
+    /// else changes: the order in which paths enter the plan (and the report) is still that of
+    /// their first edit, and a file is read from the disk as the plan would read it then (the
+    /// planner writes nothing; a batched file is touched by no other edit, see
+    /// [`Planner::gather_batches`]).
+    pub(super) fn plan_batches_ahead(&mut self) {
+        if !matches!(self.source, Source::WorkTree) {
+            return;
+        }
+        #[cfg(test)]
+        if AHEAD_OFF.with(std::cell::Cell::get) {
+            return;
+        }
+        let mut by_folder: BTreeMap<&str, Vec<AheadFile>> = BTreeMap::new();
+        for (key, pending) in &self.batches {
+            let Pending::Edits(edits) = pending else {
+                continue;
+            };
+            if crate::fs::resolve::components(key).is_err() {
+                continue;
+            }
+            let (parent, name) = key.rsplit_once('/').unwrap_or(("", key.as_str()));
+            by_folder
+                .entry(parent)
+                .or_default()
+                .push((key.as_str(), name, edits.as_slice()));
+        }
+        if by_folder.values().map(Vec::len).sum::<usize>() < AHEAD_FILES {
+            return;
+        }
+        let tasks: Vec<(&str, &[AheadFile])> = by_folder
+            .iter()
+            .flat_map(|(parent, files)| files.chunks(AHEAD_CHUNK).map(move |c| (*parent, c)))
+            .collect();
+        let fs = self.roots.fs();
+        let done = crate::par::map(&tasks, |(parent, files)| read_and_plan(fs, parent, files));
+        let mut ahead = HashMap::new();
+        for ((_, files), results) in tasks.iter().zip(done) {
+            for ((key, _, _), result) in files.iter().zip(results) {
+                if let Some(a) = result {
+                    ahead.insert(key.to_string(), a);
+                }
+            }
+        }
+        self.ahead = ahead;
+    }
+
     /// The step of the next edit of `key` when its edits are planned together; on the first one
-    /// the whole file is planned. `None`: plan this edit (and the file's next ones) one by one.
+    /// the whole file is planned (or its plan made ahead is taken). `None`: plan this edit (and
+    /// the file's next ones) one by one.
     pub(super) fn batched_step(&mut self, key: &str, shown: &str) -> Option<Step> {
         if let Pending::Steps(q) = self.batches.get_mut(key)? {
             return q.pop_front();
@@ -493,11 +597,35 @@ impl Planner<'_> {
         let Some(Pending::Edits(edits)) = self.batches.remove(key) else {
             return None;
         };
-        let doc = self.text_of(key, shown).ok()?;
-        let refs: Vec<&Replace> = edits.iter().map(|(r, _)| r).collect();
-        let recorded: Vec<bool> = edits.iter().map(|(_, rec)| *rec).collect();
-        let (steps, after) = plan_file(doc, &refs, &recorded)?;
-        *doc = after;
+        let steps = match self.ahead.remove(key) {
+            // The path enters the plan now, as it would have by being read here.
+            Some(Ahead {
+                content,
+                disk,
+                plan,
+            }) if !self.slots.contains_key(key) => {
+                #[cfg(test)]
+                AHEAD_TAKEN.with(|n| n.set(n.get() + 1));
+                self.load(key, content, disk);
+                let (steps, after) = plan?;
+                if let Some(Slot {
+                    content: Content::File { doc, .. },
+                    ..
+                }) = self.slots.get_mut(key)
+                {
+                    *doc = Some(after);
+                }
+                steps
+            }
+            _ => {
+                let doc = self.text_of(key, shown).ok()?;
+                let refs: Vec<&Replace> = edits.iter().map(|(r, _)| r).collect();
+                let recorded: Vec<bool> = edits.iter().map(|(_, rec)| *rec).collect();
+                let (steps, after) = plan_file(doc, &refs, &recorded)?;
+                *doc = after;
+                steps
+            }
+        };
         self.mark_changed(key);
         let mut q: std::collections::VecDeque<Step> = steps.into();
         let first = q.pop_front();

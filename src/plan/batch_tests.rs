@@ -331,3 +331,97 @@ fn periodic_patterns_fall_back_to_the_automaton() {
     let want: Vec<_> = want.iter().map(|s| s.lines.clone()).collect();
     assert_eq!(lines, want);
 }
+
+/// The same patch planned with its batched files read and planned ahead (on every core) and
+/// without: the same outcomes, changes, report entries and hashes, in the same order. The patch
+/// mixes what the ahead path must hand back unchanged: files it plans, a CRLF file and a file
+/// with a missing `old_string` (the one-pass plan gives up), a file that is not UTF-8, a file
+/// with one edit (not batched), a created file and a deleted one between them.
+#[test]
+fn files_planned_ahead_give_the_plan_made_in_order() {
+    use crate::plan::{Options, Source, plan};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    let mut yaml = String::from("edits:\n");
+    let edit = |yaml: &mut String, path: &str, old: &str, new: &str| {
+        yaml.push_str(&format!(
+            "  - file_path: {path}\n    old_string: {old:?}\n    new_string: {new:?}\n"
+        ));
+    };
+    for d in 0..3 {
+        std::fs::create_dir_all(root.join(format!("pkg{d}"))).expect("mkdir");
+        for f in 0..8 {
+            let path = format!("pkg{d}/m{f}.py");
+            let text: String = (0..40)
+                .map(|i| format!("line_{d}_{f}_{i} = {i}\n"))
+                .collect();
+            std::fs::write(root.join(&path), text).expect("write");
+            edit(
+                &mut yaml,
+                &path,
+                &format!("line_{d}_{f}_3 = 3\n"),
+                "changed = 3\n",
+            );
+            if f == 2 {
+                yaml.push_str(
+                    "  - file_path: new.txt\n    create: true\n    new_string: \"made\\n\"\n",
+                );
+            }
+            edit(
+                &mut yaml,
+                &path,
+                &format!("line_{d}_{f}_9 = 9\n"),
+                "changed = 9\n",
+            );
+        }
+    }
+    std::fs::write(root.join("pkg0/crlf.py"), "a = 1\r\nb = 2\r\nc = 3\r\n").expect("write");
+    edit(&mut yaml, "pkg0/crlf.py", "a = 1\n", "a = 10\n");
+    edit(&mut yaml, "pkg0/crlf.py", "c = 3\n", "c = 30\n");
+    std::fs::write(root.join("pkg1/miss.py"), "x = 1\ny = 2\n").expect("write");
+    edit(&mut yaml, "pkg1/miss.py", "x = 1\n", "x = 10\n");
+    edit(&mut yaml, "pkg1/miss.py", "z = 3\n", "z = 30\n");
+    std::fs::write(root.join("pkg2/latin1.py"), b"s = '\xe9'\nt = 2\n").expect("write");
+    edit(&mut yaml, "pkg2/latin1.py", "t = 2\n", "t = 20\n");
+    edit(&mut yaml, "pkg2/latin1.py", "s = ", "s2 = ");
+    std::fs::write(root.join("single.py"), "only = 1\n").expect("write");
+    edit(&mut yaml, "single.py", "only = 1\n", "only = 2\n");
+    std::fs::write(root.join("gone.py"), "bye\n").expect("write");
+    yaml.push_str("  - file_path: gone.py\n    delete: true\n");
+
+    let patch = crate::patch::parse_input_with(
+        yaml.as_bytes(),
+        "p.yaml",
+        crate::patch::InputFormat::Yaml,
+        &crate::patch::InputOptions::default(),
+    )
+    .expect("patch parses");
+    let roots = crate::repo::Roots::new(root.clone(), Vec::new()).expect("roots");
+    let record = crate::plan::record::Record::default();
+    let run = |ahead: bool| {
+        AHEAD_OFF.with(|c| c.set(!ahead));
+        AHEAD_TAKEN.with(|c| c.set(0));
+        let planned = plan(
+            &patch,
+            &roots,
+            &Source::WorkTree,
+            &record,
+            Options {
+                lenient: false,
+                history: None,
+            },
+        );
+        AHEAD_OFF.with(|c| c.set(false));
+        (
+            format!("{planned:#?}"),
+            AHEAD_TAKEN.with(std::cell::Cell::get),
+        )
+    };
+    let (ahead, taken) = run(true);
+    let (in_order, none) = run(false);
+    assert_eq!(none, 0);
+    // The 24 generated files and the three special ones are batched; all are taken ahead.
+    assert_eq!(taken, 27, "files taken from the plan made ahead");
+    assert_eq!(ahead, in_order);
+    assert!(ahead.contains("NotFound"), "the miss is in the plan");
+}

@@ -19,6 +19,8 @@ pub(super) struct Planner<'a> {
     pub(super) batches: HashMap<String, super::batch::Pending>,
     /// The working tree's folders the plan read files from, open (see [`super::vfs`]).
     pub(super) dirs: HashMap<String, crate::fs::Dir>,
+    /// Batched files read and planned ahead, until their first edit takes them.
+    pub(super) ahead: HashMap<String, super::batch::Ahead>,
 }
 
 /// Plans a patch against the working tree under `roots`.
@@ -35,6 +37,7 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
         resolved: std::cell::RefCell::new(HashMap::new()),
         batches: HashMap::new(),
         dirs: HashMap::new(),
+        ahead: HashMap::new(),
     };
     // Each edit's digest, once: the whole patch's digest is made of them, and the record of
     // applied edits needs them again.
@@ -58,6 +61,7 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
         return plan;
     }
     p.gather_batches(patch, &edit_digests);
+    p.plan_batches_ahead();
     crate::timing::mark("plan: edits digested");
     let mut outcomes = Vec::with_capacity(patch.edits.len());
     let mut digests = Vec::new();

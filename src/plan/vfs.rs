@@ -63,21 +63,27 @@ impl Planner<'_> {
                 Source::WorkTree => read_through(&mut self.dirs, self.roots.fs(), key),
                 Source::Tree { repo, tree } => read_tree(repo, tree, key),
             };
-            self.originals.insert(key.to_string(), disk);
-            self.order.push(key.to_string());
-            self.slots.insert(
-                key.to_string(),
-                Slot {
-                    content,
-                    origin: None,
-                },
-            );
+            self.load(key, content, disk);
         }
         // Inserted just above when missing; the fallback is never taken.
         self.slots.entry(key.to_string()).or_insert(Slot {
             content: Content::Missing,
             origin: None,
         })
+    }
+
+    /// Enters a path into the plan with what was read of it: its state before the patch, and the
+    /// content edits start from.
+    pub(super) fn load(&mut self, key: &str, content: Content, disk: Disk) {
+        self.originals.insert(key.to_string(), disk);
+        self.order.push(key.to_string());
+        self.slots.insert(
+            key.to_string(),
+            Slot {
+                content,
+                origin: None,
+            },
+        );
     }
 
     /// The decoded text of a file, or the step that explains why there is none.
@@ -219,7 +225,7 @@ pub(super) fn read_disk(fs: &crate::fs::Root, rel: &str) -> (Content, Disk) {
 }
 
 /// What the entry `name` of the open folder `dir` is, read without following it.
-fn read_in(dir: &crate::fs::Dir, name: &str) -> (Content, Disk) {
+pub(super) fn read_in(dir: &crate::fs::Dir, name: &str) -> (Content, Disk) {
     use crate::fs::Kind;
     let md = match dir.lstat(name) {
         Ok(None) => return (Content::Missing, Disk::Missing),
