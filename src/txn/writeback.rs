@@ -94,6 +94,8 @@ pub struct Hooks<'a> {
 /// The parent directories (relative, `/`-separated) that writing `changes` would create.
 pub fn missing_parents(roots: &Roots, changes: &[PathChange]) -> Vec<String> {
     let mut out = BTreeSet::new();
+    // Folders already looked at and found there (a batch has many files per folder).
+    let mut present: std::collections::HashSet<String> = std::collections::HashSet::new();
     for c in changes {
         if matches!(c.after, Disk::Missing) {
             continue;
@@ -101,7 +103,12 @@ pub fn missing_parents(roots: &Roots, changes: &[PathChange]) -> Vec<String> {
         let mut p = Path::new(&c.rel).parent();
         while let Some(dir) = p.filter(|d| !d.as_os_str().is_empty()) {
             let rel = dir.to_string_lossy();
-            if !matches!(roots.fs().lstat(&rel), Ok(None)) {
+            if out.contains(rel.as_ref()) {
+                // Found missing for an earlier file, with its parents.
+                break;
+            }
+            if present.contains(rel.as_ref()) || !matches!(roots.fs().lstat(&rel), Ok(None)) {
+                present.insert(rel.into_owned());
                 break;
             }
             out.insert(rel.into_owned());

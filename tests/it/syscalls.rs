@@ -1,6 +1,7 @@
 //! What a batch asks of the file system, counted under `strace` (not timed): each file's content
 //! is read in two calls (its size, then the end), the write-back opens each folder once to verify
-//! the batch, not once per file, and asks an open folder's identity once.
+//! the batch, not once per file, asks an open folder's identity once, and looks once at each
+//! folder the journal checks is there.
 //!
 //! A 1,000-edit batch over 200 files made about 10,000 system calls (BENCHMARKS.md (u)); these
 //! are the ones that were pure repetition.
@@ -125,6 +126,16 @@ fn a_batch_reads_each_file_in_two_calls_and_opens_each_folder_once_to_verify() {
         assert!(
             n <= per_folder + 4,
             "pkg{d} opened {n} times for {per_folder} files"
+        );
+        // The journal lists the folders the batch would create: each existing one is looked at
+        // once, not once per file in it.
+        let looked = log
+            .lines()
+            .filter(|l| l.contains("newfstatat(") && l.contains(&format!(", \"pkg{d}\",")))
+            .count();
+        assert!(
+            looked <= 2,
+            "pkg{d} looked at {looked} times by name for {per_folder} files"
         );
         // The switch compares the folder found by the path with the one held open: the held
         // one's identity is asked once, not once per file.
