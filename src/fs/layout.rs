@@ -104,11 +104,30 @@ pub fn mirrors(cache_home: &Path) -> PathBuf {
     cache_home.join("patchgate")
 }
 
-/// A short key naming one working tree's git dir, for the ref namespaces it owns.
-pub fn worktree_key(git_dir: &Path) -> String {
+fn key_of(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    let h = Sha256::digest(git_dir.as_os_str().as_encoded_bytes());
-    format!("{h:x}")[..16].to_string()
+    format!("{:x}", Sha256::digest(bytes))[..16].to_string()
+}
+
+/// A short key naming one working tree of a repository, for the ref namespaces it owns (linked
+/// worktrees share the repository's refs). It stays the same when the repository is moved or
+/// copied elsewhere: the main working tree's is fixed, a linked worktree's comes from its name in
+/// git's `worktrees/` folder (its git dir, which has a `commondir` file), which `git worktree
+/// move` keeps.
+pub fn worktree_key(git_dir: &Path) -> String {
+    if git_dir.join("commondir").is_file() {
+        let name = git_dir.file_name().unwrap_or_default();
+        key_of(&[b"worktree:", name.as_encoded_bytes()].concat())
+    } else {
+        key_of(b"main")
+    }
+}
+
+/// The key older versions used: a hash of the git dir's absolute path, which changed when the
+/// repository moved (and with it every history entry's pin, so the history became unusable).
+/// Pins made under it where the repository still is are recognised.
+fn legacy_worktree_key(git_dir: &Path) -> String {
+    key_of(git_dir.as_os_str().as_encoded_bytes())
 }
 
 /// The pin namespace of one working tree's transactions: `refs/patchgate/txn/<key>`.
@@ -119,6 +138,22 @@ pub fn txn_pins(git_dir: &Path) -> String {
 /// The pin namespace of one working tree's history: `refs/patchgate/history/<key>`.
 pub fn history_pins(git_dir: &Path) -> String {
     format!("{REFS}history/{}", worktree_key(git_dir))
+}
+
+/// [`txn_pins`], then the namespace an older version used for this working tree.
+pub fn txn_pin_spaces(git_dir: &Path) -> [String; 2] {
+    [
+        txn_pins(git_dir),
+        format!("{REFS}txn/{}", legacy_worktree_key(git_dir)),
+    ]
+}
+
+/// [`history_pins`], then the namespace an older version used for this working tree.
+pub fn history_pin_spaces(git_dir: &Path) -> [String; 2] {
+    [
+        history_pins(git_dir),
+        format!("{REFS}history/{}", legacy_worktree_key(git_dir)),
+    ]
 }
 
 #[cfg(test)]

@@ -235,37 +235,47 @@ pub fn load_all(git_dir: &Path) -> Vec<Entry> {
 /// Every entry, oldest first, and an error for each file that is not a valid entry (unreadable,
 /// not an entry, or a field that fails [`super::validate::entry`]).
 pub fn load_checked(git_dir: &Path) -> (Vec<Entry>, Vec<Error>) {
+    let mut out = Vec::new();
+    let mut bad = Vec::new();
+    for p in entry_files(git_dir) {
+        match load_entry(git_dir, &p) {
+            Ok(e) => out.push(e),
+            Err(err) => bad.push(err),
+        }
+    }
+    out.sort_by_key(|e| id_order(&e.patch_id));
+    (out, bad)
+}
+
+/// The history's entry files, oldest first (an id starts with its time; see [`id_order`]).
+fn entry_files(git_dir: &Path) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(crate::fs::layout::history(git_dir)) else {
-        return (Vec::new(), Vec::new());
+        return Vec::new();
     };
     let mut paths: Vec<PathBuf> = rd
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
-    paths.sort();
-    let mut out = Vec::new();
-    let mut bad = Vec::new();
-    for p in paths {
-        let parsed = std::fs::read(&p)
-            .map_err(|e| e.to_string())
-            .and_then(|b| serde_json::from_slice::<Entry>(&b).map_err(|e| e.to_string()));
-        match parsed {
-            Ok(e) => match super::validate::entry(&e, &p, git_dir) {
-                Ok(()) => out.push(e),
-                Err(err) => bad.push(err),
+    paths.sort_by_key(|p| id_order(&p.file_stem().unwrap_or_default().to_string_lossy()));
+    paths
+}
+
+/// One entry file, read and checked ([`super::validate::entry`]).
+fn load_entry(git_dir: &Path, p: &Path) -> Result<Entry, Error> {
+    let parsed = std::fs::read(p)
+        .map_err(|e| e.to_string())
+        .and_then(|b| serde_json::from_slice::<Entry>(&b).map_err(|e| e.to_string()));
+    match parsed {
+        Ok(e) => super::validate::entry(&e, p, git_dir).map(|()| e),
+        Err(why) => Err(super::validate::error(
+            p,
+            super::validate::Bad {
+                field: "(the file)".into(),
+                problem: format!("is not a history entry: {why}"),
             },
-            Err(why) => bad.push(super::validate::error(
-                &p,
-                super::validate::Bad {
-                    field: "(the file)".into(),
-                    problem: format!("is not a history entry: {why}"),
-                },
-            )),
-        }
+        )),
     }
-    out.sort_by_key(|e| id_order(&e.patch_id));
-    (out, bad)
 }
 
 /// Ids are `<secs>-<micros>-<pid>`: ordered by time, numerically.
@@ -292,27 +302,33 @@ pub fn undone(entries: &[Entry]) -> HashMap<String, String> {
     out
 }
 
-/// Drops the oldest entries beyond `keep` (the file first, then its pin), and pins whose entry
-/// is gone (a crash between the two). Best effort: a leftover is retried next time.
+/// Drops the oldest entry files beyond the newest `keep` (the file first, then its pin), and pins
+/// whose entry is gone (a crash between the two). Best effort: a leftover is retried next time.
 pub fn prune(repo: &Repository, git_dir: &Path, keep: usize) {
-    let entries = load_all(git_dir);
-    let drop = entries.len().saturating_sub(keep);
-    for e in &entries[..drop] {
-        let _ = std::fs::remove_file(entry_path(git_dir, &e.patch_id));
-        let _ = super::stage::unpin(repo, &e.pin);
+    // Only the files beyond the newest `keep` are read (a large patch's entry is hundreds of KB,
+    // and reading all of them cost every apply tens of milliseconds); of those, only a valid
+    // entry is removed: a damaged or forged one is never acted on.
+    let files = entry_files(git_dir);
+    let excess = files.len().saturating_sub(keep);
+    for p in &files[..excess] {
+        if let Ok(e) = load_entry(git_dir, p) {
+            let _ = std::fs::remove_file(entry_path(git_dir, &e.patch_id));
+            let _ = super::stage::unpin(repo, &e.pin);
+        }
     }
-    let prefix = crate::fs::layout::history_pins(git_dir);
-    let Ok(refs) = repo.references_glob(&format!("{prefix}/*")) else {
-        return;
-    };
-    let names: Vec<String> = refs
-        .flatten()
-        .filter_map(|r| r.name().map(str::to_string))
-        .collect();
-    for name in names {
-        let id = name.rsplit('/').next().unwrap_or("");
-        if !entry_path(git_dir, id).exists() {
-            let _ = super::stage::unpin(repo, &name);
+    for prefix in crate::fs::layout::history_pin_spaces(git_dir) {
+        let Ok(refs) = repo.references_glob(&format!("{prefix}/*")) else {
+            continue;
+        };
+        let names: Vec<String> = refs
+            .flatten()
+            .filter_map(|r| r.name().map(str::to_string))
+            .collect();
+        for name in names {
+            let id = name.rsplit('/').next().unwrap_or("");
+            if !entry_path(git_dir, id).exists() {
+                let _ = super::stage::unpin(repo, &name);
+            }
         }
     }
 }

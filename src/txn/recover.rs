@@ -51,9 +51,10 @@ pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
     let journals = std::fs::read_dir(crate::fs::layout::journals(git_dir))
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
-    let prefix = crate::fs::layout::txn_pins(git_dir);
-    let pin_locks = [prefix.clone(), crate::fs::layout::history_pins(git_dir)]
+    let txn_spaces = crate::fs::layout::txn_pin_spaces(git_dir);
+    let pin_locks = txn_spaces
         .iter()
+        .chain(&crate::fs::layout::history_pin_spaces(git_dir))
         .any(|p| {
             std::fs::read_dir(repo.commondir().join(p))
                 .map(|d| {
@@ -64,10 +65,11 @@ pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
         });
     journals
         || pin_locks
-        || repo
-            .references_glob(&format!("{prefix}/*"))
-            .map(|mut r| r.next().is_some())
-            .unwrap_or(false)
+        || txn_spaces.iter().any(|prefix| {
+            repo.references_glob(&format!("{prefix}/*"))
+                .map(|mut r| r.next().is_some())
+                .unwrap_or(false)
+        })
 }
 
 /// The mutex for a run that is about to switch (`held`, if the run already took it to recover
@@ -456,10 +458,9 @@ fn remove_new_dirs(fs: &Root, j: &Journal) {
 /// written). Only patchgate writes under `refs/patchgate/`, and the caller holds patchgate's
 /// mutex, so any such lock is stale.
 fn remove_pin_locks(repo: &Repository, git_dir: &Path) {
-    for prefix in [
-        crate::fs::layout::txn_pins(git_dir),
-        crate::fs::layout::history_pins(git_dir),
-    ] {
+    let [txn, txn_legacy] = crate::fs::layout::txn_pin_spaces(git_dir);
+    let [history, history_legacy] = crate::fs::layout::history_pin_spaces(git_dir);
+    for prefix in [txn, txn_legacy, history, history_legacy] {
         let Ok(entries) = std::fs::read_dir(repo.commondir().join(prefix)) else {
             continue;
         };
@@ -478,7 +479,10 @@ fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
         .into_iter()
         .filter_map(|(_, j)| j.ok().map(|j| j.pin_ref))
         .collect();
-    if let Ok(refs) = repo.references_glob(&format!("{}/*", crate::fs::layout::txn_pins(git_dir))) {
+    for prefix in crate::fs::layout::txn_pin_spaces(git_dir) {
+        let Ok(refs) = repo.references_glob(&format!("{prefix}/*")) else {
+            continue;
+        };
         let names: Vec<String> = refs
             .flatten()
             .filter_map(|r| r.name().map(str::to_string))

@@ -211,11 +211,14 @@ pub fn journal(
         }
         id(&j.id).map_err(|p| bad("id", p))?;
         named_after(file, &j.id)?;
-        let pin = format!("{}/{}", crate::fs::layout::txn_pins(git_dir), j.id);
-        if j.pin_ref != pin {
+        let pins = crate::fs::layout::txn_pin_spaces(git_dir).map(|p| format!("{p}/{}", j.id));
+        if !pins.contains(&j.pin_ref) {
             return Err(bad(
                 "pin_ref",
-                format!("`{}` is not this transaction's pin ({pin})", j.pin_ref),
+                format!(
+                    "`{}` is not this transaction's pin ({})",
+                    j.pin_ref, pins[0]
+                ),
             ));
         }
         moved_ref(j.mode, j.refname.as_deref())?;
@@ -266,15 +269,12 @@ pub fn entry(e: &Entry, file: &Path, git_dir: &Path) -> Result<(), Error> {
         }
         id(&e.patch_id).map_err(|p| bad("patch_id", p))?;
         named_after(file, &e.patch_id)?;
-        let pin = format!(
-            "{}/{}",
-            crate::fs::layout::history_pins(git_dir),
-            e.patch_id
-        );
-        if e.pin != pin {
+        let pins =
+            crate::fs::layout::history_pin_spaces(git_dir).map(|p| format!("{p}/{}", e.patch_id));
+        if !pins.contains(&e.pin) {
             return Err(bad(
                 "pin",
-                format!("`{}` is not this patch's pin ({pin})", e.pin),
+                format!("`{}` is not this patch's pin ({})", e.pin, pins[0]),
             ));
         }
         if let Some(u) = &e.undoes {

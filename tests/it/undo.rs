@@ -6,7 +6,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
 
-use crate::harness::{BIN, Run, TestRepo, git_try};
+use crate::harness::{BIN, Run, TestRepo, git_try, run_in};
 
 const PATCH: &str = "\
 message: rename and tidy
@@ -539,4 +539,117 @@ fn kill_at_every_undo_point_then_recover() {
             );
         }
     }
+}
+
+/// A repository moved (or copied) to another folder keeps its undo history: the pins are named
+/// by a key that does not depend on where the repository is. (It was a hash of the git dir's
+/// path: after a move every entry failed its check, `undo --list` refused to run, and the
+/// history was never pruned again.) A linked worktree moved with `git worktree move` too.
+#[test]
+fn a_moved_repository_keeps_its_undo_history() {
+    let repo = setup();
+    repo.apply(PATCH, &["--checks", "none"]).assert_code(0);
+    let second = "edits:\n  - {file_path: b.txt, old_string: beta, new_string: BETA}\n";
+    repo.apply(second, &["--checks", "none"]).assert_code(0);
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let moved = elsewhere.path().join("moved-here");
+    std::fs::rename(repo.path(), &moved).expect("move the repository");
+    let list = run_in(&moved, &["undo", "--list", "--format", "json"], None);
+    // Put it back for the test repository's own clean-up whatever happens below.
+    let back = || std::fs::rename(&moved, repo.path()).expect("move back");
+    if list.code != 0 {
+        back();
+        panic!("undo --list after a move: {}", list.stdout);
+    }
+    let patches = list.json()["patches"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(patches.len(), 2, "{}", list.stdout);
+    let undone = run_in(&moved, &["undo", "--format", "json"], None);
+    let b = std::fs::read_to_string(moved.join("b.txt")).expect("b.txt");
+    let undone_again = run_in(&moved, &["undo", "--format", "json"], None);
+    let a = std::fs::read_to_string(moved.join("a.txt")).expect("a.txt");
+    back();
+    undone.assert_code(0);
+    assert_eq!(b, "beta\n", "the newest patch undone in the new place");
+    undone_again.assert_code(0);
+    assert_eq!(a, "alpha\nkeep, with the user's edit\n");
+    assert_original(&repo, "both patches undone after the move");
+
+    // A linked worktree, moved by git.
+    let main = TestRepo::new().file("w.txt", "one\n").commit();
+    let wt_parent = tempfile::tempdir().expect("tempdir");
+    let (wt, wt2) = (
+        wt_parent.path().join("wt"),
+        wt_parent.path().join("wt-moved"),
+    );
+    main.git(&[
+        "worktree",
+        "add",
+        "-q",
+        wt.to_str().expect("utf8"),
+        "-b",
+        "side",
+    ]);
+    let patch = "edits:\n  - {file_path: w.txt, old_string: one, new_string: ONE}\n";
+    let pfile = wt_parent.path().join("p.yaml");
+    std::fs::write(&pfile, patch).expect("patch");
+    run_in(
+        &wt,
+        &["apply", pfile.to_str().expect("utf8"), "--checks", "none"],
+        None,
+    )
+    .assert_code(0);
+    main.git(&[
+        "worktree",
+        "move",
+        wt.to_str().expect("utf8"),
+        wt2.to_str().expect("utf8"),
+    ]);
+    run_in(&wt2, &["undo", "--format", "json"], None).assert_code(0);
+    assert_eq!(
+        std::fs::read_to_string(wt2.join("w.txt")).expect("w.txt"),
+        "one\n"
+    );
+}
+
+/// An entry an older version wrote, pinned under the namespace it named by the git dir's path,
+/// is still recognised (and undone) where the repository is.
+#[test]
+fn a_history_entry_pinned_by_an_older_version_still_undoes() {
+    let repo = setup();
+    repo.apply(PATCH, &["--checks", "none"]).assert_code(0);
+    let git_dir = std::fs::canonicalize(repo.path().join(".git")).expect("git dir");
+    let legacy =
+        crate::harness::sha256_hex(git_dir.as_os_str().as_encoded_bytes())[..16].to_string();
+    let history = git_dir.join("patchgate/history");
+    let entry_file = std::fs::read_dir(&history)
+        .expect("history")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .expect("an entry");
+    let mut entry: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&entry_file).expect("read")).expect("json");
+    let old_pin = entry["pin"].as_str().expect("pin").to_string();
+    let id = entry["patch_id"].as_str().expect("id").to_string();
+    assert!(
+        !old_pin.contains(&legacy),
+        "the new namespace is not the path's"
+    );
+    let oid = repo.git(&["rev-parse", &old_pin]).trim().to_string();
+    let legacy_pin = format!("refs/patchgate/history/{legacy}/{id}");
+    repo.git(&["update-ref", &legacy_pin, &oid]);
+    repo.git(&["update-ref", "-d", &old_pin]);
+    entry["pin"] = serde_json::Value::String(legacy_pin);
+    std::fs::write(
+        &entry_file,
+        serde_json::to_vec_pretty(&entry).expect("serialise"),
+    )
+    .expect("write");
+    let list = repo.run(&["undo", "--list", "--format", "json"]);
+    list.assert_code(0);
+    repo.run(&["undo", "--format", "json"]).assert_code(0);
+    assert_original(&repo, "undone from the older namespace");
 }
