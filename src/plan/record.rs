@@ -6,7 +6,10 @@
 //! `new_string` is present: guessing would turn a stale `old_string` into a silent false success.
 //!
 //! The record is per working tree (a linked worktree has its own git dir), append-only, and trimmed
-//! to the newest `KEEP` entries when it grows past twice that, so it never grows without bound.
+//! to the newest `KEEP` lines and `KEEP_BYTES` bytes when it grows past twice either, so it never
+//! grows without bound: a whole patch's line lists every path it touched, so a few hundred large
+//! patches made a record of tens of megabytes that every run read. A whole patch's line is only
+//! parsed (and checked) when that patch is applied again; loading the record reads the digests.
 
 use std::collections::{HashMap, HashSet};
 
@@ -19,14 +22,33 @@ use sha2::{Digest, Sha256};
 use crate::patch::Op;
 
 const KEEP: usize = 20_000;
+const KEEP_BYTES: usize = 4 << 20;
 
 #[derive(Debug, Default)]
 pub struct Record {
     path: Option<PathBuf>,
     seen: HashSet<String>,
-    /// Whole patches: digest → the states (path → content hash) they left, newest last.
-    patches: HashMap<String, Vec<PatchState>>,
+    /// The record as read.
+    text: String,
+    /// Whole patches: digest → where in `text` their lines are (the states they left, path →
+    /// content hash), oldest first.
+    patches: HashMap<String, Vec<std::ops::Range<usize>>>,
     lines: usize,
+    bytes: usize,
+}
+
+/// How a whole patch's line starts (`serde_json` writes the fields in order); the digest follows.
+const PATCH_PREFIX: &str = "{\"patch\":\"";
+
+/// The digest a whole patch's line names, read without parsing the line.
+fn patch_digest_of(line: &str) -> Option<&str> {
+    let d = line.strip_prefix(PATCH_PREFIX)?.get(..64)?;
+    let rest = &line[PATCH_PREFIX.len() + 64..];
+    (is_digest(d) && rest.starts_with("\",\"files\":")).then_some(d)
+}
+
+fn is_digest(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// What a whole patch left: every path it touched and the hash of its content (`None`: absent).
@@ -45,29 +67,48 @@ impl Record {
         let path = crate::fs::layout::applied(git_dir);
         let text = std::fs::read_to_string(&path).unwrap_or_default();
         let mut seen = HashSet::new();
-        let mut patches: HashMap<String, Vec<PatchState>> = HashMap::new();
+        let mut patches: HashMap<String, Vec<std::ops::Range<usize>>> = HashMap::new();
+        let mut lines = 0;
+        let mut at = 0;
         // A line that is not one patchgate writes is ignored, never acted on (its paths would
-        // be read by the planner).
-        for line in text.lines().filter(|l| record_line(l).is_ok()) {
-            if line.starts_with('{') {
-                if let Ok(p) = serde_json::from_str::<PatchLine>(line) {
-                    patches.entry(p.patch).or_default().push(p.files);
-                }
-            } else {
+        // be read by the planner); a whole patch's line is checked when it is used.
+        for line in text.split_inclusive('\n') {
+            let range = at..at + line.len();
+            at += line.len();
+            lines += 1;
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            if is_digest(line) {
                 seen.insert(line.to_string());
+            } else if let Some(d) = patch_digest_of(line) {
+                patches
+                    .entry(d.to_string())
+                    .or_default()
+                    .push(range.start..range.start + line.len());
             }
         }
         Record {
-            lines: text.lines().count(),
+            lines,
+            bytes: text.len(),
             path: Some(path),
             seen,
+            text,
             patches,
         }
     }
 
-    /// The states a whole patch left, each time it was applied.
-    pub fn patch_states(&self, digest: &str) -> Option<&Vec<PatchState>> {
-        self.patches.get(digest)
+    /// The states a whole patch left, each time it was applied (its lines that pass
+    /// [`record_line`]'s checks).
+    pub fn patch_states(&self, digest: &str) -> Option<Vec<PatchState>> {
+        let states: Vec<PatchState> = self
+            .patches
+            .get(digest)?
+            .iter()
+            .filter_map(|r| self.text.get(r.clone()))
+            .filter(|line| record_line(line).is_ok())
+            .filter_map(|line| serde_json::from_str::<PatchLine>(line).ok())
+            .map(|p| p.files)
+            .collect();
+        (!states.is_empty()).then_some(states)
     }
 
     /// The record line for a whole patch.
@@ -96,19 +137,30 @@ impl Record {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        if self.lines + fresh.len() > 2 * KEEP {
+        let fresh_bytes: usize = fresh.iter().map(|d| d.len() + 1).sum();
+        if self.lines + fresh.len() > 2 * KEEP || self.bytes + fresh_bytes > 2 * KEEP_BYTES {
             let text = std::fs::read_to_string(path).unwrap_or_default();
             let mut kept: Vec<&str> = text.lines().collect();
-            let drop = kept.len().saturating_sub(KEEP);
-            kept.drain(..drop);
-            let mut out = kept.join("\n");
-            for d in &fresh {
-                out.push('\n');
-                out.push_str(d);
+            // The newest lines, at most KEEP of them and KEEP_BYTES in all (the new ones count).
+            let mut budget = KEEP_BYTES.saturating_sub(fresh_bytes);
+            let mut keep = 0;
+            for l in kept.iter().rev().take(KEEP) {
+                if l.len() + 1 > budget {
+                    break;
+                }
+                budget -= l.len() + 1;
+                keep += 1;
             }
-            out.push('\n');
+            let drop = kept.len() - keep;
+            kept.drain(..drop);
+            let mut out = String::new();
+            for l in kept.iter().copied().chain(fresh.iter().map(|d| d.as_str())) {
+                out.push_str(l);
+                out.push('\n');
+            }
             crate::fs::atomic_write(path, out.as_bytes(), None)?;
             self.lines = kept.len() + fresh.len();
+            self.bytes = out.len();
         } else {
             let mut f = std::fs::OpenOptions::new()
                 .create(true)
@@ -124,6 +176,7 @@ impl Record {
                 f.sync_data()?;
             }
             self.lines += fresh.len();
+            self.bytes += buf.len();
         }
         for d in fresh {
             if !d.starts_with('{') {
@@ -212,7 +265,7 @@ pub fn digest(path: &str, op: &Op) -> String {
 
 /// A line of the re-run record: an edit's digest, or a whole patch's state.
 pub fn record_line(line: &str) -> Result<(), String> {
-    if line.len() == 64 && line.bytes().all(|b| b.is_ascii_hexdigit()) {
+    if is_digest(line) {
         return Ok(());
     }
     #[derive(serde::Deserialize)]
@@ -267,6 +320,60 @@ mod tests {
         assert!(
             !rec.contains("../forged"),
             "a line patchgate never writes is ignored"
+        );
+    }
+
+    /// A whole patch's line is found by its digest and parsed only when asked for; one whose
+    /// paths fail the checks (forged) gives nothing.
+    #[test]
+    fn whole_patch_lines_are_read_when_asked_for() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (d1, d2) = ("1".repeat(64), "2".repeat(64));
+        let state: PatchState = vec![("src/a.py".into(), Some("f".repeat(64)))];
+        let forged: PatchState = vec![("../outside".into(), None)];
+        let mut rec = Record::load(dir.path());
+        rec.append(&[
+            Record::patch_line(&d1, &state),
+            Record::patch_line(&d2, &forged),
+            Record::patch_line(&d1, &state),
+        ])
+        .expect("append");
+        let rec = Record::load(dir.path());
+        assert_eq!(rec.patch_states(&d1), Some(vec![state.clone(), state]));
+        assert_eq!(rec.patch_states(&d2), None, "a forged line is never used");
+        assert_eq!(rec.patch_states(&"3".repeat(64)), None);
+    }
+
+    /// Whole patches' lines are large (every path a patch touched): the record is bounded in
+    /// bytes as well as in lines, keeping the newest.
+    #[test]
+    fn the_record_stays_bounded_in_bytes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut rec = Record::load(dir.path());
+        // About 100 KB per line: a patch of ~1,000 files.
+        let state: PatchState = (0..1_000)
+            .map(|i| (format!("pkg/module_{i:04}.py"), Some("e".repeat(64))))
+            .collect();
+        let mut last = String::new();
+        for n in 0..120u32 {
+            last = format!("{n:064x}");
+            rec.append(&[Record::patch_line(&last, &state)])
+                .expect("append");
+        }
+        let size = std::fs::metadata(crate::fs::layout::applied(dir.path()))
+            .expect("record")
+            .len() as usize;
+        assert!(size <= 2 * KEEP_BYTES, "record of {size} bytes");
+        let rec = Record::load(dir.path());
+        assert_eq!(
+            rec.patch_states(&last),
+            Some(vec![state]),
+            "the newest is kept"
+        );
+        assert_eq!(
+            rec.patch_states(&format!("{:064x}", 0)),
+            None,
+            "the oldest went"
         );
     }
 }
