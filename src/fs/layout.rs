@@ -184,10 +184,35 @@ mod tests {
             format!("refs/patchgate/txn/{}", worktree_key(g))
         );
         assert!(history_pins(g).starts_with(REFS));
-        assert_ne!(
-            worktree_key(g),
-            worktree_key(Path::new("/r/.git/worktrees/w"))
-        );
         assert_eq!(worktree_key(g).len(), 16);
+    }
+
+    /// One key per working tree of a repository, the same wherever the repository is: a linked
+    /// worktree's git dir (it has a `commondir` file) by its name, the main one fixed.
+    #[test]
+    fn worktree_keys_tell_worktrees_apart_and_survive_a_move() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let linked = |root: &Path, name: &str| {
+            let g = root.join(".git/worktrees").join(name);
+            std::fs::create_dir_all(&g).expect("mkdir");
+            std::fs::write(g.join("commondir"), "../..\n").expect("commondir");
+            g
+        };
+        let (here, there) = (d.path().join("here"), d.path().join("there"));
+        let (w_here, v_here, w_there) =
+            (linked(&here, "w"), linked(&here, "v"), linked(&there, "w"));
+        assert_eq!(
+            worktree_key(&here.join(".git")),
+            worktree_key(&there.join(".git"))
+        );
+        assert_eq!(worktree_key(&w_here), worktree_key(&w_there));
+        assert_ne!(worktree_key(&w_here), worktree_key(&v_here));
+        assert_ne!(worktree_key(&w_here), worktree_key(&here.join(".git")));
+        // The older key, by path, is still offered second.
+        assert_ne!(
+            history_pin_spaces(&w_here)[1],
+            history_pin_spaces(&w_there)[1]
+        );
+        assert_eq!(history_pin_spaces(&w_here)[0], history_pins(&w_here));
     }
 }
