@@ -316,19 +316,11 @@ pub fn prune(repo: &Repository, git_dir: &Path, keep: usize) {
             let _ = super::stage::unpin(repo, &e.pin);
         }
     }
-    for prefix in crate::fs::layout::history_pin_spaces(git_dir) {
-        let Ok(refs) = repo.references_glob(&format!("{prefix}/*")) else {
-            continue;
-        };
-        let names: Vec<String> = refs
-            .flatten()
-            .filter_map(|r| r.name().map(str::to_string))
-            .collect();
-        for name in names {
-            let id = name.rsplit('/').next().unwrap_or("");
-            if !entry_path(git_dir, id).exists() {
-                let _ = super::stage::unpin(repo, &name);
-            }
+    let spaces = crate::fs::layout::history_pin_spaces(git_dir);
+    for name in super::stage::pins_in(repo, &spaces) {
+        let id = name.rsplit('/').next().unwrap_or("");
+        if !entry_path(git_dir, id).exists() {
+            let _ = super::stage::unpin(repo, &name);
         }
     }
 }

@@ -479,18 +479,10 @@ fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
         .into_iter()
         .filter_map(|(_, j)| j.ok().map(|j| j.pin_ref))
         .collect();
-    for prefix in crate::fs::layout::txn_pin_spaces(git_dir) {
-        let Ok(refs) = repo.references_glob(&format!("{prefix}/*")) else {
-            continue;
-        };
-        let names: Vec<String> = refs
-            .flatten()
-            .filter_map(|r| r.name().map(str::to_string))
-            .collect();
-        for name in names {
-            if !journals.contains(&name) {
-                let _ = super::stage::unpin(repo, &name);
-            }
+    let spaces = crate::fs::layout::txn_pin_spaces(git_dir);
+    for name in super::stage::pins_in(repo, &spaces) {
+        if !journals.contains(&name) {
+            let _ = super::stage::unpin(repo, &name);
         }
     }
     super::objects::sweep_temp(

@@ -500,6 +500,19 @@ fn filter_for_commit(
 /// Deletes a pin ref under `refs/patchgate/` (missing is fine: it is what we want), and the
 /// folders of loose refs that this leaves empty, as git does: a run leaves nothing under
 /// `refs/patchgate/` that it did not mean to keep. Any other ref is refused.
+/// The pin refs under each namespace of `prefixes` (a listing that fails counts as none).
+pub fn pins_in(repo: &Repository, prefixes: &[String]) -> Vec<String> {
+    prefixes
+        .iter()
+        .filter_map(|prefix| repo.references_glob(&format!("{prefix}/*")).ok())
+        .flat_map(|refs| {
+            refs.flatten()
+                .filter_map(|r| r.name().map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 pub fn unpin(repo: &Repository, pin_ref: &str) -> Result<(), Error> {
     if !pin_ref.starts_with(crate::fs::layout::REFS)
         || super::validate::check_ref_format(pin_ref).is_err()

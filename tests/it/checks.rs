@@ -1190,3 +1190,29 @@ fn a_baseline_the_checker_could_not_produce_is_explained() {
         "TODO FIXME: an old one\nplain\n"
     );
 }
+
+/// `patchgate <args>` run in `dir` under `strace -f -qq -y -e trace=<calls>` (`-y`: each
+/// descriptor shown with its path): the log and the run. `None` when strace is missing outside CI
+/// (in CI a missing strace fails the test).
+pub fn traced(
+    dir: &std::path::Path,
+    calls: &str,
+    args: &[&str],
+) -> Option<(String, crate::harness::Run)> {
+    if !crate::checks::require("strace") {
+        return None;
+    }
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let log = scratch.path().join("strace.log");
+    let out = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-y", "-e", &format!("trace={calls}"), "-o"])
+        .arg(&log)
+        .arg(crate::harness::BIN)
+        .args(args)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("strace runs");
+    let text = std::fs::read_to_string(&log).expect("strace log");
+    Some((text, crate::harness::Run::from(out)))
+}

@@ -571,12 +571,7 @@ fn a_version_1_working_tree_journal_still_rolls_forward() {
     let repo = setup();
     let patch_dir = killed_at(&repo, Mode::Worktree, "after-switch");
     let txn = repo.path().join(".git/patchgate/txn");
-    let file = std::fs::read_dir(&txn)
-        .expect("the journal folder")
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "json"))
-        .expect("a journal");
+    let file = crate::harness::first_json_in(&txn);
     let mut j: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&file).expect("read")).expect("json");
     assert_eq!(j["version"], 2);

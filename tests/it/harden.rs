@@ -1004,9 +1004,6 @@ fn calls(log: &str, cwd: &Path) -> Vec<Call> {
 
 #[test]
 fn every_published_file_is_synced_before_its_rename_and_its_folder_after() {
-    if !crate::checks::require("strace") {
-        return;
-    }
     let repo = TestRepo::new()
         .file("a.txt", "alpha\n")
         .file("e.txt", "doomed\n")
@@ -1014,31 +1011,20 @@ fn every_published_file_is_synced_before_its_rename_and_its_folder_after() {
     let root = std::fs::canonicalize(repo.path()).expect("canon");
     let scratch = tempfile::tempdir().expect("tempdir");
     let patch = write_patch(scratch.path(), FORGE_PATCH);
-    let log = scratch.path().join("strace.log");
-    let out = Command::new("strace")
-        .args(["-f", "-y", "-qq", "-o"])
-        .arg(&log)
-        .args([
-            "-e",
-            "trace=fsync,fdatasync,rename,renameat,renameat2,link,linkat,openat",
-        ])
-        .arg(BIN)
-        .args([
-            "apply",
-            patch.to_str().expect("utf8"),
-            "--checks",
-            "none",
-            "--commit",
-            "--format",
-            "json",
-        ])
-        .current_dir(&root)
-        .stdin(Stdio::null())
-        .output()
-        .expect("strace");
-    let run = Run::from(out);
+    let args = [
+        "apply",
+        patch.to_str().expect("utf8"),
+        "--checks",
+        "none",
+        "--commit",
+        "--format",
+        "json",
+    ];
+    let traced_calls = "fsync,fdatasync,rename,renameat,renameat2,link,linkat,openat";
+    let Some((text, run)) = crate::checks::traced(&root, traced_calls, &args) else {
+        return;
+    };
     run.assert_code(0);
-    let text = std::fs::read_to_string(&log).expect("log");
     let calls = calls(&text, &root);
     let mut missing = Vec::new();
     let mut kinds = BTreeMap::<&str, usize>::new();

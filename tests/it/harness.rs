@@ -414,3 +414,13 @@ pub fn path_with_only_git(scratch: &Path) -> std::ffi::OsString {
     std::os::unix::fs::symlink(&git, bin.join("git")).expect("link git");
     bin.into_os_string()
 }
+
+/// The first `.json` file in `dir` (a journal, a history entry), for tests that edit one.
+pub fn first_json_in(dir: &Path) -> PathBuf {
+    std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap_or_else(|| panic!("no .json file in {}", dir.display()))
+}

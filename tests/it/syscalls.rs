@@ -6,41 +6,8 @@
 //! A 1,000-edit batch over 200 files made about 10,000 system calls (BENCHMARKS.md (u)); these
 //! are the ones that were pure repetition.
 
+use crate::harness::TestRepo;
 use std::collections::HashMap;
-use std::path::Path;
-use std::process::{Command, Stdio};
-
-use crate::harness::{BIN, TestRepo};
-
-/// strace's log of `patchgate <args>` in `dir` (`-y`: every descriptor shown with its path), and
-/// the exit code; `None` when strace is missing outside CI (in CI that fails the test).
-fn traced(dir: &Path, args: &[&str]) -> Option<(String, i32)> {
-    if !crate::checks::require("strace") {
-        return None;
-    }
-    let scratch = tempfile::tempdir().expect("tempdir");
-    let log = scratch.path().join("strace.log");
-    let out = Command::new("strace")
-        .args([
-            "-f",
-            "-qq",
-            "-y",
-            "-e",
-            "trace=openat,openat2,read,fstat,newfstatat",
-            "-o",
-        ])
-        .arg(&log)
-        .arg(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("strace runs");
-    Some((
-        std::fs::read_to_string(&log).expect("strace log"),
-        out.status.code().unwrap_or(-1),
-    ))
-}
 
 /// A file of about 20 KB: more than the 8 KiB a read without a size hint starts with.
 fn content(f: usize) -> String {
@@ -75,10 +42,11 @@ fn a_batch_reads_each_file_in_two_calls_and_opens_each_folder_once_to_verify() {
         "--format",
         "json",
     ];
-    let Some((log, code)) = traced(repo.path(), &args) else {
+    let calls = "openat,openat2,read,fstat,newfstatat";
+    let Some((log, run)) = crate::checks::traced(repo.path(), calls, &args) else {
         return;
     };
-    assert_eq!(code, 0, "{log}");
+    assert_eq!(run.code, 0, "{log}");
     let root = std::fs::canonicalize(repo.path()).expect("canonical root");
     let root = root.to_str().expect("utf8");
 

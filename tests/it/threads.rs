@@ -5,34 +5,18 @@
 //! shared (BENCHMARKS.md (t)). A miss and a `--dry-run` of one file now start no thread at all;
 //! a batch large enough to share still does. Counted under `strace`, not timed.
 
+use crate::harness::TestRepo;
 use std::path::Path;
-use std::process::{Command, Stdio};
-
-use crate::harness::{BIN, TestRepo};
 
 /// The threads `patchgate <args>` started in `dir` (its `clone`/`clone3` calls), with its exit
 /// code; `None` when strace is missing outside CI (in CI a missing strace fails the test).
 fn threads_started(dir: &Path, args: &[&str]) -> Option<(usize, i32)> {
-    if !crate::checks::require("strace") {
-        return None;
-    }
-    let scratch = tempfile::tempdir().expect("tempdir");
-    let log = scratch.path().join("strace.log");
-    let out = Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=clone,clone3", "-o"])
-        .arg(&log)
-        .arg(BIN)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("strace runs");
-    let text = std::fs::read_to_string(&log).expect("strace log");
+    let (text, run) = crate::checks::traced(dir, "clone,clone3", args)?;
     let clones = text
         .lines()
         .filter(|l| l.contains("clone(") || l.contains("clone3("))
         .count();
-    Some((clones, out.status.code().unwrap_or(-1)))
+    Some((clones, run.code))
 }
 
 /// A file of `lines` numbered lines.

@@ -624,12 +624,7 @@ fn a_history_entry_pinned_by_an_older_version_still_undoes() {
     let legacy =
         crate::harness::sha256_hex(git_dir.as_os_str().as_encoded_bytes())[..16].to_string();
     let history = git_dir.join("patchgate/history");
-    let entry_file = std::fs::read_dir(&history)
-        .expect("history")
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "json"))
-        .expect("an entry");
+    let entry_file = crate::harness::first_json_in(&history);
     let mut entry: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&entry_file).expect("read")).expect("json");
     let old_pin = entry["pin"].as_str().expect("pin").to_string();
