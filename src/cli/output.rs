@@ -62,7 +62,13 @@ pub(super) fn print_report(report: &Report, format: OutputFormat) -> i32 {
         eprintln!("{n}");
     }
     let text = match format {
-        OutputFormat::Json => format!("{}\n", report.to_json()),
+        OutputFormat::Json => {
+            // Streamed: the report of a large batch is as large as its diffs.
+            let out = std::io::stdout().lock();
+            report_write_error(report.write_json(out));
+            crate::timing::mark("report rendered and written");
+            return report.exit().code();
+        }
         OutputFormat::Markdown => render_markdown(report),
         OutputFormat::Sarif => render_sarif(report),
         OutputFormat::Human => render_human(report, color_stdout()),
@@ -108,7 +114,12 @@ fn color_stdout() -> bool {
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
 pub(super) fn emit(text: &str) {
     let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_all(text.as_bytes()).and_then(|_| out.flush())
+    report_write_error(out.write_all(text.as_bytes()).and_then(|_| out.flush()));
+}
+
+/// A reader that went away (a closed pipe) is not an error; anything else is said on stderr.
+fn report_write_error(written: std::io::Result<()>) {
+    if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
         eprintln!("patchgate: cannot write output: {e}");

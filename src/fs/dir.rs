@@ -19,6 +19,8 @@ pub struct Dir {
     /// `(device, inode)`, asked once: an open descriptor's identity never changes, and the
     /// switch compares it for every file it replaces.
     id: std::sync::OnceLock<(u64, u64)>,
+    /// Whether its file system's times can prove a file unchanged ([`super::stamp`]), asked once.
+    fine_times: std::sync::OnceLock<bool>,
 }
 
 /// The whole content of `f`, whose size was `size` a moment ago: one `read` of that size, then
@@ -62,6 +64,7 @@ pub struct Meta {
     pub len: u64,
     pub uid: u32,
     pub gid: u32,
+    pub stamp: super::stamp::Stamp,
 }
 
 fn kind_of(st: &rustix::fs::Stat) -> Kind {
@@ -80,6 +83,7 @@ fn meta_of(st: &rustix::fs::Stat) -> Meta {
         len: st.st_size as u64,
         uid: st.st_uid,
         gid: st.st_gid,
+        stamp: super::stamp::Stamp::of(st),
     }
 }
 
@@ -108,7 +112,15 @@ impl Dir {
             fd,
             rel,
             id: std::sync::OnceLock::new(),
+            fine_times: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Whether the stamps of the files here can prove them unchanged ([`super::stamp`]).
+    pub fn stamps_are_proof(&self) -> bool {
+        *self
+            .fine_times
+            .get_or_init(|| super::stamp::fine_local_times(&self.fd))
     }
 
     /// `(device, inode)` of the directory itself, to tell whether a path still leads to it.
@@ -152,22 +164,23 @@ impl Dir {
 
     /// Creates the new file `tmp` (it must not exist) with `bytes`, then gives it `owner` (where
     /// allowed) and `mode`, and starts its write-out ([`super::start_writeback`]; the caller
-    /// syncs it). The file is removed again if any step fails.
+    /// syncs it, through the descriptor returned or by name). The file is removed again if any
+    /// step fails.
     pub fn write_new(
         &self,
         tmp: &str,
         bytes: &[u8],
         mode: u32,
         owner: Option<(u32, u32)>,
-    ) -> std::io::Result<()> {
+    ) -> std::io::Result<std::fs::File> {
         let fd = rustix::fs::openat(
             &self.fd,
             tmp,
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             Mode::from_raw_mode(0o600),
         )?;
+        let mut f = std::fs::File::from(fd);
         let result = (|| -> std::io::Result<()> {
-            let mut f = std::fs::File::from(fd);
             f.write_all(bytes)?;
             if let Some((uid, gid)) = owner {
                 // Only root can give a file away; for anyone else this is a no-op on their own
@@ -182,10 +195,14 @@ impl Dir {
             super::start_writeback(&f);
             Ok(())
         })();
-        if result.is_err() {
-            let _ = self.unlink(tmp);
+        match result {
+            Ok(()) => Ok(f),
+            Err(e) => {
+                drop(f);
+                let _ = self.unlink(tmp);
+                Err(e)
+            }
         }
-        result
     }
 
     /// Flushes the regular file `name` to the disk.

@@ -23,6 +23,7 @@
 mod dir;
 pub mod layout;
 pub mod resolve;
+pub mod stamp;
 #[cfg(test)]
 mod tests;
 
@@ -287,12 +288,13 @@ pub fn write_in(
     between: impl FnOnce(),
 ) -> std::io::Result<()> {
     let tmp = temp_name(name);
-    d.write_new(&tmp, bytes, mode, owner)?;
+    let file = d.write_new(&tmp, bytes, mode, owner)?;
     let sync = fsync_enabled();
     let result = (|| {
         if sync {
-            d.sync_file(&tmp)?;
+            file.sync_all()?;
         }
+        drop(file);
         between();
         d.rename(&tmp, name)?;
         if sync {

@@ -115,6 +115,16 @@ impl TextDoc {
         out
     }
 
+    /// [`TextDoc::encode`], taking the document: a text without a BOM or a CRLF ending is its
+    /// bytes already, and is handed over without a copy.
+    pub fn into_bytes(self) -> Vec<u8> {
+        if self.bom || self.has_crlf() {
+            self.encode()
+        } else {
+            self.text.into_bytes()
+        }
+    }
+
     /// The original text of `range` (a range of [`TextDoc::text`]), with its own line endings.
     pub fn encode_range(&self, range: Range<usize>) -> String {
         let slice = &self.text[range.clone()];
@@ -404,6 +414,7 @@ mod tests {
     fn roundtrip(b: &[u8]) {
         let d = TextDoc::decode(b).expect("text");
         assert_eq!(d.encode(), b, "round trip of {b:?}");
+        assert_eq!(d.into_bytes(), b, "round trip of {b:?}, taken");
     }
 
     #[test]

@@ -15,6 +15,8 @@ pub(super) struct Planner<'a> {
     pub(super) slots: HashMap<String, Slot>,
     pub(super) originals: HashMap<String, Disk>,
     pub(super) resolved: std::cell::RefCell<HashMap<String, Result<Resolved, String>>>,
+    /// Folders the resolution of earlier paths found to be plain directories.
+    pub(super) plain_dirs: std::cell::RefCell<crate::repo::PlainDirs>,
     /// Files whose edits are planned in one pass (see [`super::batch`]).
     pub(super) batches: HashMap<String, super::batch::Pending>,
     /// The working tree's folders the plan read files from, open (see [`super::vfs`]).
@@ -35,6 +37,7 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
         slots: HashMap::new(),
         originals: HashMap::new(),
         resolved: std::cell::RefCell::new(HashMap::new()),
+        plain_dirs: std::cell::RefCell::default(),
         batches: HashMap::new(),
         dirs: HashMap::new(),
         ahead: HashMap::new(),
@@ -417,7 +420,7 @@ impl Planner<'_> {
     /// hash of what the plan leaves there (for the re-run record).
     #[allow(clippy::type_complexity)]
     pub(super) fn finish(
-        self,
+        mut self,
         hash_final: bool,
     ) -> (
         Vec<PathChange>,
@@ -425,15 +428,20 @@ impl Planner<'_> {
         Vec<(String, Option<String>)>,
     ) {
         let mut changes = Vec::new();
-        let mut finals: HashMap<&str, (Disk, Option<&str>)> = HashMap::new();
+        let mut finals: HashMap<&str, (Disk, Option<String>)> = HashMap::new();
         let mut afters = Vec::with_capacity(self.order.len());
+        // Each slot is taken, not borrowed: a changed document's text becomes the new bytes
+        // without a copy (a large batch copied every file once more here).
+        let mut slots = std::mem::take(&mut self.slots);
         for key in &self.order {
-            let slot = &self.slots[key];
-            let after = match &slot.content {
+            let Some(slot) = slots.remove(key) else {
+                continue;
+            };
+            let after = match slot.content {
                 Content::Missing => Disk::Missing,
                 Content::Dir => Disk::Dir,
                 Content::Other(_) => Disk::Other,
-                Content::Link(t) => Disk::Symlink { target: t.clone() },
+                Content::Link(t) => Disk::Symlink { target: t },
                 Content::File {
                     bytes,
                     mode,
@@ -441,15 +449,15 @@ impl Planner<'_> {
                     changed,
                 } => Disk::File {
                     bytes: match (changed, doc) {
-                        (true, Some(d)) => Arc::new(d.encode()),
-                        _ => Arc::clone(bytes),
+                        (true, Some(d)) => Arc::new(d.into_bytes()),
+                        _ => bytes,
                     },
-                    mode: *mode,
+                    mode,
                 },
             };
             let before = self.originals.get(key).cloned().unwrap_or(Disk::Missing);
             afters.push((key.clone(), after.clone()));
-            finals.insert(key, (after.clone(), slot.origin.as_deref()));
+            finals.insert(key, (after.clone(), slot.origin));
             if before != after {
                 changes.push(PathChange {
                     rel: key.clone(),
@@ -462,7 +470,7 @@ impl Planner<'_> {
         let mut files = Vec::new();
         let mut renamed_from: Vec<&str> = Vec::new();
         for c in &changes {
-            let origin = finals.get(c.rel.as_str()).and_then(|(_, o)| *o);
+            let origin = finals.get(c.rel.as_str()).and_then(|(_, o)| o.as_deref());
             let from_gone = origin.is_some_and(|o| {
                 finals.get(o).is_some_and(|(d, _)| *d == Disk::Missing)
                     && self.originals.get(o).is_some_and(|d| *d != Disk::Missing)

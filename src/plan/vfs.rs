@@ -46,7 +46,9 @@ impl Planner<'_> {
             return r.clone();
         }
         let r = match self.source {
-            Source::WorkTree => self.roots.resolve(given),
+            Source::WorkTree => self
+                .roots
+                .resolve_cached(given, &mut self.plain_dirs.borrow_mut()),
             // A tree has no symlinks to follow on the way: a link entry is refused where it is used.
             Source::Tree { .. } => self.roots.resolve_lexical(given),
         };

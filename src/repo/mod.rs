@@ -15,7 +15,7 @@ pub mod index;
 mod roots;
 
 pub use durable::{durable_git, git_fsync_args};
-pub use roots::{Resolved, Roots, rel_path};
+pub use roots::{PlainDirs, Resolved, Roots, rel_path};
 
 pub struct Repo {
     pub git: git2::Repository,

@@ -28,6 +28,11 @@ pub struct Resolved {
     pub through_link: bool,
 }
 
+/// Folders (absolute, with every symlink before them followed) already found to be plain
+/// directories by [`Roots::resolve_cached`].
+#[derive(Debug, Default)]
+pub struct PlainDirs(std::collections::HashSet<PathBuf>);
+
 /// The repository root and git directory, canonical, for containment checks; and the root open,
 /// for every read and write of a resolved path ([`crate::fs`]).
 #[derive(Debug, Clone)]
@@ -73,8 +78,17 @@ impl Roots {
 
     /// Resolves `given`; `Err` is a sentence saying why it is refused.
     pub fn resolve(&self, given: &str) -> Result<Resolved, String> {
+        self.resolve_cached(given, &mut PlainDirs::default())
+    }
+
+    /// [`Roots::resolve`] for one of many paths resolved together (a patch's): a folder found to
+    /// be a plain directory, not a symlink, is not looked at again for the next path under it.
+    /// Only for paths resolved at about the same moment: a folder replaced by a symlink later is
+    /// still refused where it is read or written ([`crate::fs`] never follows one), but would no
+    /// longer be followed here.
+    pub fn resolve_cached(&self, given: &str, plain: &mut PlainDirs) -> Result<Resolved, String> {
         let rel = self.lexical(given)?;
-        self.follow(given, rel)
+        self.follow(given, rel, plain)
     }
 
     /// The normalised relative form of `given`, checked lexically.
@@ -122,14 +136,23 @@ impl Roots {
     }
 
     /// Follows the symlinks that exist on the way: each one must stay inside the root.
-    fn follow(&self, given: &str, rel: String) -> Result<Resolved, String> {
+    fn follow(&self, given: &str, rel: String, plain: &mut PlainDirs) -> Result<Resolved, String> {
         let parts: Vec<&str> = rel.split('/').collect();
         let mut real = self.root.clone();
         let mut is_link = false;
         let mut through_link = false;
         for (i, part) in parts.iter().enumerate() {
             let next = real.join(part);
+            let folder = i + 1 < parts.len();
+            if folder && plain.0.contains(&next) {
+                real = next;
+                continue;
+            }
             match std::fs::symlink_metadata(&next) {
+                Ok(md) if folder && md.is_dir() => {
+                    plain.0.insert(next.clone());
+                    real = next;
+                }
                 Ok(md) if md.file_type().is_symlink() => {
                     let last = i + 1 == parts.len();
                     is_link = last;
@@ -313,5 +336,41 @@ mod tests {
             ("src/alias.txt", "src/real.txt", true)
         );
         drop(d);
+    }
+
+    #[test]
+    fn paths_resolved_together_land_where_each_alone_does() {
+        let (_d, r) = roots();
+        let root = r.root.clone();
+        std::fs::create_dir_all(root.join("src/deep/er")).expect("dirs");
+        std::fs::create_dir_all(root.join("lib")).expect("lib");
+        std::os::unix::fs::symlink("deep", root.join("src/alias")).expect("link");
+        std::os::unix::fs::symlink("../../lib", root.join("src/deep/up")).expect("link");
+        std::os::unix::fs::symlink(root.join(".git"), root.join("src/g")).expect("link");
+        std::fs::write(root.join("src/deep/er/f"), "x").expect("write");
+        std::os::unix::fs::symlink("f", root.join("src/deep/er/l")).expect("link");
+        let paths = [
+            "src/deep/er/f",
+            "src/alias/er/f",
+            "src/alias/up/x.rs",
+            "src/deep/up/x.rs",
+            "src/deep/er/l",
+            "src/alias/er/l",
+            "src/g/config",
+            "src/alias/er/f/nope",
+            "src/new/dir/file",
+            "src/deep/er/f",
+        ];
+        // In both orders, with one cache: the same answer as each path resolved on its own.
+        for order in [paths.to_vec(), paths.iter().rev().copied().collect()] {
+            let mut plain = PlainDirs::default();
+            for p in order {
+                assert_eq!(r.resolve_cached(p, &mut plain), r.resolve(p), "{p}");
+            }
+        }
+        let mut plain = PlainDirs::default();
+        let via = r.resolve_cached("src/alias/up/x.rs", &mut plain).expect("inside");
+        assert_eq!((via.real.as_str(), via.through_link), ("lib/x.rs", true));
+        assert!(plain.0.contains(&root.join("src")), "{plain:?}");
     }
 }

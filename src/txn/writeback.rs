@@ -32,7 +32,7 @@ use std::sync::Arc;
 use crate::fault;
 
 use crate::error::Error;
-use crate::fs::{Dir, Kind, Root};
+use crate::fs::{Dir, Kind, Meta, Root};
 use crate::plan::{Disk, PathChange};
 use crate::repo::Roots;
 
@@ -50,10 +50,15 @@ pub fn temp_path_for(path: &Path) -> PathBuf {
 /// The current state of `name` in `dir`, compared with what the plan expects. A symlink that
 /// appeared on the way is an error, not a mismatch: the caller must stop, not compare.
 fn matches_in(dir: &Dir, name: &str, expected: &Disk) -> std::io::Result<bool> {
+    Ok(seen_in(dir, name, expected)?.0)
+}
+
+/// [`matches_in`], with the metadata looked at (`None`: nothing there).
+fn seen_in(dir: &Dir, name: &str, expected: &Disk) -> std::io::Result<(bool, Option<Meta>)> {
     let Some(md) = dir.lstat(name)? else {
-        return Ok(*expected == Disk::Missing);
+        return Ok((*expected == Disk::Missing, None));
     };
-    Ok(match expected {
+    let same = match expected {
         Disk::Missing | Disk::Dir | Disk::Other => false,
         Disk::Symlink { target } => {
             md.kind == Kind::Symlink && dir.read_link(name).is_ok_and(|t| t == *target)
@@ -63,26 +68,39 @@ fn matches_in(dir: &Dir, name: &str, expected: &Disk) -> std::io::Result<bool> {
                 && md.len == bytes.len() as u64
                 && dir.read(name).is_ok_and(|b| b == **bytes)
         }
-    })
+    };
+    Ok((same, Some(md)))
 }
 
-/// The same, by path from the root (a missing parent is a missing path), each folder opened
+/// [`seen_in`] by path from the root (a missing parent is a missing path), each folder opened
 /// once for the batch.
-fn matches_disk(dirs: &mut Dirs, fs: &Root, rel: &str, expected: &Disk) -> std::io::Result<bool> {
+fn seen_disk(
+    dirs: &mut Dirs,
+    fs: &Root,
+    rel: &str,
+    expected: &Disk,
+) -> std::io::Result<(bool, Option<Meta>)> {
     match dirs.parent_of(fs, rel) {
-        Ok((d, name)) => matches_in(&d, name, expected),
-        Err(e) if crate::fs::gone(&e) => Ok(*expected == Disk::Missing),
+        Ok((d, name)) => seen_in(&d, name, expected),
+        Err(e) if crate::fs::gone(&e) => Ok((*expected == Disk::Missing, None)),
         Err(e) => Err(e),
     }
 }
 
-/// One prepared replacement: the open parent directory, the name in it, and the temp file.
+/// One prepared replacement: the open parent directory, the name in it, and the temp file (with
+/// its descriptor while it waits for its fsync, see [`KEEP_OPEN`]).
 struct Staged {
     change_index: usize,
     dir: Arc<Dir>,
     name: String,
     temp: Option<String>,
+    file: std::sync::Mutex<Option<std::fs::File>>,
 }
+
+/// Up to this many temp files stay open from their write to their fsync (and fewer when the
+/// descriptor limit is low): reopening each by name to sync it cost an open and a close per file.
+const KEEP_OPEN: usize = 1024;
+
 
 /// Callbacks at the two moments a journal must record: just before the first path is replaced
 /// (from then on recovery may need the staged objects), and just before an undo starts.
@@ -139,16 +157,20 @@ impl Dirs {
 
 /// The temp file (or symlink) holding a change's new content, made next to its target, with the
 /// original's mode and owner; `None` for a path the change removes.
+/// `seen` is the path's metadata as step 1 verified it (its owner is the temp file's); `keep`
+/// returns the temp file's descriptor for its fsync.
 fn temp_for(
     dir: &Dir,
     name: &str,
     c: &PathChange,
+    seen: Option<&Meta>,
+    keep: bool,
     fail: &dyn Fn(&'static str, &str, std::io::Error) -> Error,
-) -> Result<Option<String>, Error> {
+) -> Result<Option<(String, Option<std::fs::File>)>, Error> {
     Ok(match &c.after {
         Disk::File { bytes, mode } => {
             let owner = match &c.before {
-                Disk::File { .. } => dir.lstat(name).ok().flatten().map(|m| (m.uid, m.gid)),
+                Disk::File { .. } => seen.map(|m| (m.uid, m.gid)),
                 _ => None,
             };
             let mode = if *mode == NEW_FILE_MODE {
@@ -157,15 +179,16 @@ fn temp_for(
                 *mode
             };
             let tmp = crate::fs::temp_name(name);
-            dir.write_new(&tmp, bytes, mode, owner)
+            let file = dir
+                .write_new(&tmp, bytes, mode, owner)
                 .map_err(|e| fail("write a temp file for", &c.rel, e))?;
-            Some(tmp)
+            Some((tmp, keep.then_some(file)))
         }
         Disk::Symlink { target } => {
             let tmp = crate::fs::temp_name(name);
             dir.symlink(target, &tmp)
                 .map_err(|e| fail("create a symlink at", &c.rel, e))?;
-            Some(tmp)
+            Some((tmp, None))
         }
         Disk::Missing | Disk::Dir | Disk::Other => None,
     })
@@ -179,25 +202,33 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
     fault::point("before-verify");
     // 1. Nothing changed since planning. The folders opened here serve the temp files too: the
     // switch checks again, file by file, that each still is where its path leads.
-    raise_fd_limit();
+    let fd_limit = raise_fd_limit();
+    // Before anything is looked at: a file last changed before this moment and found with the
+    // same stamp at its switch has not been written since (crate::fs::stamp).
+    let t0 = crate::fs::stamp::now();
     let mut dirs = Dirs::default();
+    let mut seen: Vec<Option<Meta>> = Vec::with_capacity(changes.len());
     for c in changes {
-        if !matches_disk(&mut dirs, fs, &c.rel, &c.before).map_err(|e| fail("read", &c.rel, e))? {
+        let (same, md) =
+            seen_disk(&mut dirs, fs, &c.rel, &c.before).map_err(|e| fail("read", &c.rel, e))?;
+        if !same {
             return Err(Error::ConcurrentModification {
                 path: c.rel.clone(),
             });
         }
+        seen.push(md);
     }
     crate::timing::mark("write-back: verified");
 
-    // 2. Temp files, with any missing parent directories.
+    // 2. Temp files, with any missing parent directories: the folders in order (each opened or
+    // created once), then the files.
     let mut created_dirs: Vec<String> = Vec::new();
-    let mut staged: Vec<Staged> = Vec::with_capacity(changes.len());
-    let prepared = (|| -> Result<(), Error> {
-        for (i, c) in changes.iter().enumerate() {
-            // Most folders exist (and are open already, for the batch's earlier files): only a
-            // folder that does not open is created, with its missing parents.
-            let (dir, name) = match dirs.parent_of(fs, &c.rel) {
+    let mut places: Vec<(Arc<Dir>, &str)> = Vec::with_capacity(changes.len());
+    let opened = (|| -> Result<(), Error> {
+        for c in changes {
+            // Most folders exist (and are open already, from step 1): only a folder that does not
+            // open is created, with its missing parents.
+            let place = match dirs.parent_of(fs, &c.rel) {
                 Ok(opened) => opened,
                 Err(e) => {
                     match c.rel.rsplit_once('/') {
@@ -215,23 +246,40 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
                         .map_err(|e| fail("open the folder of", &c.rel, e))?
                 }
             };
-            let temp = temp_for(&dir, name, c, &fail)?;
-            staged.push(Staged {
-                change_index: i,
-                dir,
-                name: name.to_string(),
-                temp,
-            });
+            places.push(place);
         }
         Ok(())
     })();
-    if let Err(e) = prepared {
-        cleanup(fs, &staged, &created_dirs);
+    if let Err(e) = opened {
+        cleanup(fs, &[], &created_dirs);
         return Err(e);
+    }
+    // A descriptor per folder is held already; keep the temp files open only well within the limit.
+    let keep = changes.len() <= KEEP_OPEN.min(fd_limit / 4);
+    // One file after another: creating them on several threads was slower here (the kernel's
+    // locks on the descriptor table and on the file system's inodes), BENCHMARKS.md (v).
+    let mut staged: Vec<Staged> = Vec::with_capacity(changes.len());
+    for (i, (dir, name)) in places.into_iter().enumerate() {
+        match temp_for(&dir, name, &changes[i], seen[i].as_ref(), keep, &fail) {
+            Ok(temp) => {
+                let (temp, file) = temp.map_or((None, None), |(t, f)| (Some(t), f));
+                staged.push(Staged {
+                    change_index: i,
+                    dir,
+                    name: name.to_string(),
+                    temp,
+                    file: std::sync::Mutex::new(file),
+                });
+            }
+            Err(e) => {
+                cleanup(fs, &staged, &created_dirs);
+                return Err(e);
+            }
+        }
     }
 
     crate::timing::mark("write-back: temp files written");
-    // 3. Durable content before any rename.
+    // 3. Durable content before any rename; each kept descriptor is closed once its file is synced.
     let sync = fsync_enabled();
     if sync {
         let temps: Vec<_> = staged
@@ -240,14 +288,21 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
             .filter_map(|s| s.temp.as_ref().map(|t| (s, t)))
             .collect();
         let synced = crate::par::try_map(&temps, |(s, t)| {
-            s.dir
-                .sync_file(t)
-                .map_err(|e| fail("fsync", &s.dir.rel_of(t), e))
+            let kept = s.file.lock().ok().and_then(|mut f| f.take());
+            match kept {
+                Some(f) => f.sync_all(),
+                None => s.dir.sync_file(t),
+            }
+            .map_err(|e| fail("fsync", &s.dir.rel_of(t), e))
         })
         .map(drop);
         if let Err(e) = synced {
             cleanup(fs, &staged, &created_dirs);
             return Err(e);
+        }
+    } else {
+        for s in &staged {
+            s.file.lock().ok().and_then(|mut f| f.take());
         }
     }
 
@@ -262,7 +317,7 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
     let mut done: Vec<usize> = Vec::new();
     for (k, s) in staged.iter().enumerate() {
         let c = &changes[s.change_index];
-        let result = match switch_one(fs, s, c) {
+        let result = match switch_one(fs, s, c, seen[s.change_index].as_ref(), t0) {
             Ok(Step::Done) => Ok(()),
             Ok(Step::Moved) => Err(Error::PathChanged {
                 path: c.rel.clone(),
@@ -314,11 +369,18 @@ enum Step {
     Changed,
 }
 
-fn switch_one(fs: &Root, s: &Staged, c: &PathChange) -> std::io::Result<Step> {
+/// `seen` is the path's metadata when step 1 verified its content, after `t0`.
+fn switch_one(
+    fs: &Root,
+    s: &Staged,
+    c: &PathChange,
+    seen: Option<&Meta>,
+    t0: crate::fs::stamp::Moment,
+) -> std::io::Result<Step> {
     if !fs.still_at(&s.dir)? {
         return Ok(Step::Moved);
     }
-    if !matches_in(&s.dir, &s.name, &c.before)? {
+    if !unchanged_since(&s.dir, &s.name, &c.before, seen, t0)? {
         return Ok(Step::Changed);
     }
     match &s.temp {
@@ -328,18 +390,52 @@ fn switch_one(fs: &Root, s: &Staged, c: &PathChange) -> std::io::Result<Step> {
     Ok(Step::Done)
 }
 
+/// Whether `name` still holds `expected`, which step 1 found there by its content (with the
+/// metadata `seen`): by its stamp alone when the stamp proves that nothing wrote to it since
+/// ([`crate::fs::stamp`]: the same file, changed last before `t0`, on a file system whose times
+/// can tell), else by reading it again.
+fn unchanged_since(
+    dir: &Dir,
+    name: &str,
+    expected: &Disk,
+    seen: Option<&Meta>,
+    t0: crate::fs::stamp::Moment,
+) -> std::io::Result<bool> {
+    if let (Some(was), Disk::File { .. }) = (seen, expected)
+        && was.kind == Kind::File
+        && was.stamp.settled_before(t0)
+        && dir.stamps_are_proof()
+        && dir
+            .lstat(name)?
+            .is_some_and(|now| now.kind == Kind::File && now.len == was.len && now.stamp == was.stamp)
+    {
+        return Ok(true);
+    }
+    matches_in(dir, name, expected)
+}
+
 /// A many-folder batch holds one descriptor per folder: allow what the hard limit allows.
-fn raise_fd_limit() {
+/// Returns the limit now in force (1024 when it cannot be read).
+fn raise_fd_limit() -> usize {
     // SAFETY: getrlimit/setrlimit on our own process with a properly initialised struct.
     unsafe {
         let mut lim = libc::rlimit {
             rlim_cur: 0,
             rlim_max: 0,
         };
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
-            lim.rlim_cur = lim.rlim_max;
-            let _ = libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
+            return 1024;
         }
+        if lim.rlim_cur < lim.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: lim.rlim_max,
+                rlim_max: lim.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                lim = raised;
+            }
+        }
+        usize::try_from(lim.rlim_cur).unwrap_or(usize::MAX)
     }
 }
 
