@@ -58,19 +58,34 @@ pub fn start_writeback(f: &impl std::os::fd::AsRawFd) {
     let _ = f;
 }
 
+/// A sync that returns sooner than this did not wait for a disk.
+const QUICK_SYNC: std::time::Duration = std::time::Duration::from_micros(100);
+
 /// Runs `sync` on every item, on up to 8 threads: a sync is a wait for the disk, not work for the
 /// CPU, so more of them in flight than there are cores lets the disk (and the file system's
-/// flushes) take them together. Every item is synced even when one fails; the first error is
-/// returned.
+/// flushes) take them together. The first item is synced on the calling thread: when it did not
+/// wait ([`QUICK_SYNC`]: a file system in memory, or nothing left to write), the others are
+/// synced there too, since starting the threads would cost more than the syncs. Every item is
+/// synced even when one fails; the first error is returned.
 pub fn sync_each<T: Sync>(
     items: &[T],
     sync: impl Fn(&T) -> std::io::Result<()> + Sync,
 ) -> std::io::Result<()> {
-    if items.len() <= 1 {
-        return items.iter().try_for_each(&sync);
+    let Some((first, rest)) = items.split_first() else {
+        return Ok(());
+    };
+    let started = std::time::Instant::now();
+    let first = sync(first);
+    if rest.is_empty() || started.elapsed() < QUICK_SYNC {
+        let results: Vec<std::io::Result<()>> = rest.iter().map(&sync).collect();
+        return std::iter::once(first)
+            .chain(results)
+            .find(Result::is_err)
+            .unwrap_or(Ok(()));
     }
+    let items = rest;
     let per = items.len().div_ceil(8);
-    std::thread::scope(|s| {
+    let others = std::thread::scope(|s| {
         let handles: Vec<_> = items
             .chunks(per)
             .map(|chunk| {
@@ -86,7 +101,8 @@ pub fn sync_each<T: Sync>(
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .find(Result::is_err)
             .unwrap_or(Ok(()))
-    })
+    });
+    first.and(others)
 }
 
 static TEMP_SEQ: AtomicUsize = AtomicUsize::new(0);

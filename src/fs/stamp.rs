@@ -69,7 +69,7 @@ pub fn now() -> Moment {
 pub(super) fn fine_local_times(fd: &impl std::os::fd::AsFd) -> bool {
     // statfs(2) magic numbers.
     const LOCAL: [i64; 7] = [
-        0xEF53,     // ext2/3/4
+        0xEF53,      // ext2/3/4
         0x5846_5342, // xfs
         0x9123_683E, // btrfs
         0x0102_1994, // tmpfs

@@ -369,7 +369,9 @@ mod tests {
             }
         }
         let mut plain = PlainDirs::default();
-        let via = r.resolve_cached("src/alias/up/x.rs", &mut plain).expect("inside");
+        let via = r
+            .resolve_cached("src/alias/up/x.rs", &mut plain)
+            .expect("inside");
         assert_eq!((via.real.as_str(), via.through_link), ("lib/x.rs", true));
         assert!(plain.0.contains(&root.join("src")), "{plain:?}");
     }

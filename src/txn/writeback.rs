@@ -101,7 +101,6 @@ struct Staged {
 /// descriptor limit is low): reopening each by name to sync it cost an open and a close per file.
 const KEEP_OPEN: usize = 1024;
 
-
 /// Callbacks at the two moments a journal must record: just before the first path is replaced
 /// (from then on recovery may need the staged objects), and just before an undo starts.
 pub struct Hooks<'a> {
@@ -405,9 +404,9 @@ fn unchanged_since(
         && was.kind == Kind::File
         && was.stamp.settled_before(t0)
         && dir.stamps_are_proof()
-        && dir
-            .lstat(name)?
-            .is_some_and(|now| now.kind == Kind::File && now.len == was.len && now.stamp == was.stamp)
+        && dir.lstat(name)?.is_some_and(|now| {
+            now.kind == Kind::File && now.len == was.len && now.stamp == was.stamp
+        })
     {
         return Ok(true);
     }

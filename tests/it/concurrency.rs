@@ -126,6 +126,51 @@ fn a_file_changed_during_the_switch_rolls_back_what_was_already_replaced() {
     assert!(leftovers.is_empty(), "temp files left: {leftovers:?}");
 }
 
+/// A writer that keeps the size and puts the modification time back is still seen at the switch:
+/// the files' stamps were settled (changed more than a clock tick before the run), so the switch
+/// trusts a stamp over a read, and the write moved the change time, which no one can set back.
+#[test]
+fn a_same_size_write_that_restores_its_mtime_is_still_caught_at_the_switch() {
+    let repo = repo();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let (mut child, resume, _scratch) = start_paused(&repo, "before-switch");
+    let _stderr = wait_paused(&mut child);
+    let b = repo.path().join("b.txt");
+    let mtime = std::fs::metadata(&b)
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    std::fs::write(&b, "bX\n").expect("same-size write");
+    std::fs::File::options()
+        .write(true)
+        .open(&b)
+        .and_then(|f| f.set_modified(mtime))
+        .expect("mtime put back");
+    let (code, json) = finish(child, &resume);
+    assert_eq!(code, 4, "{json}");
+    assert_eq!(json["error"]["kind"], "concurrent_modification");
+    assert_eq!(repo.read_str("a.txt"), "a1\n", "a.txt was put back");
+    assert_eq!(
+        repo.read_str("b.txt"),
+        "bX\n",
+        "the other writer's content is kept"
+    );
+}
+
+/// A file written again with the very bytes it had (a save without changes) moves its stamp:
+/// the switch then compares its content, finds what was planned, and goes on.
+#[test]
+fn a_file_saved_unchanged_before_the_switch_does_not_stop_the_patch() {
+    let repo = repo();
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let (mut child, resume, _scratch) = start_paused(&repo, "before-switch");
+    let _stderr = wait_paused(&mut child);
+    repo.write("b.txt", "b1\n");
+    let (code, json) = finish(child, &resume);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(repo.read_str("a.txt"), "A1\n");
+    assert_eq!(repo.read_str("b.txt"), "B1\n");
+}
+
 #[test]
 fn without_interference_the_same_patch_applies() {
     let repo = repo();
