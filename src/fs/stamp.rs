@@ -77,5 +77,7 @@ pub(super) fn fine_local_times(fd: &impl std::os::fd::AsFd) -> bool {
         0x2FC1_2FC1, // zfs
         0x794C_7630, // overlayfs (its upper layer is one of the above)
     ];
+    // `f_type`'s integer type differs between targets (i64 here, u32 or i32 elsewhere).
+    #[allow(clippy::unnecessary_cast)]
     rustix::fs::fstatfs(fd).is_ok_and(|s| LOCAL.contains(&(s.f_type as i64)))
 }
