@@ -483,7 +483,12 @@ fn read_and_plan(fs: &crate::fs::Root, parent: &str, names: &[AheadFile]) -> Vec
                 let refs: Vec<&Replace> = edits.iter().map(|(r, _)| r).collect();
                 let recorded: Vec<bool> = edits.iter().map(|(_, rec)| *rec).collect();
                 plan = plan_file(&original, &refs, &recorded);
-                *doc = Some(original);
+                // The original text is kept only for edits planned one by one (the one-pass
+                // plan did not hold); otherwise it goes now, and the next file's reuses its
+                // memory instead of new pages.
+                if plan.is_none() {
+                    *doc = Some(original);
+                }
             }
             Some(Ahead {
                 content,

@@ -53,6 +53,7 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
             Some(record::digest(&rel, op))
         })
         .collect();
+    crate::timing::mark("plan: paths resolved, edits hashed");
     let patch_digest = edit_digests
         .iter()
         .cloned()
@@ -64,6 +65,7 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
         return plan;
     }
     p.gather_batches(patch, &edit_digests);
+    crate::timing::mark("plan: batches gathered");
     p.plan_batches_ahead();
     crate::timing::mark("plan: edits digested");
     let mut outcomes = Vec::with_capacity(patch.edits.len());
