@@ -177,21 +177,34 @@ impl Dir {
             &self.fd,
             tmp,
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            Mode::from_raw_mode(0o600),
+            // The permission bits asked for (less the umask); never setuid, setgid or sticky
+            // before the content and the owner are final.
+            Mode::from_raw_mode(mode & 0o777),
         )?;
         let mut f = std::fs::File::from(fd);
         let result = (|| -> std::io::Result<()> {
             f.write_all(bytes)?;
-            if let Some((uid, gid)) = owner {
+            // Owner and mode are changed only where the new file did not get them already (the
+            // usual case: a file of ours, a umask that keeps its bits): each change is one more
+            // journaled inode update on a file system like ext4.
+            let made = rustix::fs::fstat(&f)?;
+            let mut chowned = false;
+            if let Some((uid, gid)) = owner
+                && (made.st_uid, made.st_gid) != (uid, gid)
+            {
                 // Only root can give a file away; for anyone else this is a no-op on their own
                 // files, and a failure is not worth a failed write.
-                let _ = rustix::fs::fchown(
+                chowned = rustix::fs::fchown(
                     &f,
                     Some(rustix::fs::Uid::from_raw(uid)),
                     Some(rustix::fs::Gid::from_raw(gid)),
-                );
+                )
+                .is_ok();
             }
-            rustix::fs::fchmod(&f, Mode::from_raw_mode(mode))?;
+            // A change of owner may clear setuid and setgid bits: set the mode again after one.
+            if made.st_mode & 0o7777 != mode & 0o7777 || chowned {
+                rustix::fs::fchmod(&f, Mode::from_raw_mode(mode))?;
+            }
             super::start_writeback(&f);
             Ok(())
         })();
