@@ -712,3 +712,77 @@ fn a_working_tree_apply_writes_only_the_old_contents_git_lacks() {
     let (ok, out) = git_try(repo.path(), &["fsck", "--strict", "--no-progress"]);
     assert!(ok, "{out}");
 }
+
+/// The replaced files keep their mode and owner whatever the umask: an executable stays
+/// executable, a private file private, a setuid bit set; and, when the run is root's, a file of
+/// another user stays that user's. The new file gets them when it is created, where it can
+/// (`umask 077` takes bits away, the setuid bit and the owner are given afterwards).
+#[test]
+fn replaced_files_keep_mode_and_owner_under_any_umask() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let repo = TestRepo::new()
+        .file("run.sh", "echo alpha\n")
+        .file("secret.txt", "alpha\n")
+        .file("setuid.bin", "alpha\n")
+        .file("theirs.txt", "alpha\n")
+        .commit();
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    for (f, mode) in [
+        ("run.sh", 0o755),
+        ("secret.txt", 0o600),
+        ("setuid.bin", 0o4755),
+        ("theirs.txt", 0o664),
+    ] {
+        let p = repo.path().join(f);
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).expect("chmod");
+    }
+    if root {
+        std::os::unix::fs::lchown(repo.path().join("theirs.txt"), Some(65534), Some(65534))
+            .expect("chown");
+    }
+    let patch = tempfile::NamedTempFile::new().expect("patch file");
+    std::fs::write(
+        patch.path(),
+        "edits:\n  - {file_path: run.sh, old_string: alpha, new_string: ALPHA}\n  - {file_path: secret.txt, old_string: alpha, new_string: ALPHA}\n  - {file_path: setuid.bin, old_string: alpha, new_string: ALPHA}\n  - {file_path: theirs.txt, old_string: alpha, new_string: ALPHA}\n",
+    )
+    .expect("write patch");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("umask 077; exec \"$0\" apply \"$1\" --checks none --format json")
+        .arg(crate::harness::BIN)
+        .arg(patch.path())
+        .current_dir(repo.path())
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    for (f, mode) in [
+        ("run.sh", 0o755),
+        ("secret.txt", 0o600),
+        ("setuid.bin", 0o4755),
+        ("theirs.txt", 0o664),
+    ] {
+        let md = std::fs::symlink_metadata(repo.path().join(f)).expect("stat");
+        assert_eq!(
+            md.mode() & 0o7777,
+            mode,
+            "{f}: mode {:o}",
+            md.mode() & 0o7777
+        );
+        let want = if f == "run.sh" {
+            "echo ALPHA\n"
+        } else {
+            "ALPHA\n"
+        };
+        assert_eq!(repo.read_str(f), want, "{f}");
+    }
+    if root {
+        let md = std::fs::symlink_metadata(repo.path().join("theirs.txt")).expect("stat");
+        assert_eq!((md.uid(), md.gid()), (65534, 65534), "theirs.txt's owner");
+    }
+}
