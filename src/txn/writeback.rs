@@ -4,13 +4,17 @@
 //! 1. every path is re-read and compared with the state the plan was made from: anything changed
 //!    meanwhile is a concurrent modification (exit 4) and nothing is touched;
 //! 2. each new content goes to a temp file in the target's own directory (same file system, so the
-//!    final rename is atomic), with the original's mode and owner;
-//! 3. all temp files are fsynced, in parallel (one sync per file is the cost of durability; each
-//!    file's write-out was started as soon as it was written ([`crate::fs::start_writeback`]), so
-//!    the disk works on all of them while the others are prepared and the fsyncs mostly find
-//!    their data written);
+//!    final rename is atomic), with the original's mode and owner (given at its creation where
+//!    they can be, so that most files need no further inode update);
+//! 3. all temp files are fsynced, in parallel, through the descriptors kept open since their
+//!    write (one sync per file is the cost of durability; each file's write-out was started as
+//!    soon as it was written ([`crate::fs::start_writeback`]), so the disk works on all of them
+//!    while the others are prepared and the fsyncs mostly find their data written);
 //! 4. each path is re-verified once more immediately before its rename (the window for a racing
-//!    writer shrinks to one syscall), then renamed into place or removed;
+//!    writer shrinks to one syscall), then renamed into place or removed. The re-verification
+//!    is by the path's stamp where the stamp proves it unwritten since step 1 read it
+//!    ([`crate::fs::stamp`]: same inode, size and times, last changed before step 1 began, on a
+//!    file system whose times can tell), by its content otherwise;
 //! 5. the directories that changed are fsynced (several at a time), so the renames themselves are
 //!    durable.
 //!
