@@ -69,6 +69,24 @@ impl<'a> LineDiff<'a> {
     /// and the ops depend only on which lines are equal, so the result is the same).
     fn new(old: &'a str, new: &'a str) -> LineDiff<'a> {
         let (old, new) = (lines(old), lines(new));
+        if rewritten(&old, &new) {
+            // No line in common: the minimal script deletes every old line and inserts every
+            // new one, which is what Myers returns too, after searching until its deadline
+            // (a file rewritten wholesale, as by a `replace_all` on every line, took 0.5 s).
+            let ops = vec![
+                DiffOp::Delete {
+                    old_index: 0,
+                    old_len: old.len(),
+                    new_index: 0,
+                },
+                DiffOp::Insert {
+                    old_index: old.len(),
+                    new_index: 0,
+                    new_len: new.len(),
+                },
+            ];
+            return LineDiff { old, new, ops };
+        }
         let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
         let ops = similar::capture_diff_deadline(
             Algorithm::Myers,
@@ -134,6 +152,25 @@ impl<'a> LineDiff<'a> {
         }
         (text, added, removed)
     }
+}
+
+/// From this many lines on each side a diff first looks for a line the two have in common:
+/// below it, Myers is quick whatever the lines are, and the look would cost more than it saves.
+const REWRITE_CHECK_LINES: usize = 1_000;
+
+/// Whether `old` and `new` (each of [`REWRITE_CHECK_LINES`] or more lines) have no line in
+/// common: every old line goes and every new one comes.
+fn rewritten(old: &[&str], new: &[&str]) -> bool {
+    if old.len() < REWRITE_CHECK_LINES || new.len() < REWRITE_CHECK_LINES {
+        return false;
+    }
+    let (small, large) = if old.len() <= new.len() {
+        (old, new)
+    } else {
+        (new, old)
+    };
+    let seen: std::collections::HashSet<&str> = small.iter().copied().collect();
+    !large.iter().any(|l| seen.contains(l))
 }
 
 /// Lines of context around a change.
@@ -244,6 +281,51 @@ fn push_lines(out: &mut String, tag: char, lines: &[&str]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The diff Myers finds, without a deadline: what a shortcut must give.
+    fn myers(old: &str, new: &str) -> (String, usize, usize) {
+        let (o, n) = (lines(old), lines(new));
+        let ops = similar::capture_diff_slices(Algorithm::Myers, &o, &n);
+        LineDiff {
+            old: o,
+            new: n,
+            ops,
+        }
+        .render("a/f", "b/f", 0)
+    }
+
+    /// A file rewritten wholesale (no line in common) gives Myers's diff at once; one line in
+    /// common, anywhere, and Myers is asked.
+    #[test]
+    fn a_wholesale_rewrite_is_diffed_as_myers_would() {
+        let old: String = (0..1_200)
+            .map(|i| format!("let a{i} = old(a{i});\n"))
+            .collect();
+        let new: String = (0..1_100)
+            .map(|i| format!("let a{i} = new(a{i});\n"))
+            .collect();
+        let (o, n) = (lines(&old), lines(&new));
+        assert!(rewritten(&o, &n) && rewritten(&n, &o));
+        let want = myers(&old, &new);
+        assert_eq!(LineDiff::new(&old, &new).render("a/f", "b/f", 0), want);
+        assert_eq!(
+            unified_diff("f", "f", Some(old.as_bytes()), Some(new.as_bytes())),
+            want
+        );
+        assert_eq!(want.1, 1_100);
+        assert_eq!(want.2, 1_200);
+        // One line shared, in the middle of each: not a rewrite, the line stays as context.
+        let shared = |t: &str, at: usize| {
+            let mut l: Vec<&str> = lines(t);
+            l[at] = "// kept\n";
+            l.concat()
+        };
+        let (old1, new1) = (shared(&old, 600), shared(&new, 500));
+        assert!(!rewritten(&lines(&old1), &lines(&new1)));
+        let got = unified_diff("f", "f", Some(old1.as_bytes()), Some(new1.as_bytes()));
+        assert_eq!(got, myers(&old1, &new1));
+        assert!(got.0.contains("\n // kept\n"), "kept as context");
+    }
 
     #[test]
     fn modified_created_deleted_binary() {
