@@ -164,6 +164,12 @@ fn rewritten(old: &[&str], new: &[&str]) -> bool {
     if old.len() < REWRITE_CHECK_LINES || new.len() < REWRITE_CHECK_LINES {
         return false;
     }
+    // A line equal at the same place near either end is a line in common, found without hashing
+    // every line (a large file changed at both ends, whose ends could not be left out).
+    let near = |a: &mut dyn Iterator<Item = (&&str, &&str)>| a.take(64).any(|(x, y)| x == y);
+    if near(&mut old.iter().zip(new)) || near(&mut old.iter().rev().zip(new.iter().rev())) {
+        return false;
+    }
     let (small, large) = if old.len() <= new.len() {
         (old, new)
     } else {
@@ -322,6 +328,8 @@ mod tests {
         };
         let (old1, new1) = (shared(&old, 600), shared(&new, 500));
         assert!(!rewritten(&lines(&old1), &lines(&new1)));
+        let (old0, new0) = (shared(&old, 1_199), shared(&new, 1_099));
+        assert!(!rewritten(&lines(&old0), &lines(&new0)), "the last lines");
         let got = unified_diff("f", "f", Some(old1.as_bytes()), Some(new1.as_bytes()));
         assert_eq!(got, myers(&old1, &new1));
         assert!(got.0.contains("\n // kept\n"), "kept as context");
