@@ -496,6 +496,7 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Planned, Re
                 rel: f.path.clone(),
                 before: current,
                 after,
+                read: None,
             });
         }
     }

@@ -444,6 +444,7 @@ pub(super) enum Pending {
 pub(super) struct Ahead {
     content: Content,
     disk: Disk,
+    stamp: Option<crate::fs::stamp::Stamp>,
     /// The file's steps and its text after them, when the one-pass plan holds.
     plan: Option<(Vec<Step>, TextDoc)>,
 }
@@ -475,7 +476,7 @@ fn read_and_plan(fs: &crate::fs::Root, parent: &str, names: &[AheadFile]) -> Vec
     names
         .iter()
         .map(|(_, name, edits)| {
-            let (mut content, disk) = super::vfs::read_in(&dir, name);
+            let (mut content, disk, stamp) = super::vfs::read_in(&dir, name);
             let mut plan = None;
             if let Content::File { bytes, doc, .. } = &mut content
                 && let Ok(original) = TextDoc::decode(bytes)
@@ -493,6 +494,7 @@ fn read_and_plan(fs: &crate::fs::Root, parent: &str, names: &[AheadFile]) -> Vec
             Some(Ahead {
                 content,
                 disk,
+                stamp,
                 plan,
             })
         })
@@ -607,11 +609,12 @@ impl Planner<'_> {
             Some(Ahead {
                 content,
                 disk,
+                stamp,
                 plan,
             }) if !self.slots.contains_key(key) => {
                 #[cfg(test)]
                 AHEAD_TAKEN.with(|n| n.set(n.get() + 1));
-                self.load(key, content, disk);
+                self.load(key, (content, disk, stamp));
                 let (steps, after) = plan?;
                 if let Some(Slot {
                     content: Content::File { doc, .. },

@@ -112,6 +112,10 @@ pub struct PathChange {
     pub rel: String,
     pub before: Disk,
     pub after: Disk,
+    /// For a file read from the working tree: its stamp just before the plan read it, and the
+    /// moment the plan began reading. Where the file still has that stamp and the stamp proves
+    /// it unwritten since ([`crate::fs::stamp`]), write-back need not read it again.
+    pub read: Option<(crate::fs::stamp::Stamp, crate::fs::stamp::Moment)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

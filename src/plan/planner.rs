@@ -23,6 +23,11 @@ pub(super) struct Planner<'a> {
     pub(super) dirs: HashMap<String, crate::fs::Dir>,
     /// Batched files read and planned ahead, until their first edit takes them.
     pub(super) ahead: HashMap<String, super::batch::Ahead>,
+    /// The stamp of each file read from the working tree, just before it was read.
+    pub(super) stamps: HashMap<String, crate::fs::stamp::Stamp>,
+    /// When the plan began reading: a stamp changed last before it proves its file unwritten
+    /// since, as long as it stays the same.
+    pub(super) since: crate::fs::stamp::Moment,
 }
 
 /// Plans a patch against the working tree under `roots`.
@@ -41,6 +46,8 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
         batches: HashMap::new(),
         dirs: HashMap::new(),
         ahead: HashMap::new(),
+        stamps: HashMap::new(),
+        since: crate::fs::stamp::now(),
     };
     // Each edit's digest, once: the whole patch's digest is made of them, and the record of
     // applied edits needs them again.
@@ -465,6 +472,7 @@ impl Planner<'_> {
                     rel: key.clone(),
                     before,
                     after,
+                    read: self.stamps.get(key).map(|s| (*s, self.since)),
                 });
             }
         }

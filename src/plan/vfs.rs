@@ -61,11 +61,14 @@ impl Planner<'_> {
     /// Loads a path's slot from disk on first use.
     pub(super) fn slot(&mut self, key: &str) -> &mut Slot {
         if !self.slots.contains_key(key) {
-            let (content, disk) = match self.source {
+            let (content, disk, stamp) = match self.source {
                 Source::WorkTree => read_through(&mut self.dirs, self.roots.fs(), key),
-                Source::Tree { repo, tree } => read_tree(repo, tree, key),
+                Source::Tree { repo, tree } => {
+                    let (content, disk) = read_tree(repo, tree, key);
+                    (content, disk, None)
+                }
             };
-            self.load(key, content, disk);
+            self.load(key, (content, disk, stamp));
         }
         // Inserted just above when missing; the fallback is never taken.
         self.slots.entry(key.to_string()).or_insert(Slot {
@@ -76,7 +79,10 @@ impl Planner<'_> {
 
     /// Enters a path into the plan with what was read of it: its state before the patch, and the
     /// content edits start from.
-    pub(super) fn load(&mut self, key: &str, content: Content, disk: Disk) {
+    pub(super) fn load(&mut self, key: &str, (content, disk, stamp): Read) {
+        if let Some(stamp) = stamp {
+            self.stamps.insert(key.to_string(), stamp);
+        }
         self.originals.insert(key.to_string(), disk);
         self.order.push(key.to_string());
         self.slots.insert(
@@ -187,7 +193,7 @@ pub(super) fn read_through(
     dirs: &mut HashMap<String, crate::fs::Dir>,
     fs: &crate::fs::Root,
     rel: &str,
-) -> (Content, Disk) {
+) -> Read {
     if crate::fs::resolve::components(rel).is_err() {
         return read_disk(fs, rel);
     }
@@ -208,6 +214,11 @@ pub(super) fn read_through(
     }
 }
 
+fn unread(e: std::io::Error) -> Read {
+    let (content, disk) = unreadable(e);
+    (content, disk, None)
+}
+
 fn unreadable(e: std::io::Error) -> (Content, Disk) {
     let why = if crate::fs::is_symlink_error(&e) {
         "changed while patchgate was reading it: a symlink is now on its path".to_string()
@@ -217,24 +228,29 @@ fn unreadable(e: std::io::Error) -> (Content, Disk) {
     (Content::Other(why), Disk::Other)
 }
 
-pub(super) fn read_disk(fs: &crate::fs::Root, rel: &str) -> (Content, Disk) {
+pub(super) fn read_disk(fs: &crate::fs::Root, rel: &str) -> Read {
     match fs.parent_of(rel) {
         Ok((dir, name)) => read_in(&dir, name),
         // A parent that is missing or is a file: nothing can be there.
-        Err(e) if crate::fs::gone(&e) => (Content::Missing, Disk::Missing),
-        Err(e) => unreadable(e),
+        Err(e) if crate::fs::gone(&e) => (Content::Missing, Disk::Missing, None),
+        Err(e) => unread(e),
     }
 }
 
+/// A path read from the working tree: what the plan holds, the state write-back compares, and
+/// for a file the stamp it had just before it was read ([`crate::fs::stamp`]), with which
+/// write-back can tell it unwritten since without reading it again.
+pub(super) type Read = (Content, Disk, Option<crate::fs::stamp::Stamp>);
+
 /// What the entry `name` of the open folder `dir` is, read without following it.
-pub(super) fn read_in(dir: &crate::fs::Dir, name: &str) -> (Content, Disk) {
+pub(super) fn read_in(dir: &crate::fs::Dir, name: &str) -> Read {
     use crate::fs::Kind;
     let md = match dir.lstat(name) {
-        Ok(None) => return (Content::Missing, Disk::Missing),
+        Ok(None) => return (Content::Missing, Disk::Missing, None),
         Ok(Some(md)) => md,
-        Err(e) => return unreadable(e),
+        Err(e) => return unread(e),
     };
-    match md.kind {
+    let (content, disk) = match md.kind {
         Kind::Dir => (Content::Dir, Disk::Dir),
         Kind::Symlink => match dir.read_link(name) {
             Ok(t) => (Content::Link(t.clone()), Disk::Symlink { target: t }),
@@ -262,7 +278,9 @@ pub(super) fn read_in(dir: &crate::fs::Dir, name: &str) -> (Content, Disk) {
             Content::Other("is not a regular file (a device, FIFO or socket)".into()),
             Disk::Other,
         ),
-    }
+    };
+    let stamp = matches!(disk, Disk::File { .. }).then_some(md.stamp);
+    (content, disk, stamp)
 }
 
 #[cfg(test)]
@@ -309,9 +327,11 @@ mod tests {
         let mut dirs = HashMap::new();
         for round in 0..2 {
             for rel in paths {
-                let (want_content, want_disk) = read_disk(&root, rel);
-                let (content, disk) = read_through(&mut dirs, &root, rel);
+                let (want_content, want_disk, want_stamp) = read_disk(&root, rel);
+                let (content, disk, stamp) = read_through(&mut dirs, &root, rel);
                 assert_eq!(disk, want_disk, "{rel}, round {round}");
+                assert_eq!(stamp, want_stamp, "{rel}, round {round}");
+                assert_eq!(stamp.is_some(), matches!(disk, Disk::File { .. }), "{rel}");
                 assert_eq!(
                     format!("{content:?}"),
                     format!("{want_content:?}"),

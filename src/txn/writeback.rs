@@ -1,8 +1,10 @@
 //! Writing a verified plan back to the working tree, all or nothing.
 //!
 //! The order of operations is what makes a batch atomic for every practical purpose:
-//! 1. every path is re-read and compared with the state the plan was made from: anything changed
-//!    meanwhile is a concurrent modification (exit 4) and nothing is touched;
+//! 1. every path is compared with the state the plan was made from: anything changed meanwhile
+//!    is a concurrent modification (exit 4) and nothing is touched. A file is read again and
+//!    compared byte for byte, unless its stamp is the one it had when the plan read it and that
+//!    stamp proves it unwritten since ([`crate::fs::stamp`]);
 //! 2. each new content goes to a temp file in the target's own directory (same file system, so the
 //!    final rename is atomic), with the original's mode and owner (given at its creation where
 //!    they can be, so that most files need no further inode update);
@@ -12,7 +14,7 @@
 //!    while the others are prepared and the fsyncs mostly find their data written);
 //! 4. each path is re-verified once more immediately before its rename (the window for a racing
 //!    writer shrinks to one syscall), then renamed into place or removed. The re-verification
-//!    is by the path's stamp where the stamp proves it unwritten since step 1 read it
+//!    is by the path's stamp where the stamp proves it unwritten since step 1 looked at it
 //!    ([`crate::fs::stamp`]: same inode, size and times, last changed before step 1 began, on a
 //!    file system whose times can tell), by its content otherwise;
 //! 5. the directories that changed are fsynced (several at a time), so the renames themselves are
@@ -36,6 +38,7 @@ use std::sync::Arc;
 use crate::fault;
 
 use crate::error::Error;
+use crate::fs::stamp::{Moment, Stamp};
 use crate::fs::{Dir, Kind, Meta, Root};
 use crate::plan::{Disk, PathChange};
 use crate::repo::Roots;
@@ -54,11 +57,21 @@ pub fn temp_path_for(path: &Path) -> PathBuf {
 /// The current state of `name` in `dir`, compared with what the plan expects. A symlink that
 /// appeared on the way is an error, not a mismatch: the caller must stop, not compare.
 fn matches_in(dir: &Dir, name: &str, expected: &Disk) -> std::io::Result<bool> {
-    Ok(seen_in(dir, name, expected)?.0)
+    Ok(seen_in(dir, name, expected, None)?.0)
 }
 
-/// [`matches_in`], with the metadata looked at (`None`: nothing there).
-fn seen_in(dir: &Dir, name: &str, expected: &Disk) -> std::io::Result<(bool, Option<Meta>)> {
+/// A file's stamp when it was last read, and a moment before that read began: proof that the
+/// file still holds what was read, as long as the stamp is the same ([`crate::fs::stamp`]).
+type Proof = (Stamp, Moment);
+
+/// [`matches_in`], with the metadata looked at (`None`: nothing there). With `proof`, a file
+/// whose stamp is unchanged and proves it unwritten since is not read again.
+fn seen_in(
+    dir: &Dir,
+    name: &str,
+    expected: &Disk,
+    proof: Option<Proof>,
+) -> std::io::Result<(bool, Option<Meta>)> {
     let Some(md) = dir.lstat(name)? else {
         return Ok((*expected == Disk::Missing, None));
     };
@@ -70,23 +83,20 @@ fn seen_in(dir: &Dir, name: &str, expected: &Disk) -> std::io::Result<(bool, Opt
         Disk::File { bytes, .. } => {
             md.kind == Kind::File
                 && md.len == bytes.len() as u64
-                && dir.read(name).is_ok_and(|b| b == **bytes)
+                && (proof.is_some_and(|(stamp, since)| {
+                    md.stamp == stamp && stamp.settled_before(since) && dir.stamps_are_proof()
+                }) || dir.read(name).is_ok_and(|b| b == **bytes))
         }
     };
     Ok((same, Some(md)))
 }
 
-/// [`seen_in`] by path from the root (a missing parent is a missing path), each folder opened
-/// once for the batch.
-fn seen_disk(
-    dirs: &mut Dirs,
-    fs: &Root,
-    rel: &str,
-    expected: &Disk,
-) -> std::io::Result<(bool, Option<Meta>)> {
-    match dirs.parent_of(fs, rel) {
-        Ok((d, name)) => seen_in(&d, name, expected),
-        Err(e) if crate::fs::gone(&e) => Ok((*expected == Disk::Missing, None)),
+/// [`seen_in`] for a change's path from the root (a missing parent is a missing path), each
+/// folder opened once for the batch, with the plan's read as proof.
+fn seen_disk(dirs: &mut Dirs, fs: &Root, c: &PathChange) -> std::io::Result<(bool, Option<Meta>)> {
+    match dirs.parent_of(fs, &c.rel) {
+        Ok((d, name)) => seen_in(&d, name, &c.before, c.read),
+        Err(e) if crate::fs::gone(&e) => Ok((c.before == Disk::Missing, None)),
         Err(e) => Err(e),
     }
 }
@@ -212,8 +222,7 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
     let mut dirs = Dirs::default();
     let mut seen: Vec<Option<Meta>> = Vec::with_capacity(changes.len());
     for c in changes {
-        let (same, md) =
-            seen_disk(&mut dirs, fs, &c.rel, &c.before).map_err(|e| fail("read", &c.rel, e))?;
+        let (same, md) = seen_disk(&mut dirs, fs, c).map_err(|e| fail("read", &c.rel, e))?;
         if !same {
             return Err(Error::ConcurrentModification {
                 path: c.rel.clone(),
@@ -378,7 +387,7 @@ fn switch_one(
     s: &Staged,
     c: &PathChange,
     seen: Option<&Meta>,
-    t0: crate::fs::stamp::Moment,
+    t0: Moment,
 ) -> std::io::Result<Step> {
     if !fs.still_at(&s.dir)? {
         return Ok(Step::Moved);
@@ -402,19 +411,12 @@ fn unchanged_since(
     name: &str,
     expected: &Disk,
     seen: Option<&Meta>,
-    t0: crate::fs::stamp::Moment,
+    t0: Moment,
 ) -> std::io::Result<bool> {
-    if let (Some(was), Disk::File { .. }) = (seen, expected)
-        && was.kind == Kind::File
-        && was.stamp.settled_before(t0)
-        && dir.stamps_are_proof()
-        && dir.lstat(name)?.is_some_and(|now| {
-            now.kind == Kind::File && now.len == was.len && now.stamp == was.stamp
-        })
-    {
-        return Ok(true);
-    }
-    matches_in(dir, name, expected)
+    let proof = seen
+        .filter(|was| was.kind == Kind::File)
+        .map(|was| (was.stamp, t0));
+    Ok(seen_in(dir, name, expected, proof)?.0)
 }
 
 /// A many-folder batch holds one descriptor per folder: allow what the hard limit allows.

@@ -156,6 +156,44 @@ fn a_same_size_write_that_restores_its_mtime_is_still_caught_at_the_switch() {
     );
 }
 
+/// The same writer between the plan and the write-back: the verification, which trusts a
+/// settled stamp instead of reading the file again, sees the change time moved and refuses.
+#[test]
+fn a_same_size_write_that_restores_its_mtime_is_caught_before_anything_is_written() {
+    use std::os::unix::fs::MetadataExt;
+    let repo = repo();
+    let inode = |f: &str| std::fs::metadata(repo.path().join(f)).expect("stat").ino();
+    let a_inode = inode("a.txt");
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let (mut child, resume, _scratch) = start_paused(&repo, "before-verify");
+    let _stderr = wait_paused(&mut child);
+    let b = repo.path().join("b.txt");
+    let mtime = std::fs::metadata(&b)
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    std::fs::write(&b, "bX\n").expect("same-size write");
+    std::fs::File::options()
+        .write(true)
+        .open(&b)
+        .and_then(|f| f.set_modified(mtime))
+        .expect("mtime put back");
+    let (code, json) = finish(child, &resume);
+    assert_eq!(code, 4, "{json}");
+    assert_eq!(json["error"]["kind"], "concurrent_modification");
+    assert_eq!(
+        repo.read_str("a.txt"),
+        "a1\n",
+        "nothing of the patch was written"
+    );
+    // Not even written and put back: a.txt is the file it was (a switch replaces the inode).
+    assert_eq!(inode("a.txt"), a_inode, "a.txt was never replaced");
+    assert_eq!(
+        repo.read_str("b.txt"),
+        "bX\n",
+        "the other writer's content is kept"
+    );
+}
+
 /// A file written again with the very bytes it had (a save without changes) moves its stamp:
 /// the switch then compares its content, finds what was planned, and goes on.
 #[test]
