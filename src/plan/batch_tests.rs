@@ -398,10 +398,11 @@ fn files_planned_ahead_give_the_plan_made_in_order() {
     .expect("patch parses");
     let roots = crate::repo::Roots::new(root.clone(), Vec::new()).expect("roots");
     let record = crate::plan::record::Record::default();
+    let start = crate::fs::stamp::now();
     let run = |ahead: bool| {
         AHEAD_OFF.with(|c| c.set(!ahead));
         AHEAD_TAKEN.with(|c| c.set(0));
-        let planned = plan(
+        let mut planned = plan(
             &patch,
             &roots,
             &Source::WorkTree,
@@ -412,6 +413,19 @@ fn files_planned_ahead_give_the_plan_made_in_order() {
             },
         );
         AHEAD_OFF.with(|c| c.set(false));
+        // Each plan began reading at its own moment; the stamps read must be the same.
+        for c in &mut planned.changes {
+            if let Some((_, since)) = &mut c.read {
+                *since = start;
+            }
+        }
+        assert!(
+            planned
+                .changes
+                .iter()
+                .all(|c| c.read.is_some() == matches!(c.before, Disk::File { .. })),
+            "a stamp for every file read"
+        );
         (
             format!("{planned:#?}"),
             AHEAD_TAKEN.with(std::cell::Cell::get),
