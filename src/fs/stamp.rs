@@ -1,6 +1,6 @@
 //! A file's stamp: what `lstat` says about its identity and its last change, enough to tell
-//! that a file verified a moment ago by its content has not been written since, without
-//! reading it again.
+//! that a file read earlier in the run (by the plan) has not been written since, without reading
+//! it again.
 //!
 //! The rule is git's for a "racily clean" index entry, on the change time: a write to a file
 //! sets its ctime to the current time, and nothing in user space can set a ctime back (`utimes`
@@ -14,9 +14,9 @@
 //! ([`fine_local_times`]); and a stamp whose nanoseconds are 0 is taken for a file system that
 //! rounds to the second. What it does not see: a write through a shared memory map into a page
 //! already dirty (the kernel updates the times when a page first becomes dirty, not at every
-//! store) and a clock set backwards; both are outside what an editor or an agent does to a file
-//! between two checks a few milliseconds apart, and the rename that follows would race them
-//! anyway.
+//! store) and a clock set backwards; neither is what an editor, a formatter, `git` or an agent
+//! does to a file between the plan's read and the write-back (milliseconds, or the length of
+//! the checks in a gated run).
 
 /// `lstat`'s identity and times of an entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
