@@ -58,6 +58,8 @@ pub fn now() -> Moment {
     };
     // SAFETY: clock_gettime writes one timespec we own. It cannot fail for this clock on Linux;
     // if it did, the zero moment left here makes every stamp unsettled (files are read again).
+    // Elsewhere the clock the kernel stamps files with is not known: the zero moment too.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     unsafe {
         libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut t);
     }
@@ -66,6 +68,7 @@ pub fn now() -> Moment {
 
 /// Whether the file system of `fd` is a local one whose times are in nanoseconds from this
 /// machine's clock (network and FUSE file systems take theirs from elsewhere, or cache them).
+#[cfg(any(target_os = "linux", target_os = "android"))]
 pub(super) fn fine_local_times(fd: &impl std::os::fd::AsFd) -> bool {
     // statfs(2) magic numbers.
     const LOCAL: [i64; 7] = [
@@ -80,4 +83,10 @@ pub(super) fn fine_local_times(fd: &impl std::os::fd::AsFd) -> bool {
     // `f_type`'s integer type differs between targets (i64 here, u32 or i32 elsewhere).
     #[allow(clippy::unnecessary_cast)]
     rustix::fs::fstatfs(fd).is_ok_and(|s| LOCAL.contains(&(s.f_type as i64)))
+}
+
+/// Elsewhere no file system's magic number is known here: stamps prove nothing, files are read.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub(super) fn fine_local_times(_fd: &impl std::os::fd::AsFd) -> bool {
+    false
 }
