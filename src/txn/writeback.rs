@@ -402,10 +402,10 @@ fn switch_one(
     Ok(Step::Done)
 }
 
-/// Whether `name` still holds `expected`, which step 1 found there by its content (with the
-/// metadata `seen`): by its stamp alone when the stamp proves that nothing wrote to it since
-/// ([`crate::fs::stamp`]: the same file, changed last before `t0`, on a file system whose times
-/// can tell), else by reading it again.
+/// Whether `name` still holds `expected`, which step 1 found there (with the metadata `seen`):
+/// by its stamp alone when the stamp proves that nothing wrote to it since ([`crate::fs::stamp`]:
+/// the same file, changed last before `t0`, on a file system whose times can tell), else by
+/// reading it again.
 fn unchanged_since(
     dir: &Dir,
     name: &str,

@@ -126,72 +126,51 @@ fn a_file_changed_during_the_switch_rolls_back_what_was_already_replaced() {
     assert!(leftovers.is_empty(), "temp files left: {leftovers:?}");
 }
 
-/// A writer that keeps the size and puts the modification time back is still seen at the switch:
-/// the files' stamps were settled (changed more than a clock tick before the run), so the switch
-/// trusts a stamp over a read, and the write moved the change time, which no one can set back.
-#[test]
-fn a_same_size_write_that_restores_its_mtime_is_still_caught_at_the_switch() {
-    let repo = repo();
-    std::thread::sleep(std::time::Duration::from_millis(30));
-    let (mut child, resume, _scratch) = start_paused(&repo, "before-switch");
-    let _stderr = wait_paused(&mut child);
-    let b = repo.path().join("b.txt");
-    let mtime = std::fs::metadata(&b)
+/// Writes `content` (of the file's size) to `path` and puts its modification time back: a writer
+/// that hides from a check of size and mtime, not from one of the change time.
+fn write_hiding_mtime(path: &std::path::Path, content: &str) {
+    let mtime = std::fs::metadata(path)
         .and_then(|m| m.modified())
         .expect("mtime");
-    std::fs::write(&b, "bX\n").expect("same-size write");
+    std::fs::write(path, content).expect("same-size write");
     std::fs::File::options()
         .write(true)
-        .open(&b)
+        .open(path)
         .and_then(|f| f.set_modified(mtime))
         .expect("mtime put back");
-    let (code, json) = finish(child, &resume);
-    assert_eq!(code, 4, "{json}");
-    assert_eq!(json["error"]["kind"], "concurrent_modification");
-    assert_eq!(repo.read_str("a.txt"), "a1\n", "a.txt was put back");
-    assert_eq!(
-        repo.read_str("b.txt"),
-        "bX\n",
-        "the other writer's content is kept"
-    );
 }
 
-/// The same writer between the plan and the write-back: the verification, which trusts a
-/// settled stamp instead of reading the file again, sees the change time moved and refuses.
+/// A writer that keeps the size and puts the modification time back is caught wherever it
+/// writes: the files' stamps were settled (changed more than a clock tick before the run), so the
+/// write-back trusts a stamp over a read, and the write moved the change time, which no one can
+/// set back. Between the plan and the write-back nothing is written at all (a.txt keeps its
+/// inode); during the switch, a.txt (already replaced) is put back.
 #[test]
-fn a_same_size_write_that_restores_its_mtime_is_caught_before_anything_is_written() {
+fn a_same_size_write_that_restores_its_mtime_is_caught() {
     use std::os::unix::fs::MetadataExt;
-    let repo = repo();
-    let inode = |f: &str| std::fs::metadata(repo.path().join(f)).expect("stat").ino();
-    let a_inode = inode("a.txt");
-    std::thread::sleep(std::time::Duration::from_millis(30));
-    let (mut child, resume, _scratch) = start_paused(&repo, "before-verify");
-    let _stderr = wait_paused(&mut child);
-    let b = repo.path().join("b.txt");
-    let mtime = std::fs::metadata(&b)
-        .and_then(|m| m.modified())
-        .expect("mtime");
-    std::fs::write(&b, "bX\n").expect("same-size write");
-    std::fs::File::options()
-        .write(true)
-        .open(&b)
-        .and_then(|f| f.set_modified(mtime))
-        .expect("mtime put back");
-    let (code, json) = finish(child, &resume);
-    assert_eq!(code, 4, "{json}");
-    assert_eq!(json["error"]["kind"], "concurrent_modification");
-    assert_eq!(
-        repo.read_str("a.txt"),
-        "a1\n",
-        "nothing of the patch was written"
-    );
-    // Not even written and put back: a.txt is the file it was (a switch replaces the inode).
-    assert_eq!(inode("a.txt"), a_inode, "a.txt was never replaced");
-    assert_eq!(
-        repo.read_str("b.txt"),
-        "bX\n",
-        "the other writer's content is kept"
-    );
+    for (point, a_replaced) in [("before-verify", false), ("before-switch", true)] {
+        let repo = repo();
+        let inode = |f: &str| std::fs::metadata(repo.path().join(f)).expect("stat").ino();
+        let a_inode = inode("a.txt");
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let (mut child, resume, _scratch) = start_paused(&repo, point);
+        let _stderr = wait_paused(&mut child);
+        write_hiding_mtime(&repo.path().join("b.txt"), "bX\n");
+        let (code, json) = finish(child, &resume);
+        assert_eq!(code, 4, "{point}: {json}");
+        assert_eq!(json["error"]["kind"], "concurrent_modification", "{point}");
+        assert_eq!(repo.read_str("a.txt"), "a1\n", "{point}: a.txt as it was");
+        assert_eq!(
+            inode("a.txt") != a_inode,
+            a_replaced,
+            "{point}: a.txt replaced?"
+        );
+        assert_eq!(
+            repo.read_str("b.txt"),
+            "bX\n",
+            "{point}: the other writer's content"
+        );
+    }
 }
 
 /// A file written again with the very bytes it had (a save without changes) moves its stamp:
