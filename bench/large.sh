@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Large inputs: `patchgate apply --checks none` vs `git apply` of the same change, side by side in
-# one run, each case in its own fresh repository: replace_all with 80,000 matches, one edit in a
+# one run, each case in its own fresh repository: replace_all with 80,000 matches, one line changed in each of 8,000 functions (a replace_all), one edit in a
 # 50 MB file, one edit in a 200,000-line file, and 20,000 edits in one patch. Prints the median
 # wall time and the peak RSS (GNU time's %M) of RUNS runs, and each figure as a ratio to git apply.
-# Knobs: RUNS (default 5); CASES (a subset of the four names); SCALE (default 1) multiplies every
+# Knobs: RUNS (default 5); CASES (a subset of the five names); SCALE (default 1) multiplies every
 # case's size (lines, matches, edits), to show how the times grow; PATCHGATE=/path/to/patchgate measures that binary instead of a fresh
 # `cargo build --release`; PATCHGATE_BASE=/path/to/patchgate also times an older build (before).
 set -euo pipefail
@@ -34,6 +34,10 @@ if case == "replace_all":
     before = "let value = old_name(old_name);\n" * (40_000 * scale)
     after = before.replace("old_name", "new_name")
     edits = [("old_name", "new_name", True)]
+elif case == "many_places":  # one line changed in each of 8,000 functions, by replace_all
+    before = "".join(f"fn f{i}(x: u32) -> u32 {{\n    old_call_{i}(x)\n}}\n\n" for i in range(8_000 * scale))
+    after = before.replace("old_call_", "new_call_")
+    edits = [("old_call_", "new_call_", True)]
 elif case == "50mb":
     lines = [f"line {i:09d} of a large generated file, padded to a fixed width ......\n" for i in range(700_000 * scale)]
     before = "".join(lines)
@@ -98,7 +102,7 @@ row() {
 
 echo "scale $SCALE, $RUNS runs each, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-12s %-18s %9s %9s %10s\n' case tool median_s x_git peak_MB
-for c in ${CASES:-replace_all 50mb 200k_lines 20k_edits}; do
+for c in ${CASES:-replace_all many_places 50mb 200k_lines 20k_edits}; do
     D="$WORK/$c"
     gen "$c" "$D"
     read -r gt gm < <(measure "git apply" "$D" git apply "$D.diff")

@@ -35,7 +35,7 @@ fn a_batch_reads_each_file_in_two_calls_and_opens_each_folder_once_to_verify() {
     }
     let repo = repo.commit();
     // The files' last change must be a tick of the coarse clock (4 ms here) older than the run
-    // for their stamps to prove them unchanged at the switch (src/fs/stamp.rs).
+    // for their stamps to prove them unchanged to the write-back (src/fs/stamp.rs).
     std::thread::sleep(std::time::Duration::from_millis(30));
     let scratch = tempfile::tempdir().expect("tempdir");
     let patch = scratch.path().join("p.yaml");
