@@ -4,7 +4,8 @@
 //! down). Under them all, the ground floor: [`fs`] (every working-tree file operation, resolved
 //! from the repository root without following symlinks; atomic writes; `fs::layout`, every path of
 //! patchgate's own state), [`repo`] (the repository and the path rules of a patch), [`text`]
-//! (unified diffs), [`runner`], [`error`], [`fault`] (test-only crash points) and [`timing`]:
+//! (unified diffs), [`runner`], [`error`], [`fault`] (test-only crash points), [`malloc`] (the
+//! allocator's settings) and [`timing`]:
 //! - [`patch`]: the input formats (YAML/JSON edits, codex `*** Begin Patch`, Aider
 //!   SEARCH/REPLACE, unified diffs) read into one list of typed edits;
 //! - [`plan`]: every edit matched and applied in memory; misses diagnosed;
@@ -28,6 +29,7 @@ pub mod error;
 pub mod fault;
 pub mod fs;
 pub mod fuzz;
+pub mod malloc;
 pub mod mcp;
 pub mod ops;
 pub mod panics;

@@ -2,6 +2,7 @@
 //! and hands the command line the MCP server it starts for `patchgate mcp`.
 
 fn main() {
+    patchgate::malloc::tune();
     patchgate::panics::install_hook();
     patchgate::timing::init();
     let code = patchgate::cli::run(std::env::args_os().collect(), patchgate::mcp::serve);

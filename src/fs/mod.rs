@@ -28,6 +28,8 @@ pub mod stamp;
 mod tests;
 
 use std::os::fd::{AsFd, OwnedFd};
+
+use rustix::fs::AtFlags;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -190,6 +192,20 @@ impl Root {
     /// Whether `dir`'s path still leads (without symlinks) to the very directory `dir` is: a
     /// folder renamed away and replaced since it was opened does not.
     pub fn still_at(&self, dir: &Dir) -> std::io::Result<bool> {
+        // A folder at the top is one `lstat` from the root: the same answers as opening it
+        // without following a symlink (a symlink, a file or nothing there is the error the open
+        // gives), in one system call instead of three per file of a switch.
+        if !dir.rel.is_empty() && !dir.rel.contains('/') {
+            let st = rustix::fs::statat(&self.fd, dir.rel.as_str(), AtFlags::SYMLINK_NOFOLLOW)?;
+            let kind = rustix::fs::FileType::from_raw_mode(st.st_mode);
+            if kind == rustix::fs::FileType::Symlink {
+                return Err(rustix::io::Errno::LOOP.into());
+            }
+            if kind != rustix::fs::FileType::Directory {
+                return Err(rustix::io::Errno::NOTDIR.into());
+            }
+            return Ok((st.st_dev, st.st_ino) == dir.identity()?);
+        }
         let now = self.dir(&dir.rel)?;
         Ok(now.identity()? == dir.identity()?)
     }

@@ -171,15 +171,16 @@ struct Applied {
     k: usize,
 }
 
+/// A file's edits planned in one pass: each edit's step, the document after all of them, and
+/// where its bytes changed (ranges of the original's and the new document's bytes, for the
+/// report's diff).
+pub(super) type OnePass = (Vec<Step>, TextDoc, Vec<crate::text::Changed>);
+
 /// The steps of `edits` (in order) on `doc`, and the document after all of them: exactly what
 /// [`replace_in`] gives one edit at a time, or `None` when the one-pass plan cannot promise that.
 /// `recorded[k]`: edit `k` is on record as applied before; it applies here only while its
 /// `new_string` is nowhere in the text (else the one-by-one path may call it already applied).
-pub(super) fn plan_file(
-    doc: &TextDoc,
-    edits: &[&Replace],
-    recorded: &[bool],
-) -> Option<(Vec<Step>, TextDoc)> {
+pub(super) fn plan_file(doc: &TextDoc, edits: &[&Replace], recorded: &[bool]) -> Option<OnePass> {
     plan_file_with(doc, edits, recorded, Engine::Auto)
 }
 
@@ -189,7 +190,7 @@ pub(super) fn plan_file_with(
     edits: &[&Replace],
     recorded: &[bool],
     engine: Engine,
-) -> Option<(Vec<Step>, TextDoc)> {
+) -> Option<OnePass> {
     if doc.has_crlf() || !edits.iter().all(|r| eligible(r)) || recorded.len() != edits.len() {
         return None;
     }
@@ -367,14 +368,15 @@ fn born_for_later(
     born || searched.is_none()
 }
 
-/// The steps (each edit's lines in the file as it was just before it) and the new document.
+/// The steps (each edit's lines in the file as it was just before it), the new document and
+/// where it changed.
 fn finish(
     doc: &TextDoc,
     edits: &[&Replace],
     olds: &[std::borrow::Cow<str>],
     news: &[std::borrow::Cow<str>],
     applied: &BTreeMap<usize, Applied>,
-) -> (Vec<Step>, TextDoc) {
+) -> OnePass {
     let nl = |s: &str| memchr::memchr_iter(b'\n', s.as_bytes()).count();
     let bytes = doc.text().as_bytes();
     // Line of each match start in the original text, in one sweep in order of position.
@@ -403,7 +405,21 @@ fn finish(
         .values()
         .map(|a| (a.start..a.end, news[a.k].as_ref()))
         .collect();
-    (steps, doc.splice_lf(&pieces))
+    // In bytes: the text is the file's after a byte order mark (a document planned in one pass
+    // has no CRLF endings to fold).
+    let (mut at, bom) = (0isize, doc.bom_len() as isize);
+    let changed = pieces
+        .iter()
+        .map(|(r, new)| {
+            let start = (r.start as isize + at + bom) as usize;
+            at += new.len() as isize - r.len() as isize;
+            crate::text::Changed {
+                old: r.start + bom as usize..r.end + bom as usize,
+                new: start..start + new.len(),
+            }
+        })
+        .collect();
+    (steps, doc.splice_lf(&pieces), changed)
 }
 
 /// Prefix sums over positions, with updates: the line shift of the edits applied so far.
@@ -445,8 +461,8 @@ pub(super) struct Ahead {
     content: Content,
     disk: Disk,
     stamp: Option<crate::fs::stamp::Stamp>,
-    /// The file's steps and its text after them, when the one-pass plan holds.
-    plan: Option<(Vec<Step>, TextDoc)>,
+    /// The file's one-pass plan, when it holds.
+    plan: Option<OnePass>,
 }
 
 /// From this many batched files on, they are read and planned ahead on every core: below it,
@@ -615,7 +631,7 @@ impl Planner<'_> {
                 #[cfg(test)]
                 AHEAD_TAKEN.with(|n| n.set(n.get() + 1));
                 self.load(key, (content, disk, stamp));
-                let (steps, after) = plan?;
+                let (steps, after, changed) = plan?;
                 if let Some(Slot {
                     content: Content::File { doc, .. },
                     ..
@@ -623,14 +639,16 @@ impl Planner<'_> {
                 {
                     *doc = Some(after);
                 }
+                self.changed_at.insert(key.to_string(), changed);
                 steps
             }
             _ => {
                 let doc = self.text_of(key, shown).ok()?;
                 let refs: Vec<&Replace> = edits.iter().map(|(r, _)| r).collect();
                 let recorded: Vec<bool> = edits.iter().map(|(_, rec)| *rec).collect();
-                let (steps, after) = plan_file(doc, &refs, &recorded)?;
+                let (steps, after, changed) = plan_file(doc, &refs, &recorded)?;
                 *doc = after;
+                self.changed_at.insert(key.to_string(), changed);
                 steps
             }
         };

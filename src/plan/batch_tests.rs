@@ -115,7 +115,7 @@ fn same_as_one_by_one(
     doc: &TextDoc,
     edits: &[Replace],
     recorded: &[bool],
-    (steps, after): (Vec<Step>, TextDoc),
+    (steps, after, changed): OnePass,
 ) -> Result<(), TestCaseError> {
     let (want, want_doc) = one_by_one(doc, edits, recorded);
     prop_assert_eq!(steps.len(), want.len());
@@ -128,7 +128,19 @@ fn same_as_one_by_one(
         prop_assert!(got.suggestions.is_empty() && want.suggestions.is_empty());
     }
     prop_assert_eq!(after.encode(), want_doc.encode());
-    prop_assert_eq!(after, want_doc);
+    prop_assert_eq!(&after, &want_doc);
+    // Where the file changed, as the plan says: sorted, and the bytes outside the same on both
+    // sides (the report's diff looks inside alone).
+    let (before, after) = (doc.encode(), after.encode());
+    let (mut a, mut b) = (0, 0);
+    for c in &changed {
+        prop_assert!(a <= c.old.start && c.old.start <= c.old.end && c.old.end <= before.len());
+        prop_assert!(b <= c.new.start && c.new.start <= c.new.end && c.new.end <= after.len());
+        prop_assert_eq!(&before[a..c.old.start], &after[b..c.new.start]);
+        (a, b) = (c.old.end, c.new.end);
+    }
+    prop_assert_eq!(&before[a..], &after[b..]);
+    prop_assert_eq!(changed.len(), edits.len());
     Ok(())
 }
 
@@ -249,7 +261,7 @@ fn chained_edits_see_earlier_ones() {
         replace("b = 2\n", "B\n"),
     ];
     let refs: Vec<&Replace> = edits.iter().collect();
-    let (steps, after) = plan_file(&doc, &refs, &[false; 3]).expect("planned in one pass");
+    let (steps, after, _) = plan_file(&doc, &refs, &[false; 3]).expect("planned in one pass");
     let lines: Vec<_> = steps.iter().map(|s| s.lines.clone()).collect();
     assert_eq!(lines, [vec![(3, 3)], vec![(1, 1)], vec![(3, 3)]]);
     assert_eq!(after.text(), "a = 1\n\nB\nc = 3\nd = 4\n");
@@ -426,6 +438,23 @@ fn files_planned_ahead_give_the_plan_made_in_order() {
                 .all(|c| c.read.is_some() == matches!(c.before, Disk::File { .. })),
             "a stamp for every file read"
         );
+        // Each file planned in one pass says where it changed, and its diff looks there alone
+        // (the same diff as the whole files'); the others are diffed whole.
+        for f in &planned.files {
+            let special = ["crlf", "miss", "latin1"]
+                .iter()
+                .any(|s| f.path.contains(s));
+            let batched = f.path.starts_with("pkg") && !special;
+            assert_eq!(f.changed.is_some(), batched, "{}", f.path);
+            if let (Some(changed), Some(b), Some(a)) = (&f.changed, &f.before, &f.after) {
+                assert_eq!(
+                    crate::text::unified_diff_within(&f.path, b, a, changed),
+                    crate::text::unified_diff(&f.path, &f.path, Some(b), Some(a)),
+                    "{}",
+                    f.path
+                );
+            }
+        }
         (
             format!("{planned:#?}"),
             AHEAD_TAKEN.with(std::cell::Cell::get),

@@ -283,6 +283,11 @@ impl TextDoc {
         self.crlf = crlf;
     }
 
+    /// The length of the byte order mark the file starts with (0 or 3).
+    pub fn bom_len(&self) -> usize {
+        if self.bom { 3 } else { 0 }
+    }
+
     /// Whether any line ends with `\r\n` on disk.
     pub fn has_crlf(&self) -> bool {
         self.crlf.contains(&true)

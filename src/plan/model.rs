@@ -151,6 +151,9 @@ pub struct FileChange {
     pub modes: (Option<u32>, Option<u32>),
     /// A symlink's target on each side.
     pub links: (Option<PathBuf>, Option<PathBuf>),
+    /// Where a modified text file's bytes changed, when the planner knows it (its edits planned
+    /// in one pass); the report's diff then looks there alone.
+    pub changed: Option<Vec<crate::text::Changed>>,
 }
 
 impl FileChange {
@@ -174,6 +177,7 @@ impl FileChange {
             after: after.shared(),
             modes: (diffops::git_mode(before), diffops::git_mode(after)),
             links: (link(before), link(after)),
+            changed: None,
         }
     }
 }
@@ -204,6 +208,7 @@ impl Plan {
         for f in &mut self.files {
             if f.path == rel {
                 f.after = Some(Arc::clone(&bytes));
+                f.changed = None;
             }
         }
         let hash = content_hash(&bytes);

@@ -23,6 +23,9 @@ pub(super) struct Planner<'a> {
     pub(super) dirs: HashMap<String, crate::fs::Dir>,
     /// Batched files read and planned ahead, until their first edit takes them.
     pub(super) ahead: HashMap<String, super::batch::Ahead>,
+    /// Where each file planned in one pass changed (its bytes, before and after): the report's
+    /// diff looks there alone.
+    pub(super) changed_at: HashMap<String, Vec<crate::text::Changed>>,
     /// The stamp of each file read from the working tree, just before it was read.
     pub(super) stamps: HashMap<String, crate::fs::stamp::Stamp>,
     /// When the plan began reading: a stamp changed last before it proves its file unwritten
@@ -46,6 +49,7 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
         batches: HashMap::new(),
         dirs: HashMap::new(),
         ahead: HashMap::new(),
+        changed_at: HashMap::new(),
         stamps: HashMap::new(),
         since: crate::fs::stamp::now(),
     };
@@ -510,13 +514,11 @@ impl Planner<'_> {
                 (_, Disk::Missing) => ChangeKind::Deleted,
                 _ => ChangeKind::Modified,
             };
-            files.push(FileChange::new(
-                c.rel.clone(),
-                None,
-                change,
-                &c.before,
-                &c.after,
-            ));
+            let mut file = FileChange::new(c.rel.clone(), None, change, &c.before, &c.after);
+            if change == ChangeKind::Modified {
+                file.changed = self.changed_at.remove(&c.rel);
+            }
+            files.push(file);
         }
         let final_state = if hash_final {
             let size = |(_, d): &(String, Disk)| match d {

@@ -453,10 +453,12 @@ fn file_report(f: &FileChange, after_sha256: Option<&str>) -> FileReport {
     }
     let (before, after) = (side(&f.before, &f.links.0), side(&f.after, &f.links.1));
     let mode = ModeReport::of(f);
-    let (mut diff, added, removed) = if before.is_some() && before == after {
-        (String::new(), 0, 0)
-    } else {
-        crate::text::unified_diff(old_name, &f.path, before, after)
+    let (mut diff, added, removed) = match (before, after, &f.changed, &f.links) {
+        (Some(b), Some(a), _, _) if b == a => (String::new(), 0, 0),
+        (Some(b), Some(a), Some(changed), (None, None)) if f.from.is_none() => {
+            crate::text::unified_diff_within(&f.path, b, a, changed)
+        }
+        _ => crate::text::unified_diff(old_name, &f.path, before, after),
     };
     if let Some(m) = &mode {
         let header = match (&m.old, &m.new) {

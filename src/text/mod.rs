@@ -5,4 +5,4 @@
 
 mod diff;
 
-pub use diff::unified_diff;
+pub use diff::{Changed, unified_diff, unified_diff_within};

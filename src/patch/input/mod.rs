@@ -40,6 +40,17 @@ pub fn detect(text: &str) -> InputFormat {
     let mut lines = text.lines().peekable();
     let mut first = true;
     while let Some(line) = lines.next() {
+        // Past the first non-blank line, only a line starting with one of these bytes can be a
+        // marker: the others are passed over without trimming (a YAML patch of 1,000 edits has
+        // thousands of lines, all read here before its parser starts).
+        if !first
+            && !matches!(
+                line.as_bytes().first(),
+                Some(b'*' | b'<' | b'd' | b'@' | b'-')
+            )
+        {
+            continue;
+        }
         let line = line.trim_end_matches('\r');
         // codex trims its marker lines; an indented one counts only as the document's first line,
         // where no YAML block string can be.
