@@ -497,6 +497,7 @@ fn plan_undo(repo: &Repo, e: &Entry, place: &Place) -> Result<Result<Planned, Re
                 before: current,
                 after,
                 read: None,
+                ids: None,
             });
         }
     }

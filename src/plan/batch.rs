@@ -463,6 +463,28 @@ pub(super) struct Ahead {
     stamp: Option<crate::fs::stamp::Stamp>,
     /// The file's one-pass plan, when it holds.
     plan: Option<OnePass>,
+    /// Its hashes, with the plan.
+    hashes: Option<Hashes>,
+}
+
+/// A file's hashes before and after its one-pass plan, made where it was read and planned.
+pub(super) struct Hashes {
+    pub(super) old_blob: git2::Oid,
+    pub(super) new_blob: git2::Oid,
+    pub(super) new_sha256: String,
+}
+
+impl Hashes {
+    /// The hashes of `before` (a file's bytes) and of `after`, the document planned from it;
+    /// `None` when `after` is not its bytes as they stand (CRLF endings to put back).
+    fn of(before: &[u8], after: &TextDoc) -> Option<Hashes> {
+        let parts = after.encoded_parts()?;
+        Some(Hashes {
+            old_blob: crate::repo::blob_id(before),
+            new_blob: crate::repo::blob_id_of_parts(&parts),
+            new_sha256: super::planner::content_hash_of_parts(&parts),
+        })
+    }
 }
 
 /// From this many batched files on, they are read and planned ahead on every core: below it,
@@ -493,13 +515,20 @@ fn read_and_plan(fs: &crate::fs::Root, parent: &str, names: &[AheadFile]) -> Vec
         .iter()
         .map(|(_, name, edits)| {
             let (mut content, disk, stamp) = super::vfs::read_in(&dir, name);
-            let mut plan = None;
+            let (mut plan, mut hashes) = (None, None);
             if let Content::File { bytes, doc, .. } = &mut content
                 && let Ok(original) = TextDoc::decode(bytes)
             {
                 let refs: Vec<&Replace> = edits.iter().map(|(r, _)| r).collect();
                 let recorded: Vec<bool> = edits.iter().map(|(_, rec)| *rec).collect();
                 plan = plan_file(&original, &refs, &recorded);
+                // Hashed here, on every core, while both texts are in the cache: the
+                // transaction and the re-run record need these hashes of every changed file,
+                // and hashing them later, one pass over each file again, was a tenth of a large
+                // batch's run.
+                hashes = plan
+                    .as_ref()
+                    .and_then(|(_, after, _)| Hashes::of(bytes, after));
                 // The original text is kept only for edits planned one by one (the one-pass
                 // plan did not hold); otherwise it goes now, and the next file's reuses its
                 // memory instead of new pages.
@@ -512,6 +541,7 @@ fn read_and_plan(fs: &crate::fs::Root, parent: &str, names: &[AheadFile]) -> Vec
                 disk,
                 stamp,
                 plan,
+                hashes,
             })
         })
         .collect()
@@ -627,6 +657,7 @@ impl Planner<'_> {
                 disk,
                 stamp,
                 plan,
+                hashes,
             }) if !self.slots.contains_key(key) => {
                 #[cfg(test)]
                 AHEAD_TAKEN.with(|n| n.set(n.get() + 1));
@@ -640,6 +671,9 @@ impl Planner<'_> {
                     *doc = Some(after);
                 }
                 self.changed_at.insert(key.to_string(), changed);
+                if let Some(h) = hashes {
+                    self.hashed.insert(key.to_string(), h);
+                }
                 steps
             }
             _ => {
@@ -647,7 +681,19 @@ impl Planner<'_> {
                 let refs: Vec<&Replace> = edits.iter().map(|(r, _)| r).collect();
                 let recorded: Vec<bool> = edits.iter().map(|(_, rec)| *rec).collect();
                 let (steps, after, changed) = plan_file(doc, &refs, &recorded)?;
-                *doc = after;
+                // Hashed here as when planned ahead (see `read_and_plan`).
+                if let Some(Disk::File { bytes, .. }) = self.originals.get(key)
+                    && let Some(h) = Hashes::of(bytes, &after)
+                {
+                    self.hashed.insert(key.to_string(), h);
+                }
+                if let Some(Slot {
+                    content: Content::File { doc, .. },
+                    ..
+                }) = self.slots.get_mut(key)
+                {
+                    *doc = Some(after);
+                }
                 self.changed_at.insert(key.to_string(), changed);
                 steps
             }

@@ -115,6 +115,13 @@ impl TextDoc {
         out
     }
 
+    /// The bytes [`TextDoc::encode`] gives, as its two parts (the byte order mark, possibly
+    /// empty, and the text), when the document has no CRLF ending to put back.
+    pub fn encoded_parts(&self) -> Option<[&[u8]; 2]> {
+        let bom: &[u8] = if self.bom { b"\xef\xbb\xbf" } else { b"" };
+        (!self.has_crlf()).then_some([bom, self.text.as_bytes()])
+    }
+
     /// [`TextDoc::encode`], taking the document: a text without a BOM or a CRLF ending is its
     /// bytes already, and is handed over without a copy.
     pub fn into_bytes(self) -> Vec<u8> {

@@ -116,6 +116,9 @@ pub struct PathChange {
     /// moment the plan began reading. Where the file still has that stamp and the stamp proves
     /// it unwritten since ([`crate::fs::stamp`]), write-back need not read it again.
     pub read: Option<(crate::fs::stamp::Stamp, crate::fs::stamp::Moment)>,
+    /// The blob ids of `before` and `after`, where the planner hashed them already (a file
+    /// planned in one pass, on the core that read it); the transaction hashes the others.
+    pub ids: Option<(git2::Oid, git2::Oid)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,6 +206,7 @@ impl Plan {
                 && let Disk::File { bytes: b, .. } = &mut c.after
             {
                 *b = Arc::clone(&bytes);
+                c.ids = None;
             }
         }
         for f in &mut self.files {

@@ -26,6 +26,9 @@ pub(super) struct Planner<'a> {
     /// Where each file planned in one pass changed (its bytes, before and after): the report's
     /// diff looks there alone.
     pub(super) changed_at: HashMap<String, Vec<crate::text::Changed>>,
+    /// Files hashed where they were read and planned ahead, while their bytes were in the cache:
+    /// their blob ids before and after, and the SHA-256 of the new content.
+    pub(super) hashed: HashMap<String, super::batch::Hashes>,
     /// The stamp of each file read from the working tree, just before it was read.
     pub(super) stamps: HashMap<String, crate::fs::stamp::Stamp>,
     /// When the plan began reading: a stamp changed last before it proves its file unwritten
@@ -50,6 +53,7 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
         dirs: HashMap::new(),
         ahead: HashMap::new(),
         changed_at: HashMap::new(),
+        hashed: HashMap::new(),
         stamps: HashMap::new(),
         since: crate::fs::stamp::now(),
     };
@@ -106,8 +110,17 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
 }
 
 pub(super) fn content_hash(b: &[u8]) -> String {
+    content_hash_of_parts(&[b])
+}
+
+/// [`content_hash`] of the concatenation of `parts`.
+pub(super) fn content_hash_of_parts(parts: &[&[u8]]) -> String {
     use sha2::{Digest, Sha256};
-    format!("{:x}", Sha256::digest(b))
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p);
+    }
+    format!("{:x}", h.finalize())
 }
 
 /// A path's state as the re-run record knows it: the hash of a file's bytes or a link's target,
@@ -477,6 +490,7 @@ impl Planner<'_> {
                     before,
                     after,
                     read: self.stamps.get(key).map(|s| (*s, self.since)),
+                    ids: self.hashed.get(key).map(|h| (h.old_blob, h.new_blob)),
                 });
             }
         }
@@ -521,11 +535,14 @@ impl Planner<'_> {
             files.push(file);
         }
         let final_state = if hash_final {
-            let size = |(_, d): &(String, Disk)| match d {
-                Disk::File { bytes, .. } => bytes.len(),
+            let known = |k: &str| self.hashed.get(k).map(|h| h.new_sha256.clone());
+            let size = |(k, d): &(String, Disk)| match d {
+                Disk::File { bytes, .. } if !self.hashed.contains_key(k) => bytes.len(),
                 _ => 0,
             };
-            crate::par::map_sized(&afters, size, |(k, d)| (k.clone(), disk_hash(d)))
+            crate::par::map_sized(&afters, size, |(k, d)| {
+                (k.clone(), known(k).or_else(|| disk_hash(d)))
+            })
         } else {
             Vec::new()
         };

@@ -90,10 +90,18 @@ impl Repo {
 
 /// The blob id git gives `bytes`.
 pub fn blob_id(bytes: &[u8]) -> git2::Oid {
+    blob_id_of_parts(&[bytes])
+}
+
+/// The blob id git gives the concatenation of `parts`.
+pub fn blob_id_of_parts(parts: &[&[u8]]) -> git2::Oid {
     use sha1::{Digest, Sha1};
     let mut h = Sha1::new();
-    h.update(format!("blob {}\0", bytes.len()).as_bytes());
-    h.update(bytes);
+    let len: usize = parts.iter().map(|p| p.len()).sum();
+    h.update(format!("blob {len}\0").as_bytes());
+    for p in parts {
+        h.update(p);
+    }
     let digest = h.finalize();
     // A SHA-1 digest is 20 bytes: exactly an Oid.
     git2::Oid::from_bytes(&digest).unwrap_or_else(|_| git2::Oid::zero())

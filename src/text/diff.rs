@@ -92,7 +92,16 @@ fn diff_within(
     changed: &[Changed],
 ) -> Option<(String, usize, usize)> {
     // A lone CR ends a line for the diff but not for the line counts below (see common_ends).
-    if changed.is_empty() || has_lone_cr(before) || has_lone_cr(after) {
+    // Between the ranges `after` is `before`'s bytes (checked next): only its ranges are looked
+    // at, with a byte either side for a CR split by a range's end.
+    let cr_in_after = changed.iter().any(|c| {
+        let (s, e) = (
+            c.new.start.saturating_sub(1),
+            (c.new.end + 1).min(after.len()),
+        );
+        s <= e && has_lone_cr(&after[s..e])
+    });
+    if changed.is_empty() || cr_in_after || has_lone_cr(before) {
         return None;
     }
     let (mut a, mut b) = (0, 0);
@@ -261,16 +270,23 @@ impl<'a> LineDiff<'a> {
 
 /// Myers over `old` and `new`, settling for a correct but less minimal diff past its deadline.
 fn myers_ops(old: &[&str], new: &[&str]) -> Vec<DiffOp> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
+    // Small inputs finish long before any deadline: no clock read for each of a batch's many
+    // small regions.
+    let deadline = (old.len().max(new.len()) > NO_DEADLINE_LINES)
+        .then(|| std::time::Instant::now() + std::time::Duration::from_millis(500));
     similar::capture_diff_deadline(
         Algorithm::Myers,
         old,
         0..old.len(),
         new,
         0..new.len(),
-        Some(deadline),
+        deadline,
     )
 }
+
+/// Up to this many lines a side, Myers runs without a deadline (its worst case is then well
+/// under a millisecond).
+const NO_DEADLINE_LINES: usize = 200;
 
 /// From this many lines on each side, the lines found on one side only are set aside before
 /// Myers runs ([`line_ops`]): below it, Myers is quick whatever the lines are, and hashing them
@@ -810,6 +826,20 @@ mod tests {
             unified_diff_within("f", old.as_bytes(), new.as_bytes(), &wrong),
             whole
         );
+        // A lone CR ends a line for the diff, not for the line counts: anywhere in the old text,
+        // or brought by a range, the whole files are diffed.
+        let lone = old.replacen("def f50(x):", "def f50(x\r):", 1);
+        let (lone_new, lone_changed) = replaced(&lone, &[(0, 3, "fn")]);
+        assert_eq!(
+            diff_within("f", lone.as_bytes(), lone_new.as_bytes(), &lone_changed),
+            None
+        );
+        let (cr_new, cr_changed) = replaced(&old, &[(0, 3, "fn\r")]);
+        assert_eq!(
+            diff_within("f", old.as_bytes(), cr_new.as_bytes(), &cr_changed),
+            None
+        );
+        assert!(diff_within("f", old.as_bytes(), cr_new.as_bytes(), &[]).is_none());
     }
 
     proptest::proptest! {

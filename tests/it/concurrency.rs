@@ -390,3 +390,42 @@ fn a_cleanup_failure_after_the_switch_is_a_warning_not_an_error() {
     repo.run(&["recover"]).assert_code(0);
     assert_eq!(repo.leftovers(), Vec::<String>::new());
 }
+
+/// A large batch over several folders is switched on several threads, a folder's files on one.
+/// A file changed just before the switch stops it there, and every file already replaced, in any
+/// folder and on any thread, is put back: the tree is as it was, but for the other writer's file.
+#[test]
+fn a_change_found_during_a_switch_on_several_threads_puts_every_file_back() {
+    let (folders, per_folder) = (3, 30);
+    let mut repo = TestRepo::new();
+    let mut patch = String::from("edits:\n");
+    for d in 0..folders {
+        for f in 0..per_folder {
+            let path = format!("d{d}/f{f}.txt");
+            repo = repo.file(&path, format!("v{f}\n"));
+            patch.push_str(&format!(
+                "  - file_path: {path}\n    old_string: \"v{f}\\n\"\n    new_string: \"w{f}\\n\"\n"
+            ));
+        }
+    }
+    let repo = repo.commit();
+    let before = files_of(repo.path());
+    let (mut child, resume, _scratch) =
+        spawn_apply(&repo, &patch, &["--checks", "none"], Some("before-switch"));
+    let _stderr = wait_paused(&mut child);
+    repo.write("d1/f15.txt", "someone else\n");
+    let (code, json) = finish(child, &resume);
+    assert_eq!(code, 4, "{json}");
+    assert_eq!(json["error"]["kind"], "concurrent_modification", "{json}");
+    let mut want = before;
+    want.insert("d1/f15.txt".into(), b"someone else\n".to_vec());
+    let now: std::collections::BTreeMap<String, Vec<u8>> = files_of(repo.path())
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with(".git/"))
+        .collect();
+    let want: std::collections::BTreeMap<String, Vec<u8>> = want
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with(".git/"))
+        .collect();
+    assert_eq!(now, want, "every other file as it was, no temp file left");
+}
