@@ -413,16 +413,24 @@ fn switch(
     };
     // The report's diffs (a large part of a big batch's work) are computed while the
     // transaction runs: they need only the plan, and the transaction spends much of its time
-    // waiting on the file system.
-    let (done, files) = std::thread::scope(|s| {
-        let files = s.spawn(|| crate::report::file_reports(plan));
+    // waiting on the file system. The report's two large fields are rendered as JSON there too
+    // (used if they do not change; see `report::rendered`).
+    let edits = &report.edits;
+    let (done, (files, files_json, edits_json)) = std::thread::scope(|s| {
+        let files = s.spawn(|| {
+            let files = crate::report::file_reports(plan);
+            let json = crate::report::rendered::render(&files);
+            (files, json, crate::report::rendered::render(&**edits))
+        });
         let done = run::run(repo, req);
         let files = files
             .join()
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (done, files)
     });
-    report.files = files;
+    report.files = files.into();
+    report.files.keep(files_json);
+    report.edits.keep(edits_json);
     let done = match done {
         Ok(d) => d,
         Err(run::Failed::Start(e)) => return Err(e),

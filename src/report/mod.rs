@@ -10,6 +10,7 @@
 mod checks;
 mod human;
 mod markdown;
+pub mod rendered;
 mod sarif;
 mod schema;
 mod source;
@@ -22,6 +23,8 @@ pub use schema::json_schema;
 use std::collections::HashMap;
 
 use serde::Serialize;
+
+pub use rendered::Rendered;
 
 use crate::error::{Error, Exit, Kind};
 use crate::patch::PatchSource;
@@ -62,7 +65,7 @@ pub struct Report {
     pub status: Status,
     pub commit: Option<String>,
     pub branch: Option<String>,
-    pub edits: Vec<EditReport>,
+    pub edits: Rendered<Vec<EditReport>>,
     /// The id `patchgate undo` takes for what this run wrote (`None`: nothing was written).
     pub patch_id: Option<String>,
     /// For `undo`: the patch it reverted.
@@ -71,7 +74,7 @@ pub struct Report {
     /// For `undo` refused: every file that changed since the patch wrote it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub changed_since: Vec<String>,
-    pub files: Vec<FileReport>,
+    pub files: Rendered<Vec<FileReport>>,
     pub checks: Vec<crate::checks::CheckReport>,
     pub verify: Vec<crate::verify::run::VerifyReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -300,11 +303,11 @@ impl Report {
             status,
             commit: None,
             branch: None,
-            edits: Vec::new(),
+            edits: Rendered::default(),
             patch_id: None,
             undid: None,
             changed_since: Vec::new(),
-            files: Vec::new(),
+            files: Rendered::default(),
             checks: Vec::new(),
             verify: Vec::new(),
             error: None,
@@ -329,13 +332,18 @@ impl Report {
     pub fn from_plan(plan: &Plan, patch: &PatchSource) -> Report {
         let mut r = Report::empty(Status::Applied);
         r.patch = Some(patch.clone());
-        r.edits = plan.outcomes.iter().map(edit_report).collect();
+        r.edits = plan
+            .outcomes
+            .iter()
+            .map(edit_report)
+            .collect::<Vec<_>>()
+            .into();
         r
     }
 
     /// Lists the plan's changed files, with the contents as finally written (after `--fix`).
     pub fn list_files(&mut self, plan: &Plan) {
-        self.files = file_reports(plan);
+        self.files = file_reports(plan).into();
     }
 
     /// A batch that is not written: edits that verified say so, and no file is listed as changed.
@@ -365,6 +373,7 @@ impl Report {
     pub fn write_json(&self, out: impl std::io::Write) -> std::io::Result<()> {
         use std::io::Write;
         let mut out = std::io::BufWriter::with_capacity(64 << 10, out);
+        let _renderings = rendered::WritingJson::start();
         // Keeps an I/O error's kind (a closed pipe is not an error to report).
         serde_json::to_writer_pretty(&mut out, self).map_err(std::io::Error::from)?;
         out.write_all(b"\n")?;
@@ -538,6 +547,85 @@ mod tests {
         assert_eq!(v["error"]["kind"], "operation_in_progress");
         assert_eq!(v["status"], "error");
         assert!(v.get("exit").is_none(), "{v}");
+    }
+
+    /// `write_json` prints the same bytes whether the edits and files were rendered ahead of
+    /// time or not; a change made after the rendering shows (any mutable access drops it); and
+    /// no other serialisation uses a rendering (one kept on purpose for other values shows only
+    /// in `write_json`).
+    #[test]
+    fn renderings_made_ahead_print_what_the_report_holds() {
+        let edit = |index: usize, message: Option<&str>| EditReport {
+            index,
+            file_path: format!("src/ünïcode {index}.py"),
+            status: EditStatus::Applied,
+            match_kind: Some(MatchKind::Exact),
+            replacements: 1,
+            lines: vec![[index + 1, index + 3]],
+            suggestions: vec![SuggestionReport {
+                start_line: 4,
+                end_line: 5,
+                similarity: 0.93,
+                kind: CandidateKind::Whitespace,
+                text: "\tquote \" and\nline".into(),
+                note: None,
+                source: None,
+            }],
+            message: message.map(str::to_string),
+            hunk: None,
+            kind: None,
+            invalid: false,
+            patch_span: None,
+            snippet: None,
+        };
+        let file = |path: &str| FileReport {
+            path: path.into(),
+            change: ChangeKind::Modified,
+            from: None,
+            diff: "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b \"q\"\n".into(),
+            sha256: Some("ab".repeat(32)),
+            mode: None,
+            added: 1,
+            removed: 1,
+        };
+        let mut report = Report::empty(Status::Applied);
+        report.edits = vec![edit(0, None), edit(1, Some("m"))].into();
+        report.files = vec![file("a.py"), file("b/c.py")].into();
+        report.patch_id = Some("p1".into());
+        let json = |r: &Report| {
+            let mut out = Vec::new();
+            r.write_json(&mut out).expect("write");
+            String::from_utf8(out).expect("utf8")
+        };
+        let plain = json(&report);
+        report.edits.keep(rendered::render(&*report.edits));
+        report.files.keep(rendered::render(&*report.files));
+        assert_eq!(json(&report), plain);
+        // Empty lists, rendered.
+        let mut empty = Report::empty(Status::Applied);
+        let plain_empty = json(&empty);
+        empty.edits.keep(rendered::render(&*empty.edits));
+        assert_eq!(json(&empty), plain_empty);
+        // A change after the rendering: by index, by iteration, by clearing.
+        report.edits[1].message = Some("changed".into());
+        assert!(json(&report).contains("\"changed\""));
+        report.edits.keep(rendered::render(&*report.edits));
+        for e in &mut report.edits {
+            e.replacements = 7;
+        }
+        assert!(json(&report).contains("\"replacements\": 7"));
+        report.files.clear();
+        assert!(json(&report).contains("\"files\": []"));
+        // A rendering of something else shows in `write_json` only.
+        report.files = vec![file("a.py")].into();
+        report.files.keep(rendered::render(&vec![file("other.py")]));
+        assert!(json(&report).contains("other.py"));
+        assert!(!report.to_json().contains("other.py"));
+        assert!(
+            serde_json::to_string(&report)
+                .expect("json")
+                .contains("a.py")
+        );
     }
 
     /// A file's `sha256` is the hash of its new content, whether the plan hashed it already (a

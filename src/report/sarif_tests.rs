@@ -273,7 +273,7 @@ fn a_miss_is_a_result_at_its_best_candidate_and_an_ambiguous_edit_at_its_first_m
     amb.lines = vec![[5, 5], [9, 9], [20, 20]];
     let mut ok = edit(0, "src/app.py", EditStatus::Applied);
     ok.message = Some("verified, but not written".into());
-    r.edits = vec![ok, miss, amb];
+    r.edits = vec![ok, miss, amb].into();
     let log = sarif_log(&r);
     let res = results(&log);
     assert_eq!(res.len(), 2, "an applied edit is no result");
