@@ -59,15 +59,24 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
     };
     // Each edit's digest, once: the whole patch's digest is made of them, and the record of
     // applied edits needs them again.
-    let edit_digests: Vec<Option<String>> = patch
+    // The paths first (resolving walks the file system, once per distinct path), then the
+    // digests, on every core for a large patch (a SHA-256 each: half a millisecond per 1,000).
+    let to_digest: Vec<Option<(String, &Op)>> = patch
         .edits
         .iter()
         .map(|e| {
             let op = e.op.as_ref().ok()?;
-            let rel = p.resolve(&e.file_path).ok()?.rel;
-            Some(record::digest(&rel, op))
+            Some((p.resolve(&e.file_path).ok()?.rel, op))
         })
         .collect();
+    // About a kilobyte's hashing of set-up per digest.
+    let size = |d: &Option<(String, &Op)>| match d {
+        Some((_, Op::Replace(r))) => 1024 + r.old.len() + r.new.len(),
+        _ => 1024,
+    };
+    let edit_digests: Vec<Option<String>> = crate::par::map_sized(&to_digest, size, |d| {
+        d.as_ref().map(|(rel, op)| record::digest(rel, op))
+    });
     crate::timing::mark("plan: paths resolved, edits hashed");
     let patch_digest = edit_digests
         .iter()

@@ -381,6 +381,7 @@ impl Report {
     }
 
     pub fn to_json(&self) -> String {
+        let _renderings = rendered::WritingJson::start();
         // Serialising plain data with string keys cannot fail.
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"version\":1,\"status\":\"error\",\"error\":{{\"kind\":\"internal\",\"message\":\"{e}\"}}}}"))
     }
@@ -551,8 +552,8 @@ mod tests {
 
     /// `write_json` prints the same bytes whether the edits and files were rendered ahead of
     /// time or not; a change made after the rendering shows (any mutable access drops it); and
-    /// no other serialisation uses a rendering (one kept on purpose for other values shows only
-    /// in `write_json`).
+    /// no serialisation but `write_json` and `to_json` (the same layout) uses a rendering (one
+    /// kept on purpose for other values shows only there).
     #[test]
     fn renderings_made_ahead_print_what_the_report_holds() {
         let edit = |index: usize, message: Option<&str>| EditReport {
@@ -616,16 +617,16 @@ mod tests {
         assert!(json(&report).contains("\"replacements\": 7"));
         report.files.clear();
         assert!(json(&report).contains("\"files\": []"));
-        // A rendering of something else shows in `write_json` only.
+        // A rendering of something else shows in `write_json` and `to_json` only (the MCP
+        // server's `serde_json::to_value` sees the value).
         report.files = vec![file("a.py")].into();
         report.files.keep(rendered::render(&vec![file("other.py")]));
         assert!(json(&report).contains("other.py"));
-        assert!(!report.to_json().contains("other.py"));
-        assert!(
-            serde_json::to_string(&report)
-                .expect("json")
-                .contains("a.py")
-        );
+        assert!(report.to_json().contains("other.py"));
+        let value = serde_json::to_value(&report).expect("value");
+        assert_eq!(value["files"][0]["path"], "a.py");
+        let compact = serde_json::to_string(&report).expect("json");
+        assert!(compact.contains("a.py") && !compact.contains("other.py"));
     }
 
     /// A file's `sha256` is the hash of its new content, whether the plan hashed it already (a

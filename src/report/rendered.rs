@@ -4,9 +4,9 @@
 //! serialising it once the transaction had landed was a twentieth of the run. The two large
 //! fields are rendered on another thread while the transaction runs ([`render`]), kept with their
 //! value while it is unchanged (any mutable access drops the rendering), and used only by
-//! [`super::Report::write_json`]: the one serialisation whose layout (pretty, two spaces, a field
-//! of the report's top level) they were rendered for. Every other serialisation of a report sees
-//! the value itself.
+//! [`super::Report::write_json`] and [`super::Report::to_json`] (the MCP server's): the
+//! serialisations whose layout (pretty, two spaces, a field of the report's top level) they were
+//! rendered for. Every other serialisation of a report sees the value itself.
 
 use std::cell::Cell;
 use std::ops::{Deref, DerefMut};
@@ -22,7 +22,8 @@ pub struct Rendered<T> {
 }
 
 thread_local! {
-    /// Set while `write_json` serialises a report on this thread: only then is a rendering used.
+    /// Set while `write_json` or `to_json` serialises a report on this thread: only then is a
+    /// rendering used.
     static WRITING_JSON: Cell<bool> = const { Cell::new(false) };
 }
 
