@@ -59,24 +59,15 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
     };
     // Each edit's digest, once: the whole patch's digest is made of them, and the record of
     // applied edits needs them again.
-    // The paths first (resolving walks the file system, once per distinct path), then the
-    // digests, on every core for a large patch (a SHA-256 each: half a millisecond per 1,000).
-    let to_digest: Vec<Option<(String, &Op)>> = patch
+    let edit_digests: Vec<Option<String>> = patch
         .edits
         .iter()
         .map(|e| {
             let op = e.op.as_ref().ok()?;
-            Some((p.resolve(&e.file_path).ok()?.rel, op))
+            let rel = p.resolve(&e.file_path).ok()?.rel;
+            Some(record::digest(&rel, op))
         })
         .collect();
-    // About a kilobyte's hashing of set-up per digest.
-    let size = |d: &Option<(String, &Op)>| match d {
-        Some((_, Op::Replace(r))) => 1024 + r.old.len() + r.new.len(),
-        _ => 1024,
-    };
-    let edit_digests: Vec<Option<String>> = crate::par::map_sized(&to_digest, size, |d| {
-        d.as_ref().map(|(rel, op)| record::digest(rel, op))
-    });
     crate::timing::mark("plan: paths resolved, edits hashed");
     let patch_digest = edit_digests
         .iter()
