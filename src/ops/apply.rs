@@ -418,9 +418,12 @@ fn switch(
     let edits = &report.edits;
     let (done, (files, files_json, edits_json)) = std::thread::scope(|s| {
         let files = s.spawn(|| {
+            use crate::report::rendered::render_ahead;
             let files = crate::report::file_reports(plan);
-            let json = crate::report::rendered::render(&files);
-            (files, json, crate::report::rendered::render(&**edits))
+            let files_size: usize = files.iter().map(|f| 256 + f.diff.len()).sum();
+            let edits_size: usize = edits.iter().map(|e| 512 + e.text_len()).sum();
+            let files_json = render_ahead(&files, files_size);
+            (files, files_json, render_ahead(&**edits, edits_size))
         });
         let done = run::run(repo, req);
         let files = files

@@ -401,6 +401,15 @@ pub(crate) fn error_report(err: &Error) -> ErrorReport {
     }
 }
 
+impl EditReport {
+    /// About the size of its pretty JSON, less a few hundred bytes of fixed fields: its free
+    /// text (message, suggestions) and its line ranges (one per replacement of a `replace_all`).
+    pub fn text_len(&self) -> usize {
+        let suggestions: usize = self.suggestions.iter().map(|s| 128 + s.text.len()).sum();
+        self.message.as_ref().map_or(0, String::len) + suggestions + 64 * self.lines.len()
+    }
+}
+
 fn edit_report(o: &EditOutcome) -> EditReport {
     EditReport {
         index: o.index,
@@ -627,6 +636,18 @@ mod tests {
         assert_eq!(value["files"][0]["path"], "a.py");
         let compact = serde_json::to_string(&report).expect("json");
         assert!(compact.contains("a.py") && !compact.contains("other.py"));
+        // Large fields are not rendered ahead; an edit's size counts its line ranges (a
+        // `replace_all` has one per replacement).
+        assert!(rendered::render_ahead(&vec![1u8], 10).is_some());
+        assert!(rendered::render_ahead(&vec![1u8], rendered::AHEAD_MAX + 1).is_none());
+        let mut many = edit(0, None);
+        many.lines = vec![[1, 1]; 40_000];
+        let pretty = serde_json::to_string_pretty(&many).expect("json").len();
+        assert!(
+            many.text_len() + 512 >= pretty / 2,
+            "{} for {pretty}",
+            many.text_len()
+        );
     }
 
     /// A file's `sha256` is the hash of its new content, whether the plan hashed it already (a
