@@ -6,7 +6,7 @@
 #
 # What is timed (hyperfine -N: one process per run, no shell unless written; R = the repository):
 #   patchgate              patchgate apply p5.yaml -C R --commit --checks none --format json
-#                          (as `env -u PATCHGATE_FSYNC patchgate …`: durability on, the default)
+#                          (PATCHGATE_FSYNC unset by this script: durability on, the default)
 #   patchgate fsync=0      the same with PATCHGATE_FSYNC=0 (durability off)
 #   patchgate no-commit    the same without --commit: stage + journal + write-back, no commit and
 #                          no index update (breakdown)
@@ -189,10 +189,10 @@ for n in "${SIZES[@]}"; do
     R="$WORK/r$n"
     P="$R.p5.yaml"
     PATHS=$(cat "$R.paths")
-    CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate" "env -u PATCHGATE_FSYNC $PG apply $P -C $R --commit --checks none --format json")
+    CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate" "$PG apply $P -C $R --commit --checks none --format json")
     CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate fsync=0" "env PATCHGATE_FSYNC=0 $PG apply $P -C $R --commit --checks none --format json")
-    CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate no-commit" "env -u PATCHGATE_FSYNC $PG apply $P -C $R --checks none --format json")
-    CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate --dry-run" "env -u PATCHGATE_FSYNC $PG apply $P -C $R --dry-run --checks none --format json")
+    CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate no-commit" "$PG apply $P -C $R --checks none --format json")
+    CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate --dry-run" "$PG apply $P -C $R --dry-run --checks none --format json")
     CMDS+=(--prepare "$WORK/prep_ui.sh $R" -n "$n git update-index" "git -C $R update-index --add --remove -- $PATHS")
     CMDS+=(--prepare "$WORK/prep_ui.sh $R" -n "$n git update-index, index.skipHash=true" "git -C $R -c index.skipHash=true update-index --add --remove -- $PATHS")
     CMDS+=(--prepare "$WORK/prep_ui.sh $R" -n "$n git add + commit" "sh -c 'git -C $R add -- $PATHS && git -C $R commit -q -m msg'")
