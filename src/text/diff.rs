@@ -97,7 +97,7 @@ fn diff_within(
     let cr_in_after = changed.iter().any(|c| {
         let (s, e) = (
             c.new.start.saturating_sub(1),
-            (c.new.end + 1).min(after.len()),
+            c.new.end.saturating_add(1).min(after.len()),
         );
         s <= e && has_lone_cr(&after[s..e])
     });
@@ -840,6 +840,20 @@ mod tests {
             None
         );
         assert!(diff_within("f", old.as_bytes(), cr_new.as_bytes(), &[]).is_none());
+        // Ranges out of bounds, reversed or out of order are refused, never followed.
+        let bad = |old: Range<usize>, new: Range<usize>| Changed { old, new };
+        #[allow(clippy::reversed_empty_ranges)]
+        for ranges in [
+            vec![bad(5..usize::MAX, usize::MAX..usize::MAX)],
+            vec![bad(3..1, 3..1)],
+            vec![bad(4..6, 4..6), bad(0..2, 0..2)],
+            vec![bad(0..old.len() + 1, 0..old.len() + 1)],
+        ] {
+            assert_eq!(
+                diff_within("f", old.as_bytes(), old.as_bytes(), &ranges),
+                None
+            );
+        }
     }
 
     proptest::proptest! {
