@@ -326,7 +326,15 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
     }
     // 4. The switch, each path verified just before it is replaced: its folder is still the one
     // the temp file is in, reached without a symlink, and the file still holds what was planned.
-    let switched = switch_all(fs, &staged, changes, &seen, t0, &fail);
+    let switch = Switch {
+        fs,
+        staged: &staged,
+        changes,
+        seen: &seen,
+        t0,
+        fail: &fail,
+    };
+    let switched = switch.all();
     if let Some((_, e)) = switched.failed {
         (hooks.before_rollback)();
         let undo = rollback(&staged, changes, &switched.done);
@@ -380,31 +388,72 @@ struct Switched {
     failed: Option<(usize, Error)>,
 }
 
-/// Switches every staged path, each verified just before its rename; after a failure, no other
-/// path is started (those under way on other threads finish).
-fn switch_all(
-    fs: &Root,
-    staged: &[Staged],
-    changes: &[PathChange],
-    seen: &[Option<Meta>],
+/// What the switch of each path needs: the staged paths, their changes, what step 1 saw of each,
+/// when it began, and how an I/O error is told.
+struct Switch<'a> {
+    fs: &'a Root,
+    staged: &'a [Staged],
+    changes: &'a [PathChange],
+    seen: &'a [Option<Meta>],
     t0: Moment,
-    fail: &(dyn Fn(&'static str, &str, std::io::Error) -> Error + Sync),
-) -> Switched {
-    let stop = std::sync::atomic::AtomicBool::new(false);
-    let run = |group: &Vec<usize>| switch_group(fs, staged, changes, seen, t0, fail, group, &stop);
-    let groups = switch_groups(staged);
-    let mut parts = if groups.len() > 1 {
-        crate::par::map(&groups, run)
-    } else {
-        groups.iter().map(run).collect()
-    };
-    let mut done: Vec<usize> = parts.iter_mut().flat_map(|p| p.done.drain(..)).collect();
-    done.sort_unstable();
-    let failed = parts
-        .into_iter()
-        .filter_map(|p| p.failed)
-        .min_by_key(|(k, _)| *k);
-    Switched { done, failed }
+    fail: &'a (dyn Fn(&'static str, &str, std::io::Error) -> Error + Sync),
+}
+
+impl Switch<'_> {
+    /// Switches every staged path, each verified just before its rename; after a failure, no
+    /// other path is started (those under way on other threads finish).
+    fn all(&self) -> Switched {
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let run = |group: &Vec<usize>| self.group(group, &stop);
+        let groups = switch_groups(self.staged);
+        let mut parts = if groups.len() > 1 {
+            crate::par::map(&groups, run)
+        } else {
+            groups.iter().map(run).collect()
+        };
+        let mut done: Vec<usize> = parts.iter_mut().flat_map(|p| p.done.drain(..)).collect();
+        done.sort_unstable();
+        let failed = parts
+            .into_iter()
+            .filter_map(|p| p.failed)
+            .min_by_key(|(k, _)| *k);
+        Switched { done, failed }
+    }
+
+    /// Switches the paths of `group` in order, until one fails or `stop` is set.
+    fn group(&self, group: &[usize], stop: &std::sync::atomic::AtomicBool) -> Switched {
+        use std::sync::atomic::Ordering;
+        let mut done = Vec::with_capacity(group.len());
+        for &k in group {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let s = &self.staged[k];
+            let c = &self.changes[s.change_index];
+            let seen = self.seen[s.change_index].as_ref();
+            let result = match switch_one(self.fs, s, c, seen, self.t0) {
+                Ok(Step::Done) => Ok(()),
+                Ok(Step::Moved) => Err(Error::PathChanged {
+                    path: c.rel.clone(),
+                    detail: "its folder was moved or replaced".into(),
+                }),
+                Ok(Step::Changed) => Err(Error::ConcurrentModification {
+                    path: c.rel.clone(),
+                }),
+                Err(e) => Err((self.fail)("replace", &c.rel, e)),
+            };
+            if let Err(e) = result {
+                stop.store(true, Ordering::Relaxed);
+                return Switched {
+                    done,
+                    failed: Some((k, e)),
+                };
+            }
+            done.push(k);
+            fault::point("after-switch");
+        }
+        Switched { done, failed: None }
+    }
 }
 
 /// The staged paths in groups to switch side by side: whole folders, the largest first to the
@@ -438,50 +487,6 @@ fn switch_groups(staged: &[Staged]) -> Vec<Vec<usize>> {
         g.sort_unstable();
     }
     groups
-}
-
-/// Switches the paths of `group` in order, until one fails or `stop` is set.
-#[allow(clippy::too_many_arguments)]
-fn switch_group(
-    fs: &Root,
-    staged: &[Staged],
-    changes: &[PathChange],
-    seen: &[Option<Meta>],
-    t0: Moment,
-    fail: &(dyn Fn(&'static str, &str, std::io::Error) -> Error + Sync),
-    group: &[usize],
-    stop: &std::sync::atomic::AtomicBool,
-) -> Switched {
-    use std::sync::atomic::Ordering;
-    let mut done = Vec::with_capacity(group.len());
-    for &k in group {
-        if stop.load(Ordering::Relaxed) {
-            break;
-        }
-        let s = &staged[k];
-        let c = &changes[s.change_index];
-        let result = match switch_one(fs, s, c, seen[s.change_index].as_ref(), t0) {
-            Ok(Step::Done) => Ok(()),
-            Ok(Step::Moved) => Err(Error::PathChanged {
-                path: c.rel.clone(),
-                detail: "its folder was moved or replaced".into(),
-            }),
-            Ok(Step::Changed) => Err(Error::ConcurrentModification {
-                path: c.rel.clone(),
-            }),
-            Err(e) => Err(fail("replace", &c.rel, e)),
-        };
-        if let Err(e) = result {
-            stop.store(true, Ordering::Relaxed);
-            return Switched {
-                done,
-                failed: Some((k, e)),
-            };
-        }
-        done.push(k);
-        fault::point("after-switch");
-    }
-    Switched { done, failed: None }
 }
 
 /// `seen` is the path's metadata when step 1 verified its content, after `t0`.
