@@ -22,7 +22,8 @@
 # table at the end prints them all with their targets.
 #
 # Environment knobs: SUITE (all | core), RUNS (default 30 per command), ROUNDS (default 5), WARMUP
-# (default 3, first round), MEM_RUNS (default 5), SKIP (names of the scripts above to leave out, e.g.
+# (default 3, first round), MEM_RUNS (default 5), PATCHGATE_BASE (an older build: timed in (a)'s
+# rounds too, as "patchgate before"), SKIP (names of the scripts above to leave out, e.g.
 # "mcp large"), BENCH_OUT=DIR keeps the raw hyperfine JSON and the printed tables in DIR (default:
 # discarded). Scratch data goes to a fresh `mktemp -d` directory, removed on exit.
 set -euo pipefail
@@ -124,12 +125,16 @@ PATCH_ARGS="apply $A/edits.yaml --checks none --format json"
 # paid for a second exec (0.8 ms here, 7 % of git apply's time), which the peer did not.
 unset PATCHGATE_FSYNC
 # Rounds interleave the commands, so a change of background load hits all of them alike.
+# PATCHGATE_BASE: an older build in the same rounds, for a before-and-after in one run.
+BEFORE=()
+[ -n "$PG_BASE" ] && BEFORE=(-n "patchgate before: $PG_BASE_DESC (fsync on)" "$PG_BASE $PATCH_ARGS")
 for r in $(seq "$ROUNDS"); do
     w=$WARMUP; [ "$r" -gt 1 ] && w=1
     hyperfine -N --style none --warmup "$w" --runs "$PER_ROUND" --prepare "$RESET" \
         --export-json "$OUT/a.round$r.json" \
         -n "git apply" "git apply $A/edits.diff" \
         -n "patchgate (fsync on, default)" "$PG $PATCH_ARGS" \
+        "${BEFORE[@]}" \
         -n "patchgate (PATCHGATE_FSYNC=0)" "env PATCHGATE_FSYNC=0 $PG $PATCH_ARGS" \
         -n "patchgate --dry-run (plan only)" "$PG $PATCH_ARGS --dry-run" \
         >>"$OUT/a.hyperfine.log" 2>&1 || { cat "$OUT/a.hyperfine.log"; exit 1; }

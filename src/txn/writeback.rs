@@ -420,6 +420,27 @@ impl Switch<'_> {
         Switched { done, failed }
     }
 
+    /// Switches one path: its folder still the one its path leads to, the file still what step 1
+    /// found there (`seen`, its metadata then) — by its stamp alone when the stamp proves that
+    /// nothing wrote to it since ([`crate::fs::stamp`]: the same file, changed last before `t0`,
+    /// on a file system whose times can tell), else by reading it again — then the rename.
+    fn one(&self, s: &Staged, c: &PathChange, seen: Option<&Meta>) -> std::io::Result<Step> {
+        if !self.fs.still_at(&s.dir)? {
+            return Ok(Step::Moved);
+        }
+        let proof = seen
+            .filter(|was| was.kind == Kind::File)
+            .map(|was| (was.stamp, self.t0));
+        if !seen_in(&s.dir, &s.name, &c.before, proof)?.0 {
+            return Ok(Step::Changed);
+        }
+        match &s.temp {
+            Some(tmp) => s.dir.rename(tmp, &s.name)?,
+            None => s.dir.unlink(&s.name)?,
+        }
+        Ok(Step::Done)
+    }
+
     /// Switches the paths of `group` in order, until one fails or `stop` is set.
     fn group(&self, group: &[usize], stop: &std::sync::atomic::AtomicBool) -> Switched {
         use std::sync::atomic::Ordering;
@@ -431,7 +452,7 @@ impl Switch<'_> {
             let s = &self.staged[k];
             let c = &self.changes[s.change_index];
             let seen = self.seen[s.change_index].as_ref();
-            let result = match switch_one(self.fs, s, c, seen, self.t0) {
+            let result = match self.one(s, c, seen) {
                 Ok(Step::Done) => Ok(()),
                 Ok(Step::Moved) => Err(Error::PathChanged {
                     path: c.rel.clone(),
@@ -487,44 +508,6 @@ fn switch_groups(staged: &[Staged]) -> Vec<Vec<usize>> {
         g.sort_unstable();
     }
     groups
-}
-
-/// `seen` is the path's metadata when step 1 verified its content, after `t0`.
-fn switch_one(
-    fs: &Root,
-    s: &Staged,
-    c: &PathChange,
-    seen: Option<&Meta>,
-    t0: Moment,
-) -> std::io::Result<Step> {
-    if !fs.still_at(&s.dir)? {
-        return Ok(Step::Moved);
-    }
-    if !unchanged_since(&s.dir, &s.name, &c.before, seen, t0)? {
-        return Ok(Step::Changed);
-    }
-    match &s.temp {
-        Some(tmp) => s.dir.rename(tmp, &s.name)?,
-        None => s.dir.unlink(&s.name)?,
-    }
-    Ok(Step::Done)
-}
-
-/// Whether `name` still holds `expected`, which step 1 found there (with the metadata `seen`):
-/// by its stamp alone when the stamp proves that nothing wrote to it since ([`crate::fs::stamp`]:
-/// the same file, changed last before `t0`, on a file system whose times can tell), else by
-/// reading it again.
-fn unchanged_since(
-    dir: &Dir,
-    name: &str,
-    expected: &Disk,
-    seen: Option<&Meta>,
-    t0: Moment,
-) -> std::io::Result<bool> {
-    let proof = seen
-        .filter(|was| was.kind == Kind::File)
-        .map(|was| (was.stamp, t0));
-    Ok(seen_in(dir, name, expected, proof)?.0)
 }
 
 /// A many-folder batch holds one descriptor per folder: allow what the hard limit allows.

@@ -391,11 +391,8 @@ fn a_cleanup_failure_after_the_switch_is_a_warning_not_an_error() {
     assert_eq!(repo.leftovers(), Vec::<String>::new());
 }
 
-/// A large batch over several folders is switched on several threads, a folder's files on one.
-/// A file changed just before the switch stops it there, and every file already replaced, in any
-/// folder and on any thread, is put back: the tree is as it was, but for the other writer's file.
-#[test]
-fn a_change_found_during_a_switch_on_several_threads_puts_every_file_back() {
+/// 90 files in 3 folders, one edit each: a switch large enough to run on several threads.
+fn many_folders() -> (TestRepo, String) {
     let (folders, per_folder) = (3, 30);
     let mut repo = TestRepo::new();
     let mut patch = String::from("edits:\n");
@@ -408,8 +405,24 @@ fn a_change_found_during_a_switch_on_several_threads_puts_every_file_back() {
             ));
         }
     }
-    let repo = repo.commit();
-    let before = files_of(repo.path());
+    (repo.commit(), patch)
+}
+
+/// The working tree's files (not `.git`), with their contents.
+fn work_tree(repo: &TestRepo) -> std::collections::BTreeMap<String, Vec<u8>> {
+    files_of(repo.path())
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with(".git/"))
+        .collect()
+}
+
+/// A large batch over several folders is switched on several threads, a folder's files on one.
+/// A file changed just before the switch stops it there, and every file already replaced, in any
+/// folder and on any thread, is put back: the tree is as it was, but for the other writer's file.
+#[test]
+fn a_change_found_during_a_switch_on_several_threads_puts_every_file_back() {
+    let (repo, patch) = many_folders();
+    let mut want = work_tree(&repo);
     let (mut child, resume, _scratch) =
         spawn_apply(&repo, &patch, &["--checks", "none"], Some("before-switch"));
     let _stderr = wait_paused(&mut child);
@@ -417,15 +430,36 @@ fn a_change_found_during_a_switch_on_several_threads_puts_every_file_back() {
     let (code, json) = finish(child, &resume);
     assert_eq!(code, 4, "{json}");
     assert_eq!(json["error"]["kind"], "concurrent_modification", "{json}");
-    let mut want = before;
     want.insert("d1/f15.txt".into(), b"someone else\n".to_vec());
-    let now: std::collections::BTreeMap<String, Vec<u8>> = files_of(repo.path())
-        .into_iter()
-        .filter(|(k, _)| !k.starts_with(".git/"))
-        .collect();
-    let want: std::collections::BTreeMap<String, Vec<u8>> = want
-        .into_iter()
-        .filter(|(k, _)| !k.starts_with(".git/"))
-        .collect();
-    assert_eq!(now, want, "every other file as it was, no temp file left");
+    assert_eq!(
+        work_tree(&repo),
+        want,
+        "every other file as it was, no temp file left"
+    );
+}
+
+/// Killed while its threads switch (at the first file replaced, the others part-way), the batch
+/// is rolled back whole by `patchgate recover`: every file as it was, no temp file, journal or
+/// pin left.
+#[test]
+fn a_kill_during_a_switch_on_several_threads_is_rolled_back_whole() {
+    let (repo, patch) = many_folders();
+    let before = work_tree(&repo);
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let patch_path = scratch.path().join("p.yaml");
+    std::fs::write(&patch_path, patch).expect("patch");
+    let out = Command::new(BIN)
+        .args(["apply", patch_path.to_str().expect("utf8")])
+        .args(["--checks", "none", "--format", "json"])
+        .current_dir(repo.path())
+        .env("PATCHGATE_FAULT_ABORT_AT", "after-switch")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), None, "killed, not exited");
+    assert_ne!(work_tree(&repo), before, "killed after a file was replaced");
+    let rec = crate::harness::run_in(repo.path(), &["recover", "--format", "json"], None);
+    rec.assert_code(0);
+    assert_eq!(work_tree(&repo), before);
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
 }

@@ -491,3 +491,130 @@ fn backslashes_name_one_file() {
     repo.apply(edit, &["--checks", "none"]).assert_code(0);
     assert_eq!(repo.read_str("post\\image.txt"), "IMG\n");
 }
+
+/// The report's diffs, applied by `git apply` to the tree before the patch, give the tree the
+/// patch gave. A batch's files are diffed only where the planner changed them (and a large batch's
+/// files are read and planned on every core): changes at a file's first and last line, a last
+/// line without a line break, changes a line apart and far apart, and a blank line removed from a
+/// run of blank lines (a change a diff can show in more than one place).
+#[test]
+fn the_reports_diffs_applied_by_git_apply_give_the_patched_tree() {
+    let mut base = TestRepo::new();
+    let mut patch = String::from("edits:\n");
+    let mut edit = |path: &str, old: &str, new: &str| {
+        patch.push_str(&format!(
+            "  - file_path: {path}\n    old_string: {old:?}\n    new_string: {new:?}\n"
+        ));
+    };
+    for d in 0..3 {
+        for f in 0..8 {
+            let path = format!("pkg{d}/m{f}.py");
+            let body: String = (0..60)
+                .map(|i| format!("def f{d}_{f}_{i}(x):\n    return g{i}(x)\n\n"))
+                .collect();
+            let body = match f {
+                // No line break at the end, and a run of blank lines in the middle.
+                0 => {
+                    let at = format!("\n\ndef f{d}_0_30");
+                    let run = format!("\n\n\n\ndef f{d}_0_30");
+                    format!("{}\n\n\nlast = {f}", body.replace(&at, &run))
+                }
+                _ => body,
+            };
+            base = base.file(&path, &body);
+            edit(
+                &path,
+                &format!("def f{d}_{f}_0(x):"),
+                &format!("def first_{d}_{f}(x):"),
+            );
+            edit(
+                &path,
+                &format!("return g10(x)\n\ndef f{d}_{f}_11"),
+                &format!("return h10(x)\n\ndef f{d}_{f}_11"),
+            );
+            edit(
+                &path,
+                "    return g12(x)\n",
+                "    y = 1\n    return g12(x, y)\n",
+            );
+            if f == 0 {
+                let run = format!("\n\n\n\ndef f{d}_0_30");
+                edit(&path, &run, &run[1..]);
+                edit(&path, "last = 0", "last = 0\nmore = 1");
+            } else {
+                edit(&path, "    return g59(x)\n\n", "    return g59(x)\n");
+            }
+        }
+    }
+    let base = base.commit();
+    let (_p, by_us) = clone(base.path());
+    let before = tree_state(&by_us);
+    let (_patch, path) = patch_file(&patch);
+    let run = run_in(
+        &by_us,
+        &["apply", &path, "--checks", "none", "--format", "json"],
+        None,
+    );
+    run.assert_code(0);
+    let report = run.json();
+    let files = report["files"].as_array().expect("files");
+    assert_eq!(files.len(), 24, "{report:#}");
+    let diffs: String = files
+        .iter()
+        .map(|f| f["diff"].as_str().expect("diff"))
+        .collect();
+    let (_d, diff_path) = patch_file(&diffs);
+    let (_g, by_git) = clone(base.path());
+    let (ok, out) = git_try(&by_git, &["apply", &diff_path]);
+    assert!(ok, "git apply of the report's diffs: {out}\n{diffs}");
+    let got = tree_state(&by_us);
+    assert_ne!(got, before);
+    assert_eq!(tree_state(&by_git), got, "{diffs}");
+    // `git apply` finds a hunk a few lines from where its header says: the headers are checked
+    // here, each side's lines exactly where its start line puts them.
+    for f in files {
+        let path = f["path"].as_str().expect("path");
+        let old = std::fs::read_to_string(base.path().join(path)).expect("read");
+        let new = std::fs::read_to_string(by_us.join(path)).expect("read");
+        assert_hunks_in_place(f["diff"].as_str().expect("diff"), &old, &new);
+    }
+}
+
+/// Fails unless every hunk of `diff` has its old lines in `old` and its new lines in `new` at
+/// the start lines its header gives.
+fn assert_hunks_in_place(diff: &str, old: &str, new: &str) {
+    let (old, new): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
+    let mut lines = diff.lines().skip_while(|l| !l.starts_with("@@")).peekable();
+    while let Some(header) = lines.next() {
+        let ranges: Vec<(usize, usize)> = header
+            .trim_start_matches("@@ ")
+            .split(" @@")
+            .next()
+            .expect("ranges")
+            .split(' ')
+            .map(|r| {
+                let (start, len) = r[1..].split_once(',').unwrap_or((&r[1..], "1"));
+                (start.parse().expect("start"), len.parse().expect("len"))
+            })
+            .collect();
+        let (mut old_side, mut new_side) = (Vec::new(), Vec::new());
+        while let Some(l) = lines.next_if(|l| !l.starts_with("@@")) {
+            match l.split_at(1) {
+                (" ", t) => {
+                    old_side.push(t);
+                    new_side.push(t);
+                }
+                ("-", t) => old_side.push(t),
+                ("+", t) => new_side.push(t),
+                _ => {}
+            }
+        }
+        for ((start, len), (side, text)) in
+            ranges.into_iter().zip([(old_side, &old), (new_side, &new)])
+        {
+            assert_eq!(side.len(), len, "{header}\n{diff}");
+            let from = if len == 0 { start } else { start - 1 };
+            assert_eq!(text[from..from + len], side[..], "{header}\n{diff}");
+        }
+    }
+}
