@@ -19,8 +19,9 @@ pub struct Dir {
     /// `(device, inode)`, asked once: an open descriptor's identity never changes, and the
     /// switch compares it for every file it replaces.
     id: std::sync::OnceLock<(u64, u64)>,
-    /// Whether its file system's times can prove a file unchanged ([`super::stamp`]), asked once.
-    fine_times: std::sync::OnceLock<bool>,
+    /// Its file system's statfs(2) magic number (`None` where unknown), asked once: it tells
+    /// whether stamps prove a file unchanged ([`super::stamp`]) and whether syncs do anything.
+    fs_type: std::sync::OnceLock<Option<i64>>,
 }
 
 /// The whole content of `f`, whose size was `size` a moment ago: one `read` of that size, then
@@ -112,15 +113,25 @@ impl Dir {
             fd,
             rel,
             id: std::sync::OnceLock::new(),
-            fine_times: std::sync::OnceLock::new(),
+            fs_type: std::sync::OnceLock::new(),
         }
     }
 
     /// Whether the stamps of the files here can prove them unchanged ([`super::stamp`]).
     pub fn stamps_are_proof(&self) -> bool {
-        *self
-            .fine_times
-            .get_or_init(|| super::stamp::fine_local_times(&self.fd))
+        super::stamp::fine_local_times(self.fs_type())
+    }
+
+    /// Whether its file system keeps files in memory only (tmpfs, ramfs): there an fsync or a
+    /// write-out has nothing to do (the kernel's own fsync of tmpfs is a no-op), and a run with
+    /// hundreds of files skips the calls.
+    pub fn in_memory(&self) -> bool {
+        self.fs_type()
+            .is_some_and(|t| t == super::TMPFS_MAGIC || t == super::RAMFS_MAGIC)
+    }
+
+    fn fs_type(&self) -> Option<i64> {
+        *self.fs_type.get_or_init(|| super::fs_type(&self.fd))
     }
 
     /// `(device, inode)` of the directory itself, to tell whether a path still leads to it.
@@ -205,7 +216,9 @@ impl Dir {
             if made.st_mode & 0o7777 != mode & 0o7777 || chowned {
                 rustix::fs::fchmod(&f, Mode::from_raw_mode(mode))?;
             }
-            super::start_writeback(&f);
+            if !self.in_memory() {
+                super::start_writeback(&f);
+            }
             Ok(())
         })();
         match result {

@@ -65,45 +65,56 @@ const QUICK_SYNC: std::time::Duration = std::time::Duration::from_micros(100);
 
 /// Runs `sync` on every item, on up to 8 threads: a sync is a wait for the disk, not work for the
 /// CPU, so more of them in flight than there are cores lets the disk (and the file system's
-/// flushes) take them together. The first item is synced on the calling thread: when it did not
-/// wait ([`QUICK_SYNC`]: a file system in memory, or nothing left to write), the others are
-/// synced there too, since starting the threads would cost more than the syncs. Every item is
-/// synced even when one fails; the first error is returned.
+/// flushes) take them together. Every item is synced even when one fails; the first error is
+/// returned. The first item goes through [`sync_first`].
 pub fn sync_each<T: Sync>(
     items: &[T],
     sync: impl Fn(&T) -> std::io::Result<()> + Sync,
 ) -> std::io::Result<()> {
+    sync_first(items, &sync, |rest| {
+        let per = rest.len().div_ceil(8);
+        std::thread::scope(|s| {
+            let handles: Vec<_> = rest
+                .chunks(per)
+                .map(|chunk| {
+                    let sync = &sync;
+                    s.spawn(move || {
+                        let results: Vec<std::io::Result<()>> = chunk.iter().map(sync).collect();
+                        results.into_iter().find(Result::is_err).unwrap_or(Ok(()))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .find(Result::is_err)
+                .unwrap_or(Ok(()))
+        })
+    })
+}
+
+/// Syncs the first item on the calling thread: when it did not wait ([`QUICK_SYNC`]: a file
+/// system in memory, or nothing left to write), the others are synced there too, since handing
+/// them to other threads would cost more than the syncs; otherwise `spread` syncs the rest.
+/// Every item is synced even when one fails on the calling thread; the first error is returned.
+pub fn sync_first<T, E>(
+    items: &[T],
+    sync: impl Fn(&T) -> Result<(), E>,
+    spread: impl FnOnce(&[T]) -> Result<(), E>,
+) -> Result<(), E> {
     let Some((first, rest)) = items.split_first() else {
         return Ok(());
     };
     let started = std::time::Instant::now();
     let first = sync(first);
     if rest.is_empty() || started.elapsed() < QUICK_SYNC {
-        let results: Vec<std::io::Result<()>> = rest.iter().map(&sync).collect();
+        let results: Vec<Result<(), E>> = rest.iter().map(&sync).collect();
         return std::iter::once(first)
             .chain(results)
             .find(Result::is_err)
             .unwrap_or(Ok(()));
     }
-    let items = rest;
-    let per = items.len().div_ceil(8);
-    let others = std::thread::scope(|s| {
-        let handles: Vec<_> = items
-            .chunks(per)
-            .map(|chunk| {
-                let sync = &sync;
-                s.spawn(move || {
-                    let results: Vec<std::io::Result<()>> = chunk.iter().map(sync).collect();
-                    results.into_iter().find(Result::is_err).unwrap_or(Ok(()))
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .find(Result::is_err)
-            .unwrap_or(Ok(()))
-    });
+    let others = spread(rest);
     first.and(others)
 }
 
@@ -111,8 +122,29 @@ static TEMP_SEQ: AtomicUsize = AtomicUsize::new(0);
 
 /// A temp name next to `name`: hidden, unique in this process, and recognisable by `recover`.
 pub fn temp_name(name: &str) -> String {
+    // The process id, asked once (a system call each time otherwise); this process never forks
+    // without an exec, so it cannot change under it.
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    let pid = *PID.get_or_init(std::process::id);
     let seq = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
-    format!(".{name}.patchgate-{}-{seq}.tmp", std::process::id())
+    format!(".{name}.patchgate-{pid}-{seq}.tmp")
+}
+
+/// statfs(2) magic numbers of the file systems that keep files in memory.
+const TMPFS_MAGIC: i64 = 0x0102_1994;
+const RAMFS_MAGIC: i64 = 0x8584_58F6;
+
+/// The statfs(2) magic number of the file system of `fd`; `None` where it cannot be asked.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn fs_type(fd: &impl AsFd) -> Option<i64> {
+    // `f_type`'s integer type differs between targets (i64 here, u32 or i32 elsewhere).
+    #[allow(clippy::unnecessary_cast)]
+    rustix::fs::fstatfs(fd).ok().map(|s| s.f_type as i64)
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn fs_type(_fd: &impl AsFd) -> Option<i64> {
+    None
 }
 
 /// Whether `entry` is a temp file that patchgate made for `name` (any process's).
@@ -297,11 +329,6 @@ impl Root {
     pub fn symlink(&self, target: &Path, rel: &str) -> std::io::Result<()> {
         let (d, name) = self.parent_of(rel)?;
         d.symlink(target, name)
-    }
-
-    /// Flushes the entries of the directory `rel_dir` (`""`: the root).
-    pub fn sync_dir(&self, rel_dir: &str) -> std::io::Result<()> {
-        self.dir(rel_dir)?.sync()
     }
 }
 

@@ -66,27 +66,26 @@ pub fn now() -> Moment {
     Moment((t.tv_sec, t.tv_nsec))
 }
 
-/// Whether the file system of `fd` is a local one whose times are in nanoseconds from this
-/// machine's clock (network and FUSE file systems take theirs from elsewhere, or cache them).
+/// Whether the file system whose statfs(2) magic number is `f_type` is a local one whose times
+/// are in nanoseconds from this machine's clock (network and FUSE file systems take theirs from
+/// elsewhere, or cache them).
 #[cfg(any(target_os = "linux", target_os = "android"))]
-pub(super) fn fine_local_times(fd: &impl std::os::fd::AsFd) -> bool {
+pub(super) fn fine_local_times(f_type: Option<i64>) -> bool {
     // statfs(2) magic numbers.
     const LOCAL: [i64; 7] = [
         0xEF53,      // ext2/3/4
         0x5846_5342, // xfs
         0x9123_683E, // btrfs
-        0x0102_1994, // tmpfs
+        super::TMPFS_MAGIC,
         0xF2F5_2010, // f2fs
         0x2FC1_2FC1, // zfs
         0x794C_7630, // overlayfs (its upper layer is one of the above)
     ];
-    // `f_type`'s integer type differs between targets (i64 here, u32 or i32 elsewhere).
-    #[allow(clippy::unnecessary_cast)]
-    rustix::fs::fstatfs(fd).is_ok_and(|s| LOCAL.contains(&(s.f_type as i64)))
+    f_type.is_some_and(|t| LOCAL.contains(&t))
 }
 
 /// Elsewhere no file system's magic number is known here: stamps prove nothing, files are read.
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
-pub(super) fn fine_local_times(_fd: &impl std::os::fd::AsFd) -> bool {
+pub(super) fn fine_local_times(_f_type: Option<i64>) -> bool {
     false
 }

@@ -91,7 +91,17 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
 
 impl TestRepo {
     pub fn new() -> TestRepo {
-        let dir = tempfile::tempdir().expect("tempdir");
+        TestRepo::init(tempfile::tempdir().expect("tempdir"))
+    }
+
+    /// A repository in a new folder under `parent` (a file system of the test's choosing).
+    // Used by the `it` target only; the `fixtures` target includes this file too.
+    #[allow(dead_code)]
+    pub fn new_in(parent: &Path) -> TestRepo {
+        TestRepo::init(tempfile::tempdir_in(parent).expect("tempdir"))
+    }
+
+    fn init(dir: tempfile::TempDir) -> TestRepo {
         git(dir.path(), &["init", "-q", "-b", "main"]);
         git(dir.path(), &["config", "user.name", "Test"]);
         git(
