@@ -127,8 +127,25 @@ pub fn temp_name(name: &str) -> String {
     static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     let pid = *PID.get_or_init(std::process::id);
     let seq = TEMP_SEQ.fetch_add(1, Ordering::Relaxed);
-    format!(".{name}.patchgate-{pid}-{seq}.tmp")
+    format!(".{}.patchgate-{pid}-{seq}.tmp", temp_stem(name))
 }
+
+/// The part of `name` a temp name carries: all of it up to [`TEMP_STEM_MAX`] bytes, else its
+/// start (cut at a character boundary). A file name may have 255 bytes; its temp name adds up to
+/// 47 (the dot, `.patchgate-`, a process id, a sequence number, `.tmp`), and must still fit.
+fn temp_stem(name: &str) -> &str {
+    if name.len() <= TEMP_STEM_MAX {
+        return name;
+    }
+    let mut end = TEMP_STEM_MAX;
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    &name[..end]
+}
+
+/// The longest stem a temp name carries (255 bytes, less the 47 a temp name adds at most).
+const TEMP_STEM_MAX: usize = 200;
 
 /// statfs(2) magic numbers of the file systems that keep files in memory.
 const TMPFS_MAGIC: i64 = 0x0102_1994;
@@ -151,7 +168,7 @@ fn fs_type(_fd: &impl AsFd) -> Option<i64> {
 pub fn is_temp_for(entry: &str, name: &str) -> bool {
     let Some(rest) = entry
         .strip_prefix('.')
-        .and_then(|e| e.strip_prefix(name))
+        .and_then(|e| e.strip_prefix(temp_stem(name)))
         .and_then(|e| e.strip_prefix(".patchgate-"))
         .and_then(|e| e.strip_suffix(".tmp"))
     else {

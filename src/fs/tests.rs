@@ -133,6 +133,25 @@ fn temp_names_are_recognised_by_pattern() {
     assert!(!is_temp_for("a.txt", "a.txt"));
 }
 
+/// A file name may have 255 bytes: its temp name must fit too (it carries the name's start), be
+/// creatable next to it, and still be recognised as that file's.
+#[test]
+fn a_temp_name_for_the_longest_file_name_fits() {
+    let d = tempfile::tempdir().expect("tempdir");
+    // ASCII, and two-byte characters ending just past the cut (a character boundary is kept).
+    for name in ["a".repeat(255), format!("x{}.txt", "é".repeat(125))] {
+        assert!(name.len() <= 255);
+        std::fs::write(d.path().join(&name), "x").expect("the file itself");
+        let t = temp_name(&name);
+        assert!(t.len() <= 255, "{} bytes", t.len());
+        std::fs::write(d.path().join(&t), "y").expect("its temp file");
+        assert!(is_temp_for(&t, &name), "{t}");
+        assert!(!is_temp_for(&t, "a"), "{t}");
+    }
+    let short = temp_name("a.txt");
+    assert!(short.starts_with(".a.txt.patchgate-"), "{short}");
+}
+
 /// Every item is synced even after one fails, and the first error comes back: on several threads
 /// when the first sync waited (for a disk), on the calling thread when it did not.
 #[test]

@@ -393,12 +393,17 @@ fn a_cleanup_failure_after_the_switch_is_a_warning_not_an_error() {
 
 /// 90 files in 3 folders, one edit each: a switch large enough to run on several threads.
 fn many_folders() -> (TestRepo, String) {
+    many_folders_named(|f| format!("f{f}.txt"))
+}
+
+/// [`many_folders`] with the file names `name(f)`.
+fn many_folders_named(name: impl Fn(usize) -> String) -> (TestRepo, String) {
     let (folders, per_folder) = (3, 30);
     let mut repo = TestRepo::new();
     let mut patch = String::from("edits:\n");
     for d in 0..folders {
         for f in 0..per_folder {
-            let path = format!("d{d}/f{f}.txt");
+            let path = format!("d{d}/{}", name(f));
             repo = repo.file(&path, format!("v{f}\n"));
             patch.push_str(&format!(
                 "  - file_path: {path}\n    old_string: \"v{f}\\n\"\n    new_string: \"w{f}\\n\"\n"
@@ -461,5 +466,40 @@ fn a_kill_during_a_switch_on_several_threads_is_rolled_back_whole() {
     let rec = crate::harness::run_in(repo.path(), &["recover", "--format", "json"], None);
     rec.assert_code(0);
     assert_eq!(work_tree(&repo), before);
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+}
+
+/// File names of 255 bytes, the longest Linux allows, in a batch large enough for its temp files
+/// to be written on several threads: their temp names fit (before, each was 25 bytes over, and
+/// the batch stopped: "File name too long"), the batch lands, and a kill with every temp file
+/// written leaves nothing `patchgate recover` does not remove.
+#[test]
+fn files_with_the_longest_names_are_patched_and_their_temp_files_recovered() {
+    let long = |f: usize| format!("{f:03}{}", "n".repeat(252));
+    let (repo, patch) = many_folders_named(long);
+    let before = work_tree(&repo);
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let patch_path = scratch.path().join("p.yaml");
+    std::fs::write(&patch_path, &patch).expect("patch");
+    let killed = Command::new(BIN)
+        .args(["apply", patch_path.to_str().expect("utf8")])
+        .args(["--checks", "none", "--format", "json"])
+        .current_dir(repo.path())
+        .env("PATCHGATE_FAULT_ABORT_AT", "before-switch")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(killed.status.code(), None, "killed, not exited");
+    assert!(
+        !repo.leftovers().is_empty(),
+        "temp files and a journal were left"
+    );
+    let rec = crate::harness::run_in(repo.path(), &["recover", "--format", "json"], None);
+    rec.assert_code(0);
+    assert_eq!(work_tree(&repo), before);
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+
+    repo.apply(&patch, &["--checks", "none"]).assert_code(0);
+    assert_eq!(repo.read_str(&format!("d2/{}", long(29))), "w29\n");
     assert_eq!(repo.leftovers(), Vec::<String>::new());
 }
