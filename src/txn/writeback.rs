@@ -270,55 +270,27 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
     }
     // A descriptor per folder is held already; keep the temp files open only well within the limit.
     let keep = changes.len() <= KEEP_OPEN.min(fd_limit / 4);
-    // A folder's files on one thread, the folders of a large batch on several (as the switch).
-    let make = |group: &Vec<usize>| -> Vec<(usize, Result<Staged, Error>)> {
-        let mut made = Vec::with_capacity(group.len());
-        for &i in group {
-            let (dir, name) = &places[i];
-            let temp = temp_for(dir, name, &changes[i], seen[i].as_ref(), keep, &fail);
-            let failed = temp.is_err();
-            let made_one = temp.map(|temp| {
+    // One file after another: creating them on several threads was slower here (the kernel's
+    // locks on the descriptor table and on the file system's inodes), BENCHMARKS.md (v).
+    let mut staged: Vec<Staged> = Vec::with_capacity(changes.len());
+    for (i, (dir, name)) in places.into_iter().enumerate() {
+        match temp_for(&dir, name, &changes[i], seen[i].as_ref(), keep, &fail) {
+            Ok(temp) => {
                 let (temp, file) = temp.map_or((None, None), |(t, f)| (Some(t), f));
-                Staged {
+                staged.push(Staged {
                     change_index: i,
-                    dir: Arc::clone(dir),
+                    dir,
                     name: name.to_string(),
                     temp,
                     file: std::sync::Mutex::new(file),
-                }
-            });
-            made.push((i, made_one));
-            if failed {
-                break;
+                });
             }
-        }
-        made
-    };
-    let groups = folder_groups(places.iter().map(|(d, _)| Arc::as_ptr(d)));
-    let made: Vec<(usize, Result<Staged, Error>)> = if groups.len() > 1 {
-        crate::par::map(&groups, make)
-            .into_iter()
-            .flatten()
-            .collect()
-    } else {
-        groups.iter().flat_map(make).collect()
-    };
-    let (mut staged, mut failed): (Vec<Staged>, Option<(usize, Error)>) = (Vec::new(), None);
-    for (k, r) in made {
-        match r {
-            Ok(s) => staged.push(s),
             Err(e) => {
-                if failed.as_ref().is_none_or(|(j, _)| k < *j) {
-                    failed = Some((k, e));
-                }
+                cleanup(fs, &staged, &created_dirs);
+                return Err(e);
             }
         }
     }
-    if let Some((_, e)) = failed {
-        cleanup(fs, &staged, &created_dirs);
-        return Err(e);
-    }
-    staged.sort_unstable_by_key(|s| s.change_index);
 
     crate::timing::mark("write-back: temp files written");
     // 3. Durable content before any rename; each kept descriptor is closed once its file is synced.
@@ -448,7 +420,7 @@ impl Switch<'_> {
     fn all(&self) -> Switched {
         let stop = std::sync::atomic::AtomicBool::new(false);
         let run = |group: &Vec<usize>| self.group(group, &stop);
-        let groups = folder_groups(self.staged.iter().map(|s| Arc::as_ptr(&s.dir)));
+        let groups = switch_groups(self.staged);
         let mut parts = if groups.len() > 1 {
             crate::par::map(&groups, run)
         } else {
@@ -520,27 +492,25 @@ impl Switch<'_> {
     }
 }
 
-/// Paths (by their folders, in patch order) in groups to write or switch side by side: whole
-/// folders, the largest first to the group with the fewest paths; one group when there are few
-/// paths or one folder.
-fn folder_groups(dirs: impl ExactSizeIterator<Item = *const Dir>) -> Vec<Vec<usize>> {
-    let n = dirs.len();
+/// The staged paths in groups to switch side by side: whole folders, the largest first to the
+/// group with the fewest paths; one group when there are few paths or one folder.
+fn switch_groups(staged: &[Staged]) -> Vec<Vec<usize>> {
     let mut folders: Vec<Vec<usize>> = Vec::new();
     let mut of_dir: HashMap<*const Dir, usize> = HashMap::new();
-    for (k, d) in dirs.enumerate() {
-        let f = *of_dir.entry(d).or_insert_with(|| {
+    for (k, s) in staged.iter().enumerate() {
+        let f = *of_dir.entry(Arc::as_ptr(&s.dir)).or_insert_with(|| {
             folders.push(Vec::new());
             folders.len() - 1
         });
         folders[f].push(k);
     }
     // (Asking rayon its thread count starts its pool: not for a small patch.)
-    if n < PARALLEL_SWITCH || folders.len() < 2 {
-        return vec![(0..n).collect()];
+    if staged.len() < PARALLEL_SWITCH || folders.len() < 2 {
+        return vec![(0..staged.len()).collect()];
     }
     let ways = rayon::current_num_threads().min(folders.len());
     if ways < 2 {
-        return vec![(0..n).collect()];
+        return vec![(0..staged.len()).collect()];
     }
     folders.sort_by_key(|f| std::cmp::Reverse(f.len()));
     let mut groups: Vec<Vec<usize>> = vec![Vec::new(); ways];

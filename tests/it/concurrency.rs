@@ -469,8 +469,8 @@ fn a_kill_during_a_switch_on_several_threads_is_rolled_back_whole() {
     assert_eq!(repo.leftovers(), Vec::<String>::new());
 }
 
-/// File names of 255 bytes, the longest Linux allows, in a batch large enough for its temp files
-/// to be written on several threads: their temp names fit (before, each was 25 bytes over, and
+/// File names of 255 bytes, the longest Linux allows, in a batch large enough to be switched on
+/// several threads: their temp names fit (before, each was 25 bytes over, and
 /// the batch stopped: "File name too long"), the batch lands, and a kill with every temp file
 /// written leaves nothing `patchgate recover` does not remove.
 #[test]
