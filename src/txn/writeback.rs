@@ -315,11 +315,9 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
             }
             .map_err(|e| fail("fsync", &s.dir.rel_of(t), e))
         };
-        // On the pool only when a sync waits for a disk: on a file system in memory, handing 200
-        // no-op syncs to other threads cost a millisecond.
-        let synced = crate::fs::sync_first(&temps, sync_one, |rest| {
-            crate::par::try_map(rest, sync_one).map(drop)
-        });
+        // All at once, none first on its own: on a disk each sync waits for a journal commit,
+        // and syncs in flight together share one.
+        let synced = crate::par::try_map(&temps, sync_one).map(drop);
         if let Err(e) = synced {
             cleanup(fs, &staged, &created_dirs);
             return Err(e);
