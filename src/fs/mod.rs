@@ -18,7 +18,8 @@
 //!
 //! Invariants: no function here takes an absolute path into the working tree; no function follows
 //! a symlink in any position; a failed write leaves no temp file behind when the process lives
-//! (a killed one leaves `.<name>.patchgate-<pid>-<n>.tmp`, which `patchgate recover` removes).
+//! (a killed one leaves `.<name>.patchgate-<pid>-<n>.tmp`, with at most the first 200 bytes of
+//! the name so that it fits in 255, which `patchgate recover` removes).
 
 mod dir;
 pub mod layout;
