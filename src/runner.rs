@@ -4,7 +4,8 @@
 //! input would hang the run) unless the caller hands it bytes to read (a formatter fed the patched
 //! content), which a separate thread writes and then closes; its own process group, so a timeout kills the child *and everything
 //! it started* (a linter's worker processes, a test binary); captured stdout and stderr, read on
-//! separate threads so a child filling one pipe cannot deadlock; and an environment without the
+//! separate threads so a child filling one pipe cannot deadlock (their end, when the child exits,
+//! is what the run waits for: no polling); and an environment without the
 //! `GIT_*` variables git exports inside hooks (`GIT_DIR`, `GIT_INDEX_FILE`, ...), which would
 //! silently redirect a git command aimed at another worktree or index (that has corrupted indexes
 //! in pre-commit and prek: pre-commit #1849, prek #2505).
