@@ -183,11 +183,17 @@ impl Planner<'_> {
     /// the first edit's `new_string` is gone, consumed by the second.
     pub(super) fn whole_patch_applied(&mut self, patch: &Patch, digest: &str) -> Option<Plan> {
         let states = self.record.patch_states(digest)?;
+        // Each path hashed once: a patch applied many times has as many states on record, all
+        // about the same files.
+        let mut now: HashMap<String, Option<String>> = HashMap::new();
         let matches = states.iter().any(|files| {
             files.iter().all(|(path, want)| {
-                // Loads the path; its original state is what is on disk now.
-                self.slot(path);
-                self.originals.get(path.as_str()).and_then(disk_hash) == *want
+                let hash = now.entry(path.clone()).or_insert_with(|| {
+                    // Loads the path; its original state is what is on disk now.
+                    self.slot(path);
+                    self.originals.get(path.as_str()).and_then(disk_hash)
+                });
+                *hash == *want
             })
         });
         if !matches {

@@ -130,7 +130,25 @@ impl Record {
         let Some(path) = &self.path else {
             return Ok(());
         };
-        let fresh: Vec<&String> = digests.iter().filter(|d| !self.seen.contains(*d)).collect();
+        // A whole patch's line that is on record already adds nothing (the same patch applied
+        // again to the same files): without this, a patch applied a thousand times had a
+        // thousand identical lines, each checked against the disk on the next retry.
+        let mut lines_now: HashSet<&str> = HashSet::new();
+        let fresh: Vec<&String> = digests
+            .iter()
+            .filter(|d| !self.seen.contains(*d))
+            .filter(|d| match patch_digest_of(d) {
+                Some(digest) => {
+                    let on_record = self.patches.get(digest).is_some_and(|ranges| {
+                        ranges
+                            .iter()
+                            .any(|r| self.text.get(r.clone()) == Some(d.as_str()))
+                    });
+                    !on_record && lines_now.insert(d.as_str())
+                }
+                None => true,
+            })
+            .collect();
         if fresh.is_empty() {
             return Ok(());
         }
@@ -338,10 +356,23 @@ mod tests {
             Record::patch_line(&d1, &state),
         ])
         .expect("append");
-        let rec = Record::load(dir.path());
-        assert_eq!(rec.patch_states(&d1), Some(vec![state.clone(), state]));
+        let mut rec = Record::load(dir.path());
+        assert_eq!(
+            rec.patch_states(&d1),
+            Some(vec![state.clone()]),
+            "kept once"
+        );
         assert_eq!(rec.patch_states(&d2), None, "a forged line is never used");
         assert_eq!(rec.patch_states(&"3".repeat(64)), None);
+        // The same patch leaving the same state again adds no line; another state does.
+        let other: PatchState = vec![("src/a.py".into(), Some("e".repeat(64)))];
+        rec.append(&[Record::patch_line(&d1, &state)])
+            .expect("append");
+        rec.append(&[Record::patch_line(&d1, &other)])
+            .expect("append");
+        let rec = Record::load(dir.path());
+        assert_eq!(rec.patch_states(&d1), Some(vec![state, other]));
+        assert_eq!(rec.lines, 3);
     }
 
     /// Whole patches' lines are large (every path a patch touched): the record is bounded in

@@ -429,6 +429,46 @@ fn the_history_survives_gc_and_is_bounded() {
     fsck_clean(&repo, "pruned");
 }
 
+/// A history pin whose entry is gone (a crash between the two, or an entry file removed by hand)
+/// is removed by the next apply, loose or packed; the pins of the entries are kept.
+#[test]
+fn history_pins_without_an_entry_are_removed_loose_or_packed() {
+    let repo = setup();
+    repo.apply(PATCH, &["--checks", "none"]).assert_code(0);
+    let pins = |repo: &TestRepo| -> Vec<String> {
+        let out = repo.git(&[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/patchgate/history/",
+        ]);
+        out.lines().map(str::to_string).collect()
+    };
+    let kept = pins(&repo);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let space = kept[0]
+        .rsplit_once('/')
+        .expect("a pin's folder")
+        .0
+        .to_string();
+    let oid = repo.git(&["rev-parse", &kept[0]]).trim().to_string();
+    let packed = format!("{space}/1000000000-000000-1");
+    repo.git(&["update-ref", &packed, &oid]);
+    repo.git(&["pack-refs", "--all"]);
+    let loose = format!("{space}/1000000000-000000-2");
+    repo.git(&["update-ref", &loose, &oid]);
+    assert_eq!(pins(&repo).len(), 3);
+    repo.apply(
+        "- {file_path: b.txt, old_string: beta, new_string: BETA}\n",
+        &["--checks", "none"],
+    )
+    .assert_code(0);
+    let now = pins(&repo);
+    assert_eq!(now.len(), 2, "{now:?}");
+    assert!(now.contains(&kept[0]), "{now:?}");
+    assert!(!now.contains(&packed) && !now.contains(&loose), "{now:?}");
+    undo(&repo, &[]).assert_code(0);
+}
+
 /// Undo fault points every mode passes through, and those of a revert commit.
 const POINTS: &[&str] = &[
     "staged",
