@@ -1017,15 +1017,14 @@ fn in_memory(path: &Path) -> bool {
 
 #[test]
 fn every_published_file_is_synced_before_its_rename_and_its_folder_after() {
-    // In the build's folder, usually on a disk: the test's point is what reaches one.
-    let parent = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let Some((calls, kinds)) = durability_of_a_commit(parent) else {
+    // On a disk: the test's point is what reaches one.
+    let parent = disk_folder();
+    let Some((calls, kinds)) = durability_of_a_commit(&parent) else {
         return;
     };
-    let on_disk = !in_memory(parent);
     let mut missing = Vec::new();
     for (kind, rel, synced_before, folder_after) in &calls {
-        if (on_disk || *kind != "working-tree file") && !(*synced_before && *folder_after) {
+        if !(*synced_before && *folder_after) {
             missing.push(format!(
                 "{kind} {rel}: content synced before: {synced_before}, folder after: {folder_after}"
             ));
@@ -1051,12 +1050,8 @@ fn every_published_file_is_synced_before_its_rename_and_its_folder_after() {
 /// folders are not synced; git's objects, refs and index, and patchgate's own state, still are.
 #[test]
 fn a_working_tree_in_memory_is_written_without_syncs() {
-    let parent = Path::new("/dev/shm");
-    if !parent.is_dir() || !in_memory(parent) {
-        eprintln!("skipped: no file system in memory at /dev/shm");
-        return;
-    }
-    let Some((calls, kinds)) = durability_of_a_commit(parent) else {
+    let parent = memory_mount();
+    let Some((calls, kinds)) = durability_of_a_commit(&parent) else {
         return;
     };
     assert!(kinds.contains_key("working-tree file"), "{kinds:?}");
@@ -1074,6 +1069,46 @@ fn a_working_tree_in_memory_is_written_without_syncs() {
             );
         }
     }
+}
+
+/// A writable folder on a disk (not in memory): the build's scratch folder, the temp folder,
+/// `/var/tmp` or the build folder. The test needs one: it fails rather than skip when there is
+/// none.
+fn disk_folder() -> PathBuf {
+    let candidates = [
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
+        std::env::temp_dir(),
+        PathBuf::from("/var/tmp"),
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+    ];
+    for p in candidates {
+        if p.is_dir() && !in_memory(&p) && tempfile::tempdir_in(&p).is_ok() {
+            return p;
+        }
+    }
+    panic!("no writable folder on a disk: this test checks what reaches one");
+}
+
+/// A writable folder on a file system in memory: /dev/shm where it is one (Linux gives every
+/// process one), else the first writable tmpfs or ramfs mount. The test needs one: it fails
+/// rather than skip when there is none.
+fn memory_mount() -> PathBuf {
+    let mounts = std::fs::read_to_string("/proc/self/mounts").expect("/proc/self/mounts");
+    let candidates =
+        std::iter::once("/dev/shm".to_string()).chain(mounts.lines().filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let (at, kind) = (f.nth(1)?, f.next()?);
+            matches!(kind, "tmpfs" | "ramfs").then(|| at.to_string())
+        }));
+    for at in candidates {
+        let p = PathBuf::from(at);
+        if p.is_dir() && in_memory(&p) && tempfile::tempdir_in(&p).is_ok() {
+            return p;
+        }
+    }
+    panic!(
+        "no writable tmpfs or ramfs mount (/proc/self/mounts): this test needs one, e.g. /dev/shm"
+    );
 }
 
 /// Each file a `--commit` apply in a new repository under `parent` published by a rename:
