@@ -8,6 +8,7 @@ use super::output::{OutputFormat, print_error, print_report};
 use crate::error::Error;
 use crate::ops::{self, Context};
 use crate::patch::{InputFormat, Patch, limit};
+use crate::repo::Repo;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct ApplyArgs {
@@ -21,21 +22,37 @@ pub(super) struct ApplyArgs {
 }
 
 pub(super) fn run(a: &ApplyArgs, ctx: &Context) -> i32 {
-    let result = read_patch(a.patch.as_deref(), &ctx.dir).and_then(|(name, bytes)| {
-        // Only a unified diff's names depend on where the command runs: the others skip finding
-        // the repository (a libgit2 discovery) before their parse.
+    let result = std::thread::scope(|s| {
+        // The repository is found on another core while the patch is read and parsed: libgit2's
+        // discovery (its configuration files, HEAD, the canonical paths) is a tenth to a fifth of
+        // a small patch's run, and neither waits for the other. Without a thread, in turn.
+        let mut found = Found::Running(
+            std::thread::Builder::new()
+                .name("discover".into())
+                .spawn_scoped(s, || Repo::discover(&ctx.dir))
+                .ok(),
+        );
+        let (name, bytes) = read_patch(a.patch.as_deref(), &ctx.dir)?;
+        // A unified diff's names depend on where the command runs (as for `git apply`); the other
+        // formats' do not.
         let diff = match a.request.input {
             InputFormat::Diff => true,
             InputFormat::Auto => std::str::from_utf8(&bytes)
                 .is_ok_and(|t| crate::patch::input::detect(t) == InputFormat::Diff),
             _ => false,
         };
-        let opts = a
-            .request
-            .input_options(diff.then(|| cwd_prefix(&ctx.dir)).flatten());
+        let prefix = match diff {
+            true => found
+                .get(&ctx.dir)
+                .as_ref()
+                .ok()
+                .and_then(|r| cwd_prefix(r, &ctx.dir)),
+            false => None,
+        };
+        let opts = a.request.input_options(prefix);
         let patch: Patch = crate::patch::parse_input_with(&bytes, &name, a.request.input, &opts)?;
         crate::timing::mark("patch parsed");
-        ops::apply::run(&a.request, &patch, ctx)
+        ops::apply::run_in(&a.request, &patch, ctx, found.take(&ctx.dir))
     });
     match result {
         Ok(report) => print_report(&report, a.format),
@@ -43,14 +60,45 @@ pub(super) fn run(a: &ApplyArgs, ctx: &Context) -> i32 {
     }
 }
 
-/// Where DIR stands in its repository's work tree (`src/app`, or `""` at the root): a
-/// traditional diff's names are relative to it, as for `git apply`. `None` outside a work tree
-/// (the apply itself then says so).
-fn cwd_prefix(dir: &Path) -> Option<String> {
-    let repo = crate::repo::Repo::discover(dir).ok()?;
-    let root = repo.workdir?;
+/// The repository, being found on another thread or found.
+enum Found<'s> {
+    /// `None`: no thread could be started; it is found when asked for.
+    Running(Option<std::thread::ScopedJoinHandle<'s, Result<Repo, Error>>>),
+    Done(Result<Repo, Error>),
+}
+
+impl Found<'_> {
+    /// Waits for the repository (or finds it here).
+    fn get(&mut self, dir: &Path) -> &Result<Repo, Error> {
+        if let Found::Running(handle) = self {
+            let repo = match handle.take() {
+                Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                None => Repo::discover(dir),
+            };
+            *self = Found::Done(repo);
+        }
+        match self {
+            Found::Done(repo) => repo,
+            Found::Running(_) => unreachable!("the discovery was just waited for"),
+        }
+    }
+
+    fn take(mut self, dir: &Path) -> Result<Repo, Error> {
+        self.get(dir);
+        match self {
+            Found::Done(repo) => repo,
+            Found::Running(_) => unreachable!("the discovery was just waited for"),
+        }
+    }
+}
+
+/// Where DIR stands in `repo`'s work tree (`src/app`, or `""` at the root): a traditional diff's
+/// names are relative to it, as for `git apply`. `None` outside a work tree (the apply itself
+/// then says so).
+fn cwd_prefix(repo: &Repo, dir: &Path) -> Option<String> {
+    let root = repo.workdir.as_ref()?;
     let here = std::fs::canonicalize(dir).ok()?;
-    let rel = here.strip_prefix(&root).ok()?;
+    let rel = here.strip_prefix(root).ok()?;
     let parts: Vec<String> = rel
         .components()
         .map(|c| c.as_os_str().to_string_lossy().into_owned())

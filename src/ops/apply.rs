@@ -147,8 +147,19 @@ struct Target {
 /// Applies a parsed patch; `Err` when the run could not start (no repository, a lock, a merge in
 /// progress, an invalid option); every later failure is in the report.
 pub fn run(request: &Request, patch: &Patch, ctx: &Context) -> Result<Report, Error> {
+    run_in(request, patch, ctx, Repo::discover(&ctx.dir))
+}
+
+/// [`run`] in the repository found from `ctx.dir` already (or the error of looking for it): the
+/// command line finds it while the patch is parsed. An invalid option is still told first.
+pub fn run_in(
+    request: &Request,
+    patch: &Patch,
+    ctx: &Context,
+    repo: Result<Repo, Error>,
+) -> Result<Report, Error> {
     let gates = request.gates(ctx.progress)?;
-    let repo = Repo::discover(&ctx.dir)?;
+    let repo = repo?;
     let mode = request.mode();
     if mode != Mode::Branch {
         repo.require_workdir()?;

@@ -2,21 +2,32 @@
 //!
 //! rayon's global pool starts on a process's first parallel iterator (a thread per core, each
 //! spinning before it sleeps), which for an agent's one-file patch cost more than the work it
-//! shared (BENCHMARKS.md (t)). A miss and a `--dry-run` of one file now start no thread at all;
-//! a batch large enough to share still does. Counted under `strace`, not timed.
+//! shared (BENCHMARKS.md (t)). A miss and a `--dry-run` of one file start no thread but the one
+//! that finds the repository while the patch is parsed (`discover`, which ends before the plan;
+//! BENCHMARKS.md (y)); a batch large enough to share still starts the pool. Counted under
+//! `strace`, not timed.
 
 use crate::harness::TestRepo;
 use std::path::Path;
 
-/// The threads `patchgate <args>` started in `dir` (its `clone`/`clone3` calls), with its exit
-/// code; `None` when strace is missing outside CI (in CI a missing strace fails the test).
+/// The threads `patchgate <args>` started in `dir` (its `clone`/`clone3` calls) besides the
+/// repository's discovery (the thread that names itself `discover`, seen once at most), with its
+/// exit code; `None` when strace is missing outside CI (in CI a missing strace fails the test).
 fn threads_started(dir: &Path, args: &[&str]) -> Option<(usize, i32)> {
-    let (text, run) = crate::checks::traced(dir, "clone,clone3", args)?;
+    let (text, run) = crate::checks::traced(dir, "clone,clone3,prctl", args)?;
     let clones = text
         .lines()
         .filter(|l| l.contains("clone(") || l.contains("clone3("))
         .count();
-    Some((clones, run.code))
+    let discovery = text
+        .lines()
+        .filter(|l| l.contains("PR_SET_NAME, \"discover\""))
+        .count();
+    assert!(
+        discovery <= 1,
+        "the repository was looked for {discovery} times"
+    );
+    Some((clones.saturating_sub(discovery), run.code))
 }
 
 /// A file of `lines` numbered lines.
