@@ -430,20 +430,31 @@ fn build(
     Ok((tree, new_commit, pin))
 }
 
+/// An object made in memory: its id, its type, its bytes.
+type NewObject = (Oid, git2::ObjectType, Vec<u8>);
+/// An object read, waiting for the objects it names.
+type Read = (git2::ObjectType, Vec<u8>);
+
 /// Every commit and tree reachable from `start` that the object database `disk` lacks, read
 /// from `mem` (which made them): what [`build`] created. Blobs are written before the trees
 /// that name them, so a walk stops at them; it stops at every object `disk` has, too (the
 /// base commit and the trees the patch did not touch), so its cost is the size of what is new.
-fn new_objects(
-    mem: &Repository,
-    disk: &git2::Odb,
-    start: Oid,
-) -> Result<Vec<(Oid, git2::ObjectType, Vec<u8>)>, Error> {
+///
+/// In the order they may be written: every object after the ones it names (post-order), since
+/// loose objects appear under their names one after another and a kill between two must not
+/// leave a commit or tree naming one that is not there (`git fsck`: "broken link"). A walk that
+/// listed a commit before its tree left exactly that when the staging was killed between them.
+fn new_objects(mem: &Repository, disk: &git2::Odb, start: Oid) -> Result<Vec<NewObject>, Error> {
     let odb = mem.odb().map_err(Error::git)?;
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    let mut todo = vec![start];
-    while let Some(id) = todo.pop() {
+    // `Some(object)`: its children are done, it goes out now; `None`: to be looked at.
+    let mut todo: Vec<(Oid, Option<Read>)> = vec![(start, None)];
+    while let Some((id, read)) = todo.pop() {
+        if let Some((kind, bytes)) = read {
+            out.push((id, kind, bytes));
+            continue;
+        }
         if !seen.insert(id) || disk.exists_ext(id, git2::OdbLookupFlags::NO_REFRESH) {
             continue;
         }
@@ -454,23 +465,26 @@ fn new_objects(
             Err(e) if e.code() == git2::ErrorCode::NotFound && id != start => continue,
             Err(e) => return Err(Error::git(e)),
         };
+        // Below its children on the stack: it goes out once they all have. (An object seen
+        // again through another parent is already out or below that parent: a DAG has no
+        // path back to an object still waiting for its children.)
+        todo.push((id, Some((o.kind(), o.data().to_vec()))));
         match o.kind() {
             git2::ObjectType::Commit => {
                 let c = mem.find_commit(id).map_err(Error::git)?;
-                todo.push(c.tree_id());
-                todo.extend(c.parent_ids());
+                todo.push((c.tree_id(), None));
+                todo.extend(c.parent_ids().map(|p| (p, None)));
             }
             git2::ObjectType::Tree => {
                 let t = mem.find_tree(id).map_err(Error::git)?;
                 todo.extend(
                     t.iter()
                         .filter(|e| e.kind() == Some(git2::ObjectType::Tree))
-                        .map(|e| e.id()),
+                        .map(|e| (e.id(), None)),
                 );
             }
             _ => {}
         }
-        out.push((id, o.kind(), o.data().to_vec()));
     }
     Ok(out)
 }
@@ -573,4 +587,52 @@ pub fn unpin(repo: &Repository, pin_ref: &str) -> Result<(), Error> {
         folder = f.parent();
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The new objects come children first, a subtree shared by two folders included: written
+    /// in this order, a kill between two never leaves an object naming a missing one.
+    #[test]
+    fn new_objects_come_after_the_objects_they_name() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let disk = Repository::init(dir.path()).expect("init");
+        let blob = disk.blob(b"content\n").expect("blob");
+        let mem = Repository::open(disk.path()).expect("open");
+        let mem_odb = mem.odb().expect("odb");
+        let _mempack = mem_odb.add_new_mempack_backend(1000).expect("mempack");
+        let tree = |entries: &[(&str, Oid, i32)]| {
+            let mut tb = mem.treebuilder(None).expect("treebuilder");
+            for (name, id, mode) in entries {
+                tb.insert(name, *id, *mode).expect("insert");
+            }
+            tb.write().expect("tree")
+        };
+        let leaf = tree(&[("c.txt", blob, 0o100644)]);
+        let mid = tree(&[("b", leaf, 0o040000), ("d.txt", blob, 0o100644)]);
+        // `mid` twice (two folders with the same content) and `leaf` once more on its own.
+        let root = tree(&[
+            ("a", mid, 0o040000),
+            ("x", mid, 0o040000),
+            ("y", leaf, 0o040000),
+        ]);
+        let sig = git2::Signature::new("t", "t@localhost", &git2::Time::new(0, 0)).expect("sig");
+        let root_tree = mem.find_tree(root).expect("root");
+        let commit = mem
+            .commit(None, &sig, &sig, "m", &root_tree, &[])
+            .expect("commit");
+        let objects = new_objects(&mem, &disk.odb().expect("odb"), commit).expect("walk");
+        let order: Vec<Oid> = objects.iter().map(|(id, _, _)| *id).collect();
+        assert_eq!(
+            order.len(),
+            4,
+            "commit, root, mid and leaf, each once: {order:?}"
+        );
+        let at = |id: Oid| order.iter().position(|o| *o == id).expect("listed");
+        assert!(at(leaf) < at(mid), "{order:?}");
+        assert!(at(mid) < at(root), "{order:?}");
+        assert!(at(root) < at(commit), "{order:?}");
+    }
 }
