@@ -22,6 +22,10 @@ pub(super) struct ApplyArgs {
 }
 
 pub(super) fn run(a: &ApplyArgs, ctx: &Context) -> i32 {
+    let ctx = &Context {
+        json: a.format == OutputFormat::Json,
+        ..ctx.clone()
+    };
     let result = std::thread::scope(|s| {
         // The repository is found on another core while the patch is read and parsed: libgit2's
         // discovery (its configuration files, HEAD, the canonical paths) is a tenth to a fifth of

@@ -140,6 +140,7 @@ fn step(
     let ctx = Context {
         dir: dir.to_path_buf(),
         progress: false,
+        json: false,
     };
     let report = ops::apply::run(&request, &patch, &ctx)?;
     let code = print_report(&report, OutputFormat::Human);

@@ -261,6 +261,7 @@ fn context(dir: PathBuf) -> Context {
     Context {
         dir,
         progress: false,
+        json: true,
     }
 }
 

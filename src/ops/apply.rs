@@ -196,7 +196,17 @@ pub fn run_in(
         return Ok(report);
     }
     let _mutex = recover::lock_for_switch(&repo.git, &repo.git_dir, mutex, "patch")?;
-    switch(&repo, request, patch, &plan, &target, &mut record, report)
+    // The commit message (or the history's): the request's, the patch's, or a summary.
+    let message = request.message.clone().or_else(|| patch.message.clone());
+    switch(
+        &repo,
+        message,
+        &plan,
+        &target,
+        &mut record,
+        report,
+        ctx.json,
+    )
 }
 
 fn recovered_note(r: &recover::Recovered) -> String {
@@ -385,21 +395,18 @@ fn gate(repo: &Repo, plan: &mut Plan, report: &mut Report, gates: &Gates) -> Res
 }
 
 /// The verified plan written as one transaction (worktree, commit or branch), recorded in the
-/// history and the re-run record.
+/// history and the re-run record. `message`: the commit's (or the history's), a summary when
+/// `None`; `json`: the report is printed as JSON ([`Context::json`]).
 fn switch(
     repo: &Repo,
-    request: &Request,
-    patch: &Patch,
+    message: Option<String>,
     plan: &Plan,
     target: &Target,
     record: &mut Record,
     mut report: Report,
+    json: bool,
 ) -> Result<Report, Error> {
-    let message = request
-        .message
-        .clone()
-        .or_else(|| patch.message.clone())
-        .unwrap_or_else(|| commit::summary_message(&plan.files));
+    let message = message.unwrap_or_else(|| commit::summary_message(&plan.files));
     let mut record_lines = plan.digests.clone();
     if let Some(d) = &plan.patch_digest {
         record_lines.push(Record::patch_line(d, &plan.final_state));
@@ -431,6 +438,9 @@ fn switch(
         let files = s.spawn(|| {
             use crate::report::rendered::render_ahead;
             let files = crate::report::file_reports(plan);
+            if !json {
+                return (files, None, None);
+            }
             let files_size: usize = files.iter().map(|f| 256 + f.diff.len()).sum();
             let edits_size: usize = edits.iter().map(|e| 512 + e.text_len()).sum();
             let files_json = render_ahead(&files, files_size);

@@ -29,6 +29,10 @@ pub struct Context {
     /// A progress bar on stderr when it is a terminal; never for a protocol server, whose
     /// stderr is the client's log.
     pub progress: bool,
+    /// The report is printed as JSON (`--format json`, the MCP server's answers): its two large
+    /// fields are then serialised while the transaction runs ([`crate::report::rendered`]), work
+    /// that any other format would throw away.
+    pub json: bool,
 }
 
 impl Context {
@@ -37,6 +41,7 @@ impl Context {
         Context {
             dir: dir.map_or_else(|| PathBuf::from("."), Path::to_path_buf),
             progress: true,
+            json: false,
         }
     }
 
