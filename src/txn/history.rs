@@ -310,16 +310,27 @@ pub fn prune(repo: &Repository, git_dir: &Path, keep: usize) {
     // entry is removed: a damaged or forged one is never acted on.
     let files = entry_files(git_dir);
     let excess = files.len().saturating_sub(keep);
+    let mut removed = std::collections::HashSet::new();
     for p in &files[..excess] {
         if let Ok(e) = load_entry(git_dir, p) {
-            let _ = std::fs::remove_file(entry_path(git_dir, &e.patch_id));
+            let path = entry_path(git_dir, &e.patch_id);
+            if std::fs::remove_file(&path).is_ok() {
+                removed.insert(path);
+            }
             let _ = super::stage::unpin(repo, &e.pin);
         }
     }
+    // A pin whose entry is gone: the entries were just listed (one folder read, rather than a
+    // look-up per pin); a damaged entry left in place keeps its pin.
+    let kept: std::collections::HashSet<&Path> = files
+        .iter()
+        .filter(|p| !removed.contains(*p))
+        .map(PathBuf::as_path)
+        .collect();
     let spaces = crate::fs::layout::history_pin_spaces(git_dir);
     for name in super::stage::pins_in(repo, &spaces) {
         let id = name.rsplit('/').next().unwrap_or("");
-        if !entry_path(git_dir, id).exists() {
+        if !kept.contains(entry_path(git_dir, id).as_path()) {
             let _ = super::stage::unpin(repo, &name);
         }
     }

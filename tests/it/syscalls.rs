@@ -153,3 +153,61 @@ fn stamps_are_proof(dir: &std::path::Path) -> bool {
     ]
     .contains(&magic.as_str())
 }
+
+/// With a full undo history (fifty entries, each with its pin ref), an apply looks for orphan
+/// pins by listing their folder: it opens no other pin than its own and the one it prunes
+/// (libgit2's reference iterator opened and read all fifty, names only or not).
+#[test]
+fn an_apply_with_a_full_history_lists_the_pins_without_opening_them() {
+    let repo = TestRepo::new().file("f.txt", "zero\n").commit();
+    let words = ["zero", "one"];
+    for i in 0..52 {
+        let (from, to) = (words[i % 2], words[(i + 1) % 2]);
+        repo.apply(
+            &format!(
+                "- {{file_path: f.txt, old_string: \"{from}\\n\", new_string: \"{to}\\n\"}}\n"
+            ),
+            &["--checks", "none"],
+        )
+        .assert_code(0);
+    }
+    let history = repo.path().join(".git/patchgate/history");
+    assert_eq!(std::fs::read_dir(&history).expect("history").count(), 50);
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let patch = scratch.path().join("p.yaml");
+    std::fs::write(
+        &patch,
+        "- {file_path: f.txt, old_string: \"zero\\n\", new_string: \"two\\n\"}\n",
+    )
+    .expect("write patch");
+    let args = ["apply", patch.to_str().expect("utf8"), "--checks", "none"];
+    let Some((log, run)) = crate::checks::traced(repo.path(), "openat", &args) else {
+        return;
+    };
+    assert_eq!(run.code, 0, "{log}");
+    // A pin file opened: `refs/patchgate/history/<key>/<id>` (or its lock), not the folder.
+    let opened: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("refs/patchgate/history/") && !l.contains("O_DIRECTORY"))
+        .filter(|l| {
+            l.split('"')
+                .nth(1)
+                .and_then(|p| p.split("refs/patchgate/history/").nth(1))
+                .is_some_and(|rest| rest.contains('/'))
+        })
+        .collect();
+    // This run's pin (its lock file and its folder's sync) and the pruned entry's pin (read,
+    // then deleted under its lock): a handful, never one per entry.
+    assert!(
+        opened.len() <= 6,
+        "{} pin files opened:\n{}",
+        opened.len(),
+        opened.join("\n")
+    );
+    let pins = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname)",
+        "refs/patchgate/history/",
+    ]);
+    assert_eq!(pins.lines().count(), 50, "{pins}");
+}

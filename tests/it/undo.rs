@@ -456,16 +456,24 @@ fn history_pins_without_an_entry_are_removed_loose_or_packed() {
     repo.git(&["pack-refs", "--all"]);
     let loose = format!("{space}/1000000000-000000-2");
     repo.git(&["update-ref", &loose, &oid]);
-    assert_eq!(pins(&repo).len(), 3);
+    // A damaged entry is never acted on: its pin stays with it.
+    let damaged = format!("{space}/1000000000-000000-3");
+    repo.git(&["update-ref", &damaged, &oid]);
+    let damaged_entry = repo
+        .path()
+        .join(".git/patchgate/history/1000000000-000000-3.json");
+    std::fs::write(&damaged_entry, "{ not an entry").expect("damaged entry");
+    assert_eq!(pins(&repo).len(), 4);
     repo.apply(
         "- {file_path: b.txt, old_string: beta, new_string: BETA}\n",
         &["--checks", "none"],
     )
     .assert_code(0);
     let now = pins(&repo);
-    assert_eq!(now.len(), 2, "{now:?}");
-    assert!(now.contains(&kept[0]), "{now:?}");
+    assert_eq!(now.len(), 3, "{now:?}");
+    assert!(now.contains(&kept[0]) && now.contains(&damaged), "{now:?}");
     assert!(!now.contains(&packed) && !now.contains(&loose), "{now:?}");
+    std::fs::remove_file(&damaged_entry).expect("remove the damaged entry");
     undo(&repo, &[]).assert_code(0);
 }
 
