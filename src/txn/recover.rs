@@ -63,13 +63,7 @@ pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
                 })
                 .unwrap_or(false)
         });
-    journals
-        || pin_locks
-        || txn_spaces.iter().any(|prefix| {
-            repo.references_glob(&format!("{prefix}/*"))
-                .map(|mut r| r.next().is_some())
-                .unwrap_or(false)
-        })
+    journals || pin_locks || !super::stage::pins_in(repo, &txn_spaces).is_empty()
 }
 
 /// The mutex for a run that is about to switch (`held`, if the run already took it to recover

@@ -563,14 +563,19 @@ pub fn pins_in(repo: &Repository, prefixes: &[String]) -> Vec<String> {
     let mut names = std::collections::BTreeSet::new();
     for prefix in prefixes {
         loose_refs(&common.join(prefix), prefix, &mut names);
-        let under = format!("{prefix}/");
-        // `<id> <name>` lines; `#` starts the header, `^` a peeled tag's line.
-        for line in packed.split(|b| *b == b'\n') {
-            if let Some((_, name)) = std::str::from_utf8(line)
-                .ok()
-                .filter(|l| !l.starts_with(['#', '^']))
-                .and_then(|l| l.trim_end_matches('\r').split_once(' '))
-                && name.starts_with(&under)
+        // `<id> <name>` lines (`#` starts the header, `^` a peeled tag's line): only the lines
+        // naming a ref under the prefix are looked at, however many refs the file holds.
+        let under = format!(" {prefix}/");
+        for at in memchr::memmem::find_iter(&packed, under.as_bytes()) {
+            let line_start = memchr::memrchr(b'\n', &packed[..at]).map_or(0, |i| i + 1);
+            let end = memchr::memchr(b'\n', &packed[at..]).map_or(packed.len(), |i| at + i);
+            let Ok(line) = std::str::from_utf8(&packed[line_start..end]) else {
+                continue;
+            };
+            if let Some((id, name)) = line.trim_end_matches('\r').split_once(' ')
+                && id.len() == 40
+                && id.bytes().all(|b| b.is_ascii_hexdigit())
+                && name.starts_with(&under[1..])
             {
                 names.insert(name.to_string());
             }
@@ -633,6 +638,68 @@ pub fn unpin(repo: &Repository, pin_ref: &str) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::repo::test_git::git_ok;
+
+    /// The pins listed by name are the refs git lists under the same namespaces: loose (nested
+    /// too) and packed, a lock file and a ref outside the namespaces left out, whatever else
+    /// `packed-refs` holds (an annotated tag's peeled line, a name sharing the prefix's start).
+    #[test]
+    fn pins_are_the_refs_git_lists_loose_and_packed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let d = dir.path();
+        let who: [(&str, &std::ffi::OsStr); 4] = [
+            ("GIT_AUTHOR_NAME", "t".as_ref()),
+            ("GIT_AUTHOR_EMAIL", "t@localhost".as_ref()),
+            ("GIT_COMMITTER_NAME", "t".as_ref()),
+            ("GIT_COMMITTER_EMAIL", "t@localhost".as_ref()),
+        ];
+        git_ok(d, &["init", "-q"], &[]);
+        std::fs::write(d.join("f"), "f\n").expect("write");
+        git_ok(d, &["add", "f"], &[]);
+        git_ok(d, &["commit", "-qm", "c"], &who);
+        git_ok(d, &["tag", "-a", "-m", "t", "v1"], &who);
+        for r in [
+            "refs/patchgate/history/k/1-1-1",
+            "refs/patchgate/history/k/2-2-2",
+        ] {
+            git_ok(d, &["update-ref", r, "HEAD"], &[]);
+        }
+        git_ok(
+            d,
+            &["update-ref", "refs/patchgate/history/kk/9-9-9", "HEAD"],
+            &[],
+        );
+        git_ok(d, &["pack-refs", "--all"], &[]);
+        for r in [
+            "refs/patchgate/history/k/3-3-3",
+            "refs/patchgate/history/k/sub/4-4-4",
+        ] {
+            git_ok(d, &["update-ref", r, "HEAD"], &[]);
+        }
+        std::fs::write(d.join(".git/refs/patchgate/history/k/5-5-5.lock"), "x").expect("lock");
+        let repo = Repository::open(d).expect("open");
+        let spaces = [
+            "refs/patchgate/history/k".to_string(),
+            "refs/patchgate/txn/k".into(),
+        ];
+        let listed = pins_in(&repo, &spaces);
+        let out = std::process::Command::new("git")
+            .args([
+                "for-each-ref",
+                "--format=%(refname)",
+                "refs/patchgate/history/k/",
+                "refs/patchgate/txn/k/",
+            ])
+            .current_dir(d)
+            .output()
+            .expect("git");
+        let git: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        assert_eq!(listed, git);
+        assert_eq!(listed.len(), 4, "{listed:?}");
+    }
 
     /// The new objects come children first, a subtree shared by two folders included: written
     /// in this order, a kill between two never leaves an object naming a missing one.
