@@ -185,9 +185,14 @@ pub fn run_in(
     crate::timing::mark("report built");
     report.notes.extend(recovered.iter().map(recovered_note));
 
-    if !judge_plan(&plan, &mut report, request.dry_run)
-        || !gate(&repo, &mut plan, &mut report, &gates)?
-    {
+    if !judge_plan(&plan, &mut report, request.dry_run) {
+        return Ok(report);
+    }
+    if !request.dry_run {
+        // For the transaction's staging thread: opened while the checks run.
+        repo.open_second_ahead();
+    }
+    if !gate(&repo, &mut plan, &mut report, &gates)? {
         return Ok(report);
     }
     if request.dry_run {

@@ -17,6 +17,26 @@ mod roots;
 pub use durable::{durable_git, git_fsync_args};
 pub use roots::{PlainDirs, Resolved, Roots, rel_path};
 
+/// A handle on a repository being opened on another thread.
+type Opening = std::sync::mpsc::Receiver<Result<git2::Repository, git2::Error>>;
+
+/// A second handle on a repository, being opened on another thread ([`Repo::open_second_ahead`]).
+pub struct Second {
+    path: PathBuf,
+    ahead: Option<Opening>,
+}
+
+impl Second {
+    /// The handle opened ahead (waiting for it if it is still being opened), or, when there is
+    /// none or it failed, one opened now.
+    pub fn open(self) -> Result<git2::Repository, git2::Error> {
+        match self.ahead.and_then(|rx| rx.recv().ok()) {
+            Some(Ok(repo)) => Ok(repo),
+            _ => git2::Repository::open(&self.path),
+        }
+    }
+}
+
 pub struct Repo {
     pub git: git2::Repository,
     /// Canonical working tree root; for a bare repository, its git dir (nothing is read from it).
@@ -24,6 +44,8 @@ pub struct Repo {
     /// This working tree's own git directory (`.git`, or `.git/worktrees/NAME` for a linked one).
     pub git_dir: PathBuf,
     pub workdir: Option<PathBuf>,
+    /// A second handle being opened ahead, for a transaction's staging thread.
+    second: std::sync::Mutex<Option<Opening>>,
 }
 
 fn env_path(name: &str, base: &Path) -> Option<PathBuf> {
@@ -77,7 +99,37 @@ impl Repo {
             git,
             git_dir,
             workdir,
+            second: std::sync::Mutex::new(None),
         })
+    }
+
+    /// Starts opening a second handle on this repository on another thread, for a transaction
+    /// that will stage its objects on one ([`Repo::second`]): opening a repository reads its
+    /// configuration files, and the staging thread, which started by doing that, was what the
+    /// switch of a one-edit patch waited for. Opened while the plan is made, on a core that is
+    /// idle then. Nothing happens if no thread can be started.
+    pub fn open_second_ahead(&self) {
+        let path = self.git.path().to_path_buf();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let started = std::thread::Builder::new()
+            .name("open".into())
+            .spawn(move || {
+                // The receiver may be gone (the run wrote nothing): the handle is then dropped.
+                let _ = tx.send(git2::Repository::open(&path));
+            })
+            .is_ok();
+        if started && let Ok(mut slot) = self.second.lock() {
+            *slot = Some(rx);
+        }
+    }
+
+    /// A second handle on this repository, to be opened on the thread that uses it: the one
+    /// [`Repo::open_second_ahead`] started, or a new one.
+    pub fn second(&self) -> Second {
+        Second {
+            path: self.git.path().to_path_buf(),
+            ahead: self.second.lock().ok().and_then(|mut slot| slot.take()),
+        }
     }
 
     /// The working tree, or the error that says this repository has none.

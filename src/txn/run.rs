@@ -109,13 +109,13 @@ pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
     // contents (no commit tree), so HEAD's tree, which may disagree with the working tree about
     // files and directories, never gets in the way.
     let files = hashed.files.clone();
-    let git_path = repo.git.path().to_path_buf();
+    let second = repo.second();
     let (git_dir, changes) = (&repo.git_dir, req.changes);
     std::thread::scope(|s| {
         let id = id.as_str();
         let handle = s.spawn(move || {
             fault::point("staging");
-            let git = git2::Repository::open(&git_path).map_err(Error::git)?;
+            let git = second.open().map_err(Error::git)?;
             stage::stage(
                 &git,
                 git_dir,
