@@ -3,12 +3,13 @@
 # same run.
 #
 #   bench/run.sh            everything below, then one table of every figure (20-40 min here)
-#   SUITE=core bench/run.sh (a), (b), (c) only (1-3 min)
+#   SUITE=core bench/run.sh (a), (a1), (b), (c) only (1-3 min)
 #
 # Here, on the scratch directory's file system (ext4 on a default machine), and once more with the
 # scratch data on tmpfs (/dev/shm) when it is one:
 # (a) 1,000 edits over 200 files: patchgate (default = fsync on / PATCHGATE_FSYNC=0 / --dry-run) vs
 #     `git apply` of the same change as a unified diff
+# (a1) one edit to one file with a full undo history (an agent's usual patch) vs `git apply`
 # (b) miss diagnosis on a 10,000-line file (and the matching hit, for comparison)
 # (c) peak memory (max RSS) of the (a) runs
 # Then, each by its own script with the same binary (PATCHGATE=...) and fewer runs:
@@ -135,6 +136,7 @@ for r in $(seq "$ROUNDS"); do
         -n "git apply" "git apply $A/edits.diff" \
         -n "patchgate (fsync on, default)" "$PG $PATCH_ARGS" \
         "${BEFORE[@]}" \
+        -n "patchgate, human report (the default format)" "$PG apply $A/edits.yaml --checks none" \
         -n "patchgate (PATCHGATE_FSYNC=0)" "env PATCHGATE_FSYNC=0 $PG $PATCH_ARGS" \
         -n "patchgate --dry-run (plan only)" "$PG $PATCH_ARGS --dry-run" \
         >>"$OUT/a.hyperfine.log" 2>&1 || { cat "$OUT/a.hyperfine.log"; exit 1; }
@@ -204,6 +206,43 @@ EOF
 grep -v '^#tsv' "$OUT/c.table"
 cd "$WORK"
 
+# ================================================================= (a1) one edit, full undo history
+# An agent's usual patch: one edit to one file of a repository where patchgate has written many
+# patches before (its undo history full: 50 entries, each with its pin ref), against `git apply`
+# of the same one-hunk diff. Only the working tree is reset between runs; the history stays full.
+log "(a1) one edit with a full undo history (50 entries) vs git apply of the same hunk"
+A1="$WORK/a1"
+mkdir -p "$A1/repo"
+for i in $(seq 20); do seq 1 300 | sed "s/^/line $i /" >"$A1/repo/f$i.txt"; done
+make_repo "$A1/repo"
+printf 'edits:\n  - file_path: f3.txt\n    old_string: "line 3 150\\n"\n    new_string: "line 3 150 changed\\n"\n' >"$A1/one.yaml"
+(cd "$A1/repo" && sed -i 's/^line 3 150$/line 3 150 changed/' f3.txt && git diff --no-color >"$A1/one.diff" && git checkout -q -- .)
+cd "$A1/repo"
+for i in $(seq 26); do
+    for w in one two; do
+        printf -- '- {file_path: f5.txt, old_string: "line 5 7\\n", new_string: "line 5 7 %s\\n"}\n' "$w" >"$A1/fill.yaml"
+        "$PG" apply "$A1/fill.yaml" --checks none >/dev/null
+        git checkout -q -- .
+    done
+done
+echo "undo history: $(ls .git/patchgate/history | wc -l) entries, $(git for-each-ref refs/patchgate/history | wc -l) pins"
+RESET1="git checkout -q -- ."
+BEFORE1=()
+[ -n "$PG_BASE" ] && BEFORE1=(-n "patchgate before: $PG_BASE_DESC" "$PG_BASE apply $A1/one.yaml --checks none --format json")
+for r in $(seq "$ROUNDS"); do
+    w=$WARMUP; [ "$r" -gt 1 ] && w=1
+    hyperfine -N --style none --warmup "$w" --runs "$PER_ROUND" --prepare "$RESET1" \
+        --export-json "$OUT/a1.round$r.json" \
+        -n "git apply" "git apply $A1/one.diff" \
+        -n "patchgate (one edit, full history)" "$PG apply $A1/one.yaml --checks none --format json" \
+        "${BEFORE1[@]}" \
+        >>"$OUT/a1.hyperfine.log" 2>&1 || { cat "$OUT/a1.hyperfine.log"; exit 1; }
+done
+python3 "$BENCH/summarize.py" "git apply" "$OUT"/a1.round*.json >"$OUT/a1.table"
+grep -v '^#tsv' "$OUT/a1.table"
+eval "$RESET1"
+cd "$WORK"
+
 # ================================================================= (b) miss diagnosis
 log "(b) generating a 10,000-line file and a 20-line old_string (re-indented, one line altered)"
 B="$WORK/b"
@@ -252,6 +291,9 @@ log "results"
 echo "(a) 1,000 edits over 200 files (ratio = median / median of git apply)"
 grep -v '^#tsv' "$OUT/a.table"
 echo
+echo "(a1) one edit with a full undo history (ratio = median / median of git apply)"
+grep -v '^#tsv' "$OUT/a1.table"
+echo
 echo "(b) miss diagnosis, 10,000-line file (ratio = median / median of the hit)"
 grep -v '^#tsv' "$OUT/b.table"
 echo
@@ -286,6 +328,8 @@ EOF
 HIT_MS=$(tsv "$OUT/b.table" "hit: apply hit.yaml --dry-run" 3)
 figure a "apply 1,000 edits / 200 files, fsync on, $FS_LABEL" "$PG_MS" "git apply" "$GIT_MS" ms 1.5
 figure a "apply 1,000 edits / 200 files, PATCHGATE_FSYNC=0, $FS_LABEL" "$PGN_MS" "git apply" "$GIT_MS" ms 1.5
+figure a "apply 1,000 edits / 200 files, human report, $FS_LABEL" "$(tsv "$OUT/a.table" "patchgate, human report (the default format)" 3)" "git apply" "$GIT_MS" ms 1.5
+figure a1 "apply one edit, undo history full, $FS_LABEL" "$(tsv "$OUT/a1.table" "patchgate (one edit, full history)" 3)" "git apply" "$(tsv "$OUT/a1.table" "git apply" 3)" ms
 figure c "peak memory of the (a) apply, $FS_LABEL" "$PG_KB" "git apply" "$GIT_KB" KB
 figure b "miss diagnosis, 10,000-line file (target < 10 ms), $FS_LABEL" "$MISS_MS" "the hit, --dry-run" "$HIT_MS" ms
 

@@ -10,7 +10,9 @@
 //!   working-tree transaction, named by id only (undo restores old contents, and needs the ids
 //!   of the new ones only to tell whether a file still holds them): a small commit whose tree
 //!   lists those blobs is pinned by `refs/patchgate/history/<worktree key>/<id>`, so `git gc` keeps them for as
-//!   long as the entry exists. The ref is written before the JSON file, and removed after it.
+//!   long as the entry exists. The ref is written before the JSON file (a working-tree
+//!   transaction's, before its switch), and removed after it; a ref without its file is an
+//!   orphan, removed by recovery and by the next apply.
 //! - An entry is written when its transaction completes, and by `recover` when it rolls one
 //!   forward; writing it twice writes the same bytes (everything in it comes from the journal).
 //! - The history is bounded: beyond [`KEEP`] entries the oldest are dropped with their pins.
@@ -143,13 +145,16 @@ pub fn record(
     let Some(meta) = &j.history else {
         return Ok(());
     };
-    let pin = format!("{}/{}", crate::fs::layout::history_pins(git_dir), j.id);
+    let pin = pin_name(git_dir, &j.id);
     let target = match pinned {
         Some(c) => c,
         None => pin_commit(repo, &j.files, &j.id)?,
     };
-    repo.reference(&pin, target, true, "patchgate: keep a patch for undo")
-        .map_err(Error::git)?;
+    // A working-tree transaction's staging wrote it already, before the switch
+    // (`stage::stage`): only the entry is left to write then.
+    if repo.refname_to_id(&pin).ok() != Some(target) {
+        pin_as(repo, &pin, target)?;
+    }
     crate::fault::point("history-pinned");
     let entry = Entry {
         version: 1,
@@ -176,6 +181,42 @@ pub fn record(
     crate::fs::atomic_write(&path, &text, Some(0o644)).map_err(|e| Error::io("write", &path, e))?;
     prune(repo, git_dir, KEEP);
     Ok(())
+}
+
+/// The pin ref of transaction `id`'s entry.
+pub fn pin_name(git_dir: &Path, id: &str) -> String {
+    format!("{}/{}", crate::fs::layout::history_pins(git_dir), id)
+}
+
+fn pin_as(repo: &Repository, pin: &str, target: Oid) -> Result<(), Error> {
+    repo.reference(pin, target, true, "patchgate: keep a patch for undo")
+        .map(drop)
+        .map_err(Error::git)
+}
+
+/// Removes the history pins (current and legacy namespaces) whose entry is not among `entries`
+/// (the entry files listed by [`entry_files`]).
+fn remove_pins_without(
+    repo: &Repository,
+    git_dir: &Path,
+    entries: &std::collections::HashSet<&Path>,
+) {
+    let spaces = crate::fs::layout::history_pin_spaces(git_dir);
+    for name in super::refs::pins_in(repo, &spaces) {
+        let id = name.rsplit('/').next().unwrap_or("");
+        if !entries.contains(entry_path(git_dir, id).as_path()) {
+            let _ = super::stage::unpin(repo, &name);
+        }
+    }
+}
+
+/// Removes every history pin without an entry: one a crash left between the pin and its entry,
+/// or a transaction that did not land. Under the mutex (no transaction of this working tree is
+/// between its pin and its entry then).
+pub fn remove_orphan_pins(repo: &Repository, git_dir: &Path) {
+    let files = entry_files(git_dir);
+    let entries: std::collections::HashSet<&Path> = files.iter().map(PathBuf::as_path).collect();
+    remove_pins_without(repo, git_dir, &entries);
 }
 
 /// A commit (no parents, fixed signature and date, so the same blobs give the same commit) whose
@@ -327,13 +368,7 @@ pub fn prune(repo: &Repository, git_dir: &Path, keep: usize) {
         .filter(|p| !removed.contains(*p))
         .map(PathBuf::as_path)
         .collect();
-    let spaces = crate::fs::layout::history_pin_spaces(git_dir);
-    for name in super::stage::pins_in(repo, &spaces) {
-        let id = name.rsplit('/').next().unwrap_or("");
-        if !kept.contains(entry_path(git_dir, id).as_path()) {
-            let _ = super::stage::unpin(repo, &name);
-        }
-    }
+    remove_pins_without(repo, git_dir, &kept);
 }
 
 #[cfg(test)]

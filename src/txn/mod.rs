@@ -37,6 +37,7 @@ pub mod journal;
 pub mod lock;
 pub mod objects;
 pub mod recover;
+pub mod refs;
 pub mod run;
 pub mod stage;
 pub mod validate;

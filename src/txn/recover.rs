@@ -63,7 +63,7 @@ pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
                 })
                 .unwrap_or(false)
         });
-    journals || pin_locks || !super::stage::pins_in(repo, &txn_spaces).is_empty()
+    journals || pin_locks || !super::refs::pins_in(repo, &txn_spaces).is_empty()
 }
 
 /// The mutex for a run that is about to switch (`held`, if the run already took it to recover
@@ -474,11 +474,14 @@ fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
         .filter_map(|(_, j)| j.ok().map(|j| j.pin_ref))
         .collect();
     let spaces = crate::fs::layout::txn_pin_spaces(git_dir);
-    for name in super::stage::pins_in(repo, &spaces) {
+    for name in super::refs::pins_in(repo, &spaces) {
         if !journals.contains(&name) {
             let _ = super::stage::unpin(repo, &name);
         }
     }
+    // A working-tree transaction pins its history entry before its switch: one rolled back (or
+    // killed before its journal) leaves that pin without an entry.
+    super::history::remove_orphan_pins(repo, git_dir);
     super::objects::sweep_temp(
         &repo.commondir().join("objects"),
         std::time::Duration::from_secs(3600),

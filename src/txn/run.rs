@@ -191,6 +191,10 @@ fn transact(
     let unpin = |staging: &mut Staging| {
         let _ = staging.wait();
         let _ = stage::unpin(&repo.git, &pin_ref);
+        // A working-tree staging pinned the history's entry ahead; there will be no entry.
+        if mode == Mode::Worktree {
+            let _ = stage::unpin(&repo.git, &history::pin_name(&repo.git_dir, id));
+        }
     };
     let mut j = journal_for(repo, &req, id, &pin_ref, staging.commit(), files);
     let journal_err = |e: std::io::Error| {

@@ -337,8 +337,30 @@ pub fn stage(
         .collect();
     super::objects::write_objects(&odb, &objects_dir, &new, sync)?;
     let pin_ref = pin_ref(git_dir, id);
-    repo.reference(&pin_ref, pin, false, "patchgate: pin transaction")
-        .map_err(Error::git)?;
+    // A working-tree transaction's history entry pins the same old contents: its ref is written
+    // now, beside the transaction's own (each is a file and a folder to sync; one after the other
+    // they were what the switch waited for), so that after the switch only the entry is left to
+    // write. Until the entry exists it is an orphan, which a transaction that does not land, and
+    // recovery, remove (`history::remove_orphan_pins`).
+    let history_pin = (keep == Keep::Old).then(|| super::history::pin_name(git_dir, id));
+    let common = repo.commondir().to_path_buf();
+    std::thread::scope(|s| {
+        let history = history_pin
+            .as_deref()
+            .map(|name| s.spawn(move || super::refs::write_pin(&common, name, pin)));
+        let own = repo
+            .reference(&pin_ref, pin, false, "patchgate: pin transaction")
+            .map(drop)
+            .map_err(Error::git);
+        let history = match history {
+            Some(h) => h
+                .join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p))
+                .map_err(|e| Error::io("write the history pin in", git_dir, e)),
+            None => Ok(()),
+        };
+        own.and(history)
+    })?;
     Ok(Staged {
         pin_ref,
         pin,
@@ -552,61 +574,6 @@ fn filter_for_commit(
     Ok(())
 }
 
-/// The pin refs under each namespace of `prefixes`, by name: the loose ones from their folder,
-/// the packed ones from `packed-refs` (a listing that fails counts as none; a name git would
-/// refuse is left out). Read here rather than through libgit2's reference iterator, which
-/// opens and reads every loose ref it lists, names only or not: the history's fifty pins were
-/// two hundred system calls on every apply, a tenth of a one-edit patch's run.
-pub fn pins_in(repo: &Repository, prefixes: &[String]) -> Vec<String> {
-    let common = repo.commondir();
-    let packed = std::fs::read(common.join("packed-refs")).unwrap_or_default();
-    let mut names = std::collections::BTreeSet::new();
-    for prefix in prefixes {
-        loose_refs(&common.join(prefix), prefix, &mut names);
-        // `<id> <name>` lines (`#` starts the header, `^` a peeled tag's line): only the lines
-        // naming a ref under the prefix are looked at, however many refs the file holds.
-        let under = format!(" {prefix}/");
-        for at in memchr::memmem::find_iter(&packed, under.as_bytes()) {
-            let line_start = memchr::memrchr(b'\n', &packed[..at]).map_or(0, |i| i + 1);
-            let end = memchr::memchr(b'\n', &packed[at..]).map_or(packed.len(), |i| at + i);
-            let Ok(line) = std::str::from_utf8(&packed[line_start..end]) else {
-                continue;
-            };
-            if let Some((id, name)) = line.trim_end_matches('\r').split_once(' ')
-                && id.len() == 40
-                && id.bytes().all(|b| b.is_ascii_hexdigit())
-                && name.starts_with(&under[1..])
-            {
-                names.insert(name.to_string());
-            }
-        }
-    }
-    names
-        .into_iter()
-        .filter(|n| super::validate::check_ref_format(n).is_ok())
-        .collect()
-}
-
-/// The loose refs in `folder` (the ref namespace `name`) and its subfolders, by name; lock files
-/// are not refs.
-fn loose_refs(folder: &Path, name: &str, out: &mut std::collections::BTreeSet<String>) {
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let (Ok(kind), Some(file)) = (e.file_type(), e.file_name().to_str().map(str::to_string))
-        else {
-            continue;
-        };
-        let full = format!("{name}/{file}");
-        if kind.is_dir() {
-            loose_refs(&e.path(), &full, out);
-        } else if kind.is_file() && !file.ends_with(".lock") {
-            out.insert(full);
-        }
-    }
-}
-
 /// Deletes a pin ref under `refs/patchgate/` (missing is fine: it is what we want), and the
 /// folders of loose refs that this leaves empty, as git does: a run leaves nothing under
 /// `refs/patchgate/` that it did not mean to keep. Any other ref is refused.
@@ -638,68 +605,6 @@ pub fn unpin(repo: &Repository, pin_ref: &str) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::repo::test_git::git_ok;
-
-    /// The pins listed by name are the refs git lists under the same namespaces: loose (nested
-    /// too) and packed, a lock file and a ref outside the namespaces left out, whatever else
-    /// `packed-refs` holds (an annotated tag's peeled line, a name sharing the prefix's start).
-    #[test]
-    fn pins_are_the_refs_git_lists_loose_and_packed() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let d = dir.path();
-        let who: [(&str, &std::ffi::OsStr); 4] = [
-            ("GIT_AUTHOR_NAME", "t".as_ref()),
-            ("GIT_AUTHOR_EMAIL", "t@localhost".as_ref()),
-            ("GIT_COMMITTER_NAME", "t".as_ref()),
-            ("GIT_COMMITTER_EMAIL", "t@localhost".as_ref()),
-        ];
-        git_ok(d, &["init", "-q"], &[]);
-        std::fs::write(d.join("f"), "f\n").expect("write");
-        git_ok(d, &["add", "f"], &[]);
-        git_ok(d, &["commit", "-qm", "c"], &who);
-        git_ok(d, &["tag", "-a", "-m", "t", "v1"], &who);
-        for r in [
-            "refs/patchgate/history/k/1-1-1",
-            "refs/patchgate/history/k/2-2-2",
-        ] {
-            git_ok(d, &["update-ref", r, "HEAD"], &[]);
-        }
-        git_ok(
-            d,
-            &["update-ref", "refs/patchgate/history/kk/9-9-9", "HEAD"],
-            &[],
-        );
-        git_ok(d, &["pack-refs", "--all"], &[]);
-        for r in [
-            "refs/patchgate/history/k/3-3-3",
-            "refs/patchgate/history/k/sub/4-4-4",
-        ] {
-            git_ok(d, &["update-ref", r, "HEAD"], &[]);
-        }
-        std::fs::write(d.join(".git/refs/patchgate/history/k/5-5-5.lock"), "x").expect("lock");
-        let repo = Repository::open(d).expect("open");
-        let spaces = [
-            "refs/patchgate/history/k".to_string(),
-            "refs/patchgate/txn/k".into(),
-        ];
-        let listed = pins_in(&repo, &spaces);
-        let out = std::process::Command::new("git")
-            .args([
-                "for-each-ref",
-                "--format=%(refname)",
-                "refs/patchgate/history/k/",
-                "refs/patchgate/txn/k/",
-            ])
-            .current_dir(d)
-            .output()
-            .expect("git");
-        let git: Vec<String> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(str::to_string)
-            .collect();
-        assert_eq!(listed, git);
-        assert_eq!(listed.len(), 4, "{listed:?}");
-    }
 
     /// The new objects come children first, a subtree shared by two folders included: written
     /// in this order, a kill between two never leaves an object naming a missing one.

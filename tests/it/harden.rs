@@ -1046,6 +1046,39 @@ fn every_published_file_is_synced_before_its_rename_and_its_folder_after() {
     assert!(missing.is_empty(), "not durable:\n{}", missing.join("\n"));
 }
 
+/// The same for a working-tree apply, whose pins (the transaction's, and the undo history's,
+/// written beside it before the switch) and state files are its only git-side writes.
+#[test]
+fn every_file_a_working_tree_apply_publishes_is_synced_before_its_rename_and_its_folder_after() {
+    let parent = disk_folder();
+    let Some((calls, kinds)) = durability_of(&parent, &[]) else {
+        return;
+    };
+    let missing: Vec<String> = calls
+        .iter()
+        .filter(|(_, _, before, after)| !(*before && *after))
+        .map(|(kind, rel, before, after)| {
+            format!("{kind} {rel}: content synced before: {before}, folder after: {after}")
+        })
+        .collect();
+    for kind in ["object", "pin ref", "working-tree file", "patchgate state"] {
+        assert!(
+            kinds.contains_key(kind),
+            "no {kind} was published: {kinds:?}"
+        );
+    }
+    let pins: Vec<&String> = calls
+        .iter()
+        .filter(|(kind, ..)| *kind == "pin ref")
+        .map(|(_, rel, ..)| rel)
+        .collect();
+    assert!(
+        pins.iter().any(|p| p.contains("/txn/")) && pins.iter().any(|p| p.contains("/history/")),
+        "both pins published: {pins:?}"
+    );
+    assert!(missing.is_empty(), "not durable:\n{}", missing.join("\n"));
+}
+
 /// On a file system in memory (tmpfs: its fsync does nothing) the working tree's files and
 /// folders are not synced; git's objects, refs and index, and patchgate's own state, still are.
 #[test]
@@ -1115,12 +1148,20 @@ fn memory_mount() -> PathBuf {
 /// `(kind, path, content synced before, folder synced after)`, and the count of each kind; `None`
 /// where strace is not at hand outside CI.
 #[allow(clippy::type_complexity)]
-fn durability_of_a_commit(
-    parent: &Path,
-) -> Option<(
+/// Each file a run published (its kind, its path, whether its content was synced before its
+/// rename and its folder after), and how many of each kind.
+type Published = (
     Vec<(&'static str, String, bool, bool)>,
     BTreeMap<&'static str, usize>,
-)> {
+);
+
+fn durability_of_a_commit(parent: &Path) -> Option<Published> {
+    durability_of(parent, &["--commit"])
+}
+
+/// [`durability_of_a_commit`] for the apply `mode` asks for (`--commit`, or nothing: the working
+/// tree).
+fn durability_of(parent: &Path, mode: &[&str]) -> Option<Published> {
     let repo = TestRepo::new_in(parent)
         .file("a.txt", "alpha\n")
         .file("e.txt", "doomed\n")
@@ -1128,15 +1169,15 @@ fn durability_of_a_commit(
     let root = std::fs::canonicalize(repo.path()).expect("canon");
     let scratch = tempfile::tempdir().expect("tempdir");
     let patch = write_patch(scratch.path(), FORGE_PATCH);
-    let args = [
+    let mut args = vec![
         "apply",
         patch.to_str().expect("utf8"),
         "--checks",
         "none",
-        "--commit",
         "--format",
         "json",
     ];
+    args.extend_from_slice(mode);
     let traced_calls = "fsync,fdatasync,rename,renameat,renameat2,link,linkat,openat";
     let (text, run) = crate::checks::traced(&root, traced_calls, &args)?;
     run.assert_code(0);

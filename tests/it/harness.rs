@@ -359,9 +359,24 @@ impl TestRepo {
     /// git lock files, extra worktree registrations.
     pub fn leftovers(&self) -> Vec<String> {
         let mut out = Vec::new();
-        // Transaction pins only: the undo history's pins are meant to stay.
+        // Transaction pins, and history pins without their entry (a working-tree transaction
+        // pins its entry before its switch); the undo history's own pins are meant to stay.
         let refs = self.git(&["for-each-ref", "--format=%(refname)", "refs/patchgate/txn/"]);
         out.extend(refs.lines().map(|l| format!("ref {l}")));
+        let history = self.git(&[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/patchgate/history/",
+        ]);
+        for pin in history.lines() {
+            let id = pin.rsplit('/').next().unwrap_or_default();
+            let entry = self
+                .path()
+                .join(format!(".git/patchgate/history/{id}.json"));
+            if !entry.exists() {
+                out.push(format!("ref {pin} (no history entry)"));
+            }
+        }
         let txn = self.path().join(".git/patchgate/txn");
         if let Ok(entries) = std::fs::read_dir(&txn) {
             out.extend(
