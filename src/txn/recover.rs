@@ -46,7 +46,10 @@ pub struct Recovered {
     pub left_alone: Vec<String>,
 }
 
-/// Whether an interrupted transaction left anything: a journal, or a pin ref.
+/// Whether an interrupted transaction left anything: a journal, a transaction pin, or a pin's
+/// lock. (Not a history pin without its entry, which a kill between the staging and the journal
+/// can leave: harmless, it only keeps old contents from `git gc`; `patchgate recover` and the
+/// next patch that lands remove it, see `history::remove_orphan_pins`.)
 pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
     let journals = std::fs::read_dir(crate::fs::layout::journals(git_dir))
         .map(|mut d| d.next().is_some())
