@@ -18,8 +18,9 @@ patchgate reports):
   whole (not file by file); HEAD and the `soak` branch are each either unchanged or one new commit
   on top of the old tip, and they agree with the working tree (a commit moved iff its files are
   the new ones); a committed file holds the new bytes;
-- nothing is left over: no ref under `refs/patchgate/txn/`, no journal in `.git/patchgate/txn/`,
-  no `*.patchgate-*.tmp` or `*.lock` file anywhere, no `index.lock`;
+- nothing is left over: no ref under `refs/patchgate/txn/`, no history pin without its entry, no
+  journal in `.git/patchgate/txn/`, no `*.patchgate-*.tmp` or `*.lock` file anywhere, no
+  `index.lock`;
 - `.git/patchgate` (without the mutex) stays under --max-patchgate-bytes, and its history under 50
   entries.
 At the end `git fsck --strict` must be clean. The first failure stops the run with the cycle, the
@@ -296,6 +297,11 @@ class Soak:
         refs = self.refs()
         head, branch = refs["refs/heads/main"], refs[f"refs/heads/{BRANCH}"]
         leftovers = [r for r in refs if r.startswith("refs/patchgate/txn/")]
+        # A history pin stays only with its entry (a working-tree run pins before its switch).
+        entries = os.path.join(self.repo, ".git", "patchgate", "history")
+        leftovers += [f"{r} (no history entry)" for r in refs
+                      if r.startswith("refs/patchgate/history/")
+                      and not os.path.exists(os.path.join(entries, r.rsplit("/", 1)[1] + ".json"))]
         txn = os.path.join(self.repo, ".git", "patchgate", "txn")
         if os.path.isdir(txn):
             leftovers += [f"journal {j}" for j in os.listdir(txn)]
