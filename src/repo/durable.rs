@@ -1,9 +1,10 @@
 //! What git's own machinery writes for a transaction reaches the disk before the point of no
 //! return, as git itself does with `core.fsync`.
 //!
-//! The objects of a transaction and working-tree files are synced by patchgate's own writers
-//! (`txn::objects`, [`crate::fs`]). The refs (the moved branch and the `refs/patchgate/` pins),
-//! and the few objects libgit2 writes itself (the undo history's), are written by libgit2, which syncs each file before its rename and its folder after only when
+//! The objects of a transaction, its pins under `refs/patchgate/` and working-tree files are
+//! synced by patchgate's own writers (`txn::objects`, `txn::refs`, [`crate::fs`]). The moved
+//! branch, and the few objects libgit2 writes itself (the undo history's), are written by
+//! libgit2, which syncs each file before its rename and its folder after only when
 //! asked to, process-wide ([`durable_git`], before any repository is opened: its ref database reads
 //! the switch when it is created). The index is written by patchgate itself in the common case
 //! (`txn::index`: the file synced, renamed, its folder synced), else by `git update-index`, which

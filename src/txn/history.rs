@@ -189,9 +189,8 @@ pub fn pin_name(git_dir: &Path, id: &str) -> String {
 }
 
 fn pin_as(repo: &Repository, pin: &str, target: Oid) -> Result<(), Error> {
-    repo.reference(pin, target, true, "patchgate: keep a patch for undo")
-        .map(drop)
-        .map_err(Error::git)
+    super::refs::write_pin(repo.commondir(), pin, target)
+        .map_err(|e| Error::io("write the undo history's pin in", repo.commondir(), e))
 }
 
 /// Removes the history pins (current and legacy namespaces) whose entry is not among `entries`

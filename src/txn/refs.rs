@@ -1,7 +1,8 @@
 //! The pin refs under `refs/patchgate/`, listed and written by name in the ref store's own files
-//! rather than through libgit2, where that saves a transaction's path real work: libgit2's
-//! reference iterator opens and reads every loose ref it lists, and its ref writes run one after
-//! another on the thread that asks.
+//! rather than through libgit2: libgit2's reference iterator opens and reads every loose ref it
+//! lists; its ref writes run one after another on the thread that asks, and do not sync the
+//! parent of a folder they make (a repository's first pin makes `refs/patchgate/` and its
+//! namespaces: a power loss could take the pin with the folder).
 //!
 //! Invariants: a ref is written as git writes a loose ref (an exclusive `<name>.lock`, the id and
 //! a newline, synced, renamed over `<name>`, its folder synced; a held lock is an error, never
@@ -83,7 +84,13 @@ pub fn write_pin(common_dir: &Path, name: &str, target: Oid) -> std::io::Result<
     }
     let path = common_dir.join(name);
     let folder = path.parent().unwrap_or(common_dir);
-    let made = !folder.is_dir();
+    // The folders made here (the namespace's, on a repository's first pin), deepest first.
+    let mut made = Vec::new();
+    let mut missing = Some(folder);
+    while let Some(f) = missing.filter(|f| !f.is_dir()) {
+        made.push(f);
+        missing = f.parent();
+    }
     std::fs::create_dir_all(folder)?;
     let sync = crate::fs::fsync_enabled();
     let lock = path.with_file_name(format!(
@@ -110,8 +117,8 @@ pub fn write_pin(common_dir: &Path, name: &str, target: Oid) -> std::io::Result<
     }
     if sync {
         crate::fs::sync_dir_path(folder)?;
-        // A folder made here must be named durably in its own parent too.
-        if made && let Some(parent) = folder.parent() {
+        // Each folder made here must be named durably in its own parent too.
+        for parent in made.iter().filter_map(|f| f.parent()) {
             crate::fs::sync_dir_path(parent)?;
         }
     }

@@ -345,13 +345,12 @@ pub fn stage(
     let history_pin = (keep == Keep::Old).then(|| super::history::pin_name(git_dir, id));
     let common = repo.commondir().to_path_buf();
     std::thread::scope(|s| {
-        let history = history_pin
-            .as_deref()
-            .map(|name| s.spawn(move || super::refs::write_pin(&common, name, pin)));
-        let own = repo
-            .reference(&pin_ref, pin, false, "patchgate: pin transaction")
-            .map(drop)
-            .map_err(Error::git);
+        let history = history_pin.as_deref().map(|name| {
+            let common = &common;
+            s.spawn(move || super::refs::write_pin(common, name, pin))
+        });
+        let own = super::refs::write_pin(&common, &pin_ref, pin)
+            .map_err(|e| Error::io("write the transaction's pin in", git_dir, e));
         let history = match history {
             Some(h) => h
                 .join()

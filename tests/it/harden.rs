@@ -921,6 +921,8 @@ fn a_committed_journal_whose_ref_did_not_move_is_rolled_back() {
 enum Call {
     Sync(PathBuf),
     Rename(PathBuf, PathBuf),
+    /// A folder created (`mkdir` with an absolute path).
+    Mkdir(PathBuf),
 }
 
 /// The fsyncs and renames of an `strace -f -y` log, in the order they completed (a sync) or
@@ -997,6 +999,12 @@ fn calls(log: &str, cwd: &Path) -> Vec<Call> {
                 )
             };
             out.push(Call::Rename(from, to));
+        } else if let Some(args) = rest.strip_prefix("mkdir(")
+            && ok(args)
+            && let Some(name) = quoted(args).first()
+            && name.starts_with('/')
+        {
+            out.push(Call::Mkdir(PathBuf::from(name)));
         }
     }
     out
@@ -1178,7 +1186,7 @@ fn durability_of(parent: &Path, mode: &[&str]) -> Option<Published> {
         "json",
     ];
     args.extend_from_slice(mode);
-    let traced_calls = "fsync,fdatasync,rename,renameat,renameat2,link,linkat,openat";
+    let traced_calls = "fsync,fdatasync,rename,renameat,renameat2,link,linkat,openat,mkdir";
     let (text, run) = crate::checks::traced(&root, traced_calls, &args)?;
     run.assert_code(0);
     let calls = calls(&text, &root);
@@ -1218,6 +1226,28 @@ fn durability_of(parent: &Path, mode: &[&str]) -> Option<Published> {
             .iter()
             .any(|c| matches!(c, Call::Sync(p) if p == parent));
         published.push((kind, rel, synced_before, folder_after));
+    }
+    // A folder made for the pins (a repository's first patch makes them) must be named durably
+    // in its parent too, or the pin in it may be lost with it.
+    for (i, c) in calls.iter().enumerate() {
+        let Call::Mkdir(dir) = c else { continue };
+        let Ok(rel) = dir.strip_prefix(&root) else {
+            continue;
+        };
+        if !rel.starts_with(".git/refs/patchgate") {
+            continue;
+        }
+        let parent = dir.parent().expect("parent");
+        let named = calls[i + 1..]
+            .iter()
+            .any(|c| matches!(c, Call::Sync(p) if p == parent));
+        *kinds.entry("pin folder").or_default() += 1;
+        published.push((
+            "pin folder",
+            rel.to_string_lossy().into_owned(),
+            true,
+            named,
+        ));
     }
     Some((published, kinds))
 }
