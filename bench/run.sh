@@ -39,6 +39,24 @@ MEM_RUNS=${MEM_RUNS:-5}
 
 log() { printf '\n== %s\n' "$*"; }
 
+# rounds NAME PEER [hyperfine options and commands...]: ROUNDS rounds of hyperfine (PER_ROUND runs
+# per command, the warm-up in the first round), the commands interleaved by round so that a change
+# of background load hits them all alike; then the table of medians, each as a ratio to PEER's, in
+# $OUT/NAME.table.
+rounds() {
+    local name=$1 peer=$2; shift 2
+    local r w
+    for r in $(seq "$ROUNDS"); do
+        w=$WARMUP; [ "$r" -gt 1 ] && w=1
+        hyperfine -N --style none --warmup "$w" --runs "$PER_ROUND" \
+            --export-json "$OUT/$name.round$r.json" "$@" \
+            >>"$OUT/$name.hyperfine.log" 2>&1 || { cat "$OUT/$name.hyperfine.log"; exit 1; }
+        echo "round $r/$ROUNDS done"
+    done
+    python3 "$BENCH/summarize.py" "$peer" "$OUT"/"$name".round*.json >"$OUT/$name.table"
+    grep -v '^#tsv' "$OUT/$name.table"
+}
+
 SUITE=${SUITE:-all}
 SKIP=${SKIP:-}
 case "$SUITE" in all|core) ;; *) echo "error: SUITE=$SUITE: expected all or core" >&2; exit 2 ;; esac
@@ -129,21 +147,13 @@ unset PATCHGATE_FSYNC
 # PATCHGATE_BASE: an older build in the same rounds, for a before-and-after in one run.
 BEFORE=()
 [ -n "$PG_BASE" ] && BEFORE=(-n "patchgate before: $PG_BASE_DESC (fsync on)" "$PG_BASE $PATCH_ARGS")
-for r in $(seq "$ROUNDS"); do
-    w=$WARMUP; [ "$r" -gt 1 ] && w=1
-    hyperfine -N --style none --warmup "$w" --runs "$PER_ROUND" --prepare "$RESET" \
-        --export-json "$OUT/a.round$r.json" \
-        -n "git apply" "git apply $A/edits.diff" \
-        -n "patchgate (fsync on, default)" "$PG $PATCH_ARGS" \
-        "${BEFORE[@]}" \
-        -n "patchgate, human report (the default format)" "$PG apply $A/edits.yaml --checks none" \
-        -n "patchgate (PATCHGATE_FSYNC=0)" "env PATCHGATE_FSYNC=0 $PG $PATCH_ARGS" \
-        -n "patchgate --dry-run (plan only)" "$PG $PATCH_ARGS --dry-run" \
-        >>"$OUT/a.hyperfine.log" 2>&1 || { cat "$OUT/a.hyperfine.log"; exit 1; }
-    echo "round $r/$ROUNDS done"
-done
-python3 "$BENCH/summarize.py" "git apply" "$OUT"/a.round*.json >"$OUT/a.table"
-grep -v '^#tsv' "$OUT/a.table"
+rounds a "git apply" --prepare "$RESET" \
+    -n "git apply" "git apply $A/edits.diff" \
+    -n "patchgate (fsync on, default)" "$PG $PATCH_ARGS" \
+    "${BEFORE[@]}" \
+    -n "patchgate, human report (the default format)" "$PG apply $A/edits.yaml --checks none" \
+    -n "patchgate (PATCHGATE_FSYNC=0)" "env PATCHGATE_FSYNC=0 $PG $PATCH_ARGS" \
+    -n "patchgate --dry-run (plan only)" "$PG $PATCH_ARGS --dry-run"
 eval "$RESET"
 
 if command -v strace >/dev/null 2>&1; then
@@ -229,17 +239,10 @@ echo "undo history: $(ls .git/patchgate/history | wc -l) entries, $(git for-each
 RESET1="git checkout -q -- ."
 BEFORE1=()
 [ -n "$PG_BASE" ] && BEFORE1=(-n "patchgate before: $PG_BASE_DESC" "$PG_BASE apply $A1/one.yaml --checks none --format json")
-for r in $(seq "$ROUNDS"); do
-    w=$WARMUP; [ "$r" -gt 1 ] && w=1
-    hyperfine -N --style none --warmup "$w" --runs "$PER_ROUND" --prepare "$RESET1" \
-        --export-json "$OUT/a1.round$r.json" \
-        -n "git apply" "git apply $A1/one.diff" \
-        -n "patchgate (one edit, full history)" "$PG apply $A1/one.yaml --checks none --format json" \
-        "${BEFORE1[@]}" \
-        >>"$OUT/a1.hyperfine.log" 2>&1 || { cat "$OUT/a1.hyperfine.log"; exit 1; }
-done
-python3 "$BENCH/summarize.py" "git apply" "$OUT"/a1.round*.json >"$OUT/a1.table"
-grep -v '^#tsv' "$OUT/a1.table"
+rounds a1 "git apply" --prepare "$RESET1" \
+    -n "git apply" "git apply $A1/one.diff" \
+    -n "patchgate (one edit, full history)" "$PG apply $A1/one.yaml --checks none --format json" \
+    "${BEFORE1[@]}"
 eval "$RESET1"
 cd "$WORK"
 
@@ -274,15 +277,9 @@ EOF
 echo "$SUGGEST_RESULT" | tee "$OUT/b.check"
 
 log "(b) timing (hyperfine -i, the miss exits 2: $ROUNDS rounds of $PER_ROUND runs per command, after warm-up)"
-for r in $(seq "$ROUNDS"); do
-    w=$WARMUP; [ "$r" -gt 1 ] && w=1
-    hyperfine -N -i --style none --warmup "$w" --runs "$PER_ROUND" --export-json "$OUT/b.round$r.json" \
-        -n "miss: apply miss.yaml" "$PG apply $B/miss.yaml --checks none --format json" \
-        -n "hit: apply hit.yaml --dry-run" "$PG apply $B/hit.yaml --checks none --format json --dry-run" \
-        >>"$OUT/b.hyperfine.log" 2>&1 || { cat "$OUT/b.hyperfine.log"; exit 1; }
-done
-python3 "$BENCH/summarize.py" "hit: apply hit.yaml --dry-run" "$OUT"/b.round*.json >"$OUT/b.table"
-grep -v '^#tsv' "$OUT/b.table"
+rounds b "hit: apply hit.yaml --dry-run" -i \
+    -n "miss: apply miss.yaml" "$PG apply $B/miss.yaml --checks none --format json" \
+    -n "hit: apply hit.yaml --dry-run" "$PG apply $B/hit.yaml --checks none --format json --dry-run"
 cd "$WORK"
 
 # ================================================================= summary

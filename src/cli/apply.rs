@@ -30,12 +30,13 @@ pub(super) fn run(a: &ApplyArgs, ctx: &Context) -> i32 {
         // The repository is found on another core while the patch is read and parsed: libgit2's
         // discovery (its configuration files, HEAD, the canonical paths) is a tenth to a fifth of
         // a small patch's run, and neither waits for the other. Without a thread, in turn.
-        let mut found = Found::Running(
-            std::thread::Builder::new()
+        let mut found = Found {
+            running: std::thread::Builder::new()
                 .name("discover".into())
                 .spawn_scoped(s, || Repo::discover(&ctx.dir))
                 .ok(),
-        );
+            found: None,
+        };
         let (name, bytes) = read_patch(a.patch.as_deref(), &ctx.dir)?;
         // A unified diff's names depend on where the command runs (as for `git apply`); the other
         // formats' do not.
@@ -64,35 +65,26 @@ pub(super) fn run(a: &ApplyArgs, ctx: &Context) -> i32 {
     }
 }
 
-/// The repository, being found on another thread or found.
-enum Found<'s> {
-    /// `None`: no thread could be started; it is found when asked for.
-    Running(Option<std::thread::ScopedJoinHandle<'s, Result<Repo, Error>>>),
-    Done(Result<Repo, Error>),
+/// The repository, being found on another thread (`None`: no thread could be started, or it was
+/// waited for) and, once waited for, found.
+struct Found<'s> {
+    running: Option<std::thread::ScopedJoinHandle<'s, Result<Repo, Error>>>,
+    found: Option<Result<Repo, Error>>,
 }
 
 impl Found<'_> {
     /// Waits for the repository (or finds it here).
     fn get(&mut self, dir: &Path) -> &Result<Repo, Error> {
-        if let Found::Running(handle) = self {
-            let repo = match handle.take() {
-                Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                None => Repo::discover(dir),
-            };
-            *self = Found::Done(repo);
-        }
-        match self {
-            Found::Done(repo) => repo,
-            Found::Running(_) => unreachable!("the discovery was just waited for"),
-        }
+        let running = &mut self.running;
+        self.found.get_or_insert_with(|| match running.take() {
+            Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            None => Repo::discover(dir),
+        })
     }
 
     fn take(mut self, dir: &Path) -> Result<Repo, Error> {
         self.get(dir);
-        match self {
-            Found::Done(repo) => repo,
-            Found::Running(_) => unreachable!("the discovery was just waited for"),
-        }
+        self.found.take().unwrap_or_else(|| Repo::discover(dir))
     }
 }
 

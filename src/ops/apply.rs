@@ -188,8 +188,9 @@ pub fn run_in(
     if !judge_plan(&plan, &mut report, request.dry_run) {
         return Ok(report);
     }
-    if !request.dry_run {
-        // For the transaction's staging thread: opened while the checks run.
+    if !request.dry_run && mode == Mode::Worktree {
+        // For the working-tree transaction's staging thread (the only one that stages on a
+        // thread of its own): opened while the checks run.
         repo.open_second_ahead();
     }
     if !gate(&repo, &mut plan, &mut report, &gates)? {

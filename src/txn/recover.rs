@@ -46,27 +46,47 @@ pub struct Recovered {
     pub left_alone: Vec<String>,
 }
 
-/// Whether an interrupted transaction left anything: a journal, a transaction pin, or a pin's
-/// lock. (Not a history pin without its entry, which a kill between the staging and the journal
-/// can leave: harmless, it only keeps old contents from `git gc`; `patchgate recover` and the
-/// next patch that lands remove it, see `history::remove_orphan_pins`.)
+/// Whether an interrupted transaction left anything: a journal, a transaction pin, a pin's lock,
+/// or a history pin without its entry (a working-tree transaction pins its entry beside its own
+/// pin, before its journal may be written: a kill between them leaves that pin alone).
 pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
     let journals = std::fs::read_dir(crate::fs::layout::journals(git_dir))
         .map(|mut d| d.next().is_some())
         .unwrap_or(false);
+    // The files of a pin folder (a pin, or a pin's lock).
+    let names_in = |p: &String| -> Vec<String> {
+        std::fs::read_dir(repo.commondir().join(p))
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
     let txn_spaces = crate::fs::layout::txn_pin_spaces(git_dir);
-    let pin_locks = txn_spaces
+    let txn_locks = txn_spaces
         .iter()
-        .chain(&crate::fs::layout::history_pin_spaces(git_dir))
-        .any(|p| {
-            std::fs::read_dir(repo.commondir().join(p))
+        .any(|p| names_in(p).iter().any(|n| n.ends_with(".lock")));
+    // The history's pins, loose (a pin written by a run is; an orphan a kill left is too).
+    let history_pins: Vec<String> = crate::fs::layout::history_pin_spaces(git_dir)
+        .iter()
+        .flat_map(names_in)
+        .collect();
+    let history_left = history_pins.iter().any(|n| n.ends_with(".lock")) || {
+        let entries: std::collections::HashSet<String> =
+            std::fs::read_dir(crate::fs::layout::history(git_dir))
                 .map(|d| {
                     d.flatten()
-                        .any(|e| e.file_name().to_string_lossy().ends_with(".lock"))
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .collect()
                 })
-                .unwrap_or(false)
-        });
-    journals || pin_locks || !super::refs::pins_in(repo, &txn_spaces).is_empty()
+                .unwrap_or_default();
+        history_pins
+            .iter()
+            .any(|id| !entries.contains(&format!("{id}.json")))
+    };
+    journals || txn_locks || history_left || !super::refs::pins_in(repo, &txn_spaces).is_empty()
 }
 
 /// The mutex for a run that is about to switch (`held`, if the run already took it to recover

@@ -477,6 +477,36 @@ fn history_pins_without_an_entry_are_removed_loose_or_packed() {
     undo(&repo, &[]).assert_code(0);
 }
 
+/// A history pin left alone (a run killed after its staging pinned the entry, before anything
+/// else was written) is an interrupted transaction's leftover: the next run finds it and removes
+/// it, even one that writes nothing; the entries' pins stay.
+#[test]
+fn a_history_pin_left_alone_is_removed_by_the_next_run() {
+    let repo = setup();
+    repo.apply(PATCH, &["--checks", "none"]).assert_code(0);
+    let pins = |repo: &TestRepo| -> Vec<String> {
+        let out = repo.git(&[
+            "for-each-ref",
+            "--format=%(refname)",
+            "refs/patchgate/history/",
+        ]);
+        out.lines().map(str::to_string).collect()
+    };
+    let kept = pins(&repo);
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let (space, _) = kept[0].rsplit_once('/').expect("a pin's folder");
+    let orphan = format!("{space}/1000000000-000000-9");
+    let oid = repo.git(&["rev-parse", &kept[0]]).trim().to_string();
+    repo.git(&["update-ref", &orphan, &oid]);
+    repo.apply(
+        "- {file_path: b.txt, old_string: beta, new_string: BETA}\n",
+        &["--checks", "none", "--dry-run"],
+    )
+    .assert_code(0);
+    assert_eq!(pins(&repo), kept);
+    assert!(repo.leftovers().is_empty(), "{:?}", repo.leftovers());
+}
+
 /// Undo fault points every mode passes through, and those of a revert commit.
 const POINTS: &[&str] = &[
     "staged",
