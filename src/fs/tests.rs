@@ -189,3 +189,43 @@ fn sync_each_syncs_every_item_and_reports_a_failure() {
     assert!(super::sync_each(&items[..1], |_| Ok(())).is_ok());
     assert!(super::sync_each(&Vec::<usize>::new(), |_| Ok(())).is_ok());
 }
+
+/// The syncs of a batch wait together, more of them at once than this machine has cores (a
+/// disk's flushes asked for together are sent as one), and every item is synced even after one
+/// fails, the first error (in the items' order) coming back.
+#[test]
+fn sync_spread_keeps_more_syncs_in_flight_than_cores() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let items: Vec<usize> = (0..40).collect();
+    let (done, now, most) = (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+    );
+    let r = super::sync_spread(&items, |i| {
+        let in_flight = now.fetch_add(1, Ordering::SeqCst) + 1;
+        most.fetch_max(in_flight, Ordering::SeqCst);
+        // A sync waits for the disk without using the CPU.
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        now.fetch_sub(1, Ordering::SeqCst);
+        done.fetch_add(1, Ordering::SeqCst);
+        if *i == 7 || *i == 33 {
+            Err(format!("item {i}"))
+        } else {
+            Ok(())
+        }
+    });
+    assert_eq!(done.load(Ordering::SeqCst), items.len(), "all synced");
+    assert_eq!(r, Err("item 7".to_string()));
+    // Eight lanes sleeping 5 ms each overlap on any machine; two (one per core here) would not
+    // reach this.
+    assert!(
+        most.load(Ordering::SeqCst) >= 4,
+        "{most:?} in flight at most"
+    );
+    assert_eq!(super::sync_spread(&items[..1], |_| Ok::<_, ()>(())), Ok(()));
+    assert_eq!(
+        super::sync_spread(&[] as &[usize], |_| Ok::<_, ()>(())),
+        Ok(())
+    );
+}

@@ -136,15 +136,18 @@ pub fn now_secs() -> u64 {
 /// records nothing. `pinned`: a commit already on the disk that reaches every blob the entry
 /// keeps (a working-tree transaction's own pin, its old contents), which the entry's pin may
 /// point at instead of a commit made here (two objects, each synced, after the switch).
+/// `ahead`: the entry already written and synced under a temp name ([`prepare`]), so that only
+/// its rename is left.
 pub fn record(
     repo: &Repository,
     git_dir: &Path,
     j: &Journal,
     pinned: Option<Oid>,
+    ahead: Option<crate::fs::Prepared>,
 ) -> Result<(), Error> {
-    let Some(meta) = &j.history else {
+    if j.history.is_none() {
         return Ok(());
-    };
+    }
     let pin = pin_name(git_dir, &j.id);
     let target = match pinned {
         Some(c) => c,
@@ -156,6 +159,43 @@ pub fn record(
         pin_as(repo, &pin, target)?;
     }
     crate::fault::point("history-pinned");
+    let path = entry_path(git_dir, &j.id);
+    match ahead {
+        Some(entry) => entry.publish(),
+        None => {
+            let Some(text) = entry_text(git_dir, j)? else {
+                return Ok(());
+            };
+            let d = crate::fs::layout::history(git_dir);
+            std::fs::create_dir_all(&d).map_err(|e| Error::io("create", &d, e))?;
+            crate::fs::atomic_write(&path, &text, Some(ENTRY_MODE))
+        }
+    }
+    .map_err(|e| Error::io("write", &path, e))?;
+    prune(repo, git_dir, KEEP);
+    Ok(())
+}
+
+/// The mode of an entry's file.
+const ENTRY_MODE: u32 = 0o644;
+
+/// Writes transaction `j`'s entry to a temp file beside its place and syncs it, so that after
+/// the switch [`record`] only renames it: a working-tree transaction's staging thread does this
+/// while the journal and the temp files are written, and a sync in parallel costs nothing on a
+/// disk where the entry's sync after the switch was a wait of its own. `None` when there is no
+/// entry to keep or it could not be written ([`record`] writes it then, as usual).
+pub fn prepare(git_dir: &Path, j: &Journal) -> Option<crate::fs::Prepared> {
+    let text = entry_text(git_dir, j).ok()??;
+    std::fs::create_dir_all(crate::fs::layout::history(git_dir)).ok()?;
+    crate::fs::prepare_write(&entry_path(git_dir, &j.id), &text, Some(ENTRY_MODE)).ok()
+}
+
+/// Transaction `j`'s entry as its file holds it; `None` when the journal keeps no history
+/// metadata.
+fn entry_text(git_dir: &Path, j: &Journal) -> Result<Option<Vec<u8>>, Error> {
+    let Some(meta) = &j.history else {
+        return Ok(None);
+    };
     let entry = Entry {
         version: 1,
         patch_id: j.id.clone(),
@@ -169,18 +209,14 @@ pub fn record(
         message: meta.message.clone(),
         files: j.files.clone(),
         moves: meta.moves.clone(),
-        pin,
+        pin: pin_name(git_dir, &j.id),
     };
-    let d = crate::fs::layout::history(git_dir);
-    std::fs::create_dir_all(&d).map_err(|e| Error::io("create", &d, e))?;
-    let path = entry_path(git_dir, &j.id);
-    let text = serde_json::to_vec_pretty(&entry).map_err(|e| Error::Internal {
-        message: format!("cannot serialise the history entry: {e}"),
-        help: "please report this".into(),
-    })?;
-    crate::fs::atomic_write(&path, &text, Some(0o644)).map_err(|e| Error::io("write", &path, e))?;
-    prune(repo, git_dir, KEEP);
-    Ok(())
+    serde_json::to_vec_pretty(&entry)
+        .map(Some)
+        .map_err(|e| Error::Internal {
+            message: format!("cannot serialise the history entry: {e}"),
+            help: "please report this".into(),
+        })
 }
 
 /// The pin ref of transaction `id`'s entry.

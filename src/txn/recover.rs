@@ -283,7 +283,7 @@ pub fn recover_one(repo: &Repository, git_dir: &Path, j: &Journal) -> Result<Rec
     if dir == Direction::RolledForward {
         // The patch landed: `undo` must know it, and a retry must find it applied. Neither
         // may keep the recovery itself from finishing.
-        let _ = super::history::record(repo, git_dir, j, None);
+        let _ = super::history::record(repo, git_dir, j, None, None);
         let _ = crate::plan::record::Record::load(git_dir).append(&j.record);
     }
     super::index::settle();

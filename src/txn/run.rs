@@ -97,8 +97,8 @@ pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
         .map_err(Failed::Start)?;
         crate::timing::mark("staged");
         fault::point("staged");
-        let files = staged.files.clone();
-        return transact(repo, req, &id, files, Staging::Done(Box::new(staged)));
+        let j = journal_for(repo, &req, &id, staged.commit, staged.files.clone());
+        return transact(repo, req, j, Staging::Done(Box::new(staged), None));
     }
     // The working tree alone rolls back until it has landed, so only the old contents git lacks
     // are written (usually none: a clean file's old content is HEAD's blob), on another thread
@@ -107,35 +107,50 @@ pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
     // as objects: the journal and the undo history name them by id, which is all that deciding
     // "does this file hold the new state" needs. The pin holds just the changed paths' old
     // contents (no commit tree), so HEAD's tree, which may disagree with the working tree about
-    // files and directories, never gets in the way.
-    let files = hashed.files.clone();
+    // files and directories, never gets in the way. The same thread writes the history entry
+    // under a temp name, synced, so that after the switch only its rename is left.
+    let j = journal_for(repo, &req, &id, None, hashed.files.clone());
+    let for_entry = j.clone();
     let second = repo.second();
     let (git_dir, changes) = (&repo.git_dir, req.changes);
     std::thread::scope(|s| {
         let id = id.as_str();
         let handle = s.spawn(move || {
             fault::point("staging");
-            let git = second.open().map_err(Error::git)?;
-            stage::stage(
-                &git,
-                git_dir,
-                id,
-                changes,
-                hashed,
-                stage::Keep::Old,
-                None,
-                None,
-                &[],
-            )
+            // The entry beside the objects and pins: their syncs wait together.
+            std::thread::scope(|s| {
+                let entry = s.spawn(|| history::prepare(git_dir, &for_entry));
+                let staged = second.open().map_err(Error::git).and_then(|git| {
+                    stage::stage(
+                        &git,
+                        git_dir,
+                        id,
+                        changes,
+                        hashed,
+                        stage::Keep::Old,
+                        None,
+                        None,
+                        &[],
+                    )
+                });
+                // A panic there only loses the head start: the history writes the entry then.
+                let entry = entry.join().ok().flatten();
+                Ok((staged?, entry))
+            })
         });
-        transact(repo, req, id, files, Staging::Running(handle))
+        transact(repo, req, j, Staging::Running(handle))
     })
 }
 
+/// What a working-tree transaction's staging thread returns: the objects, and the history entry
+/// written ahead (see [`history::prepare`]).
+type Staged = (stage::Staged, Option<crate::fs::Prepared>);
+
 /// The objects of a transaction: staged, or being staged on another thread.
 enum Staging<'scope> {
-    Running(std::thread::ScopedJoinHandle<'scope, Result<stage::Staged, Error>>),
-    Done(Box<stage::Staged>),
+    Running(std::thread::ScopedJoinHandle<'scope, Result<Staged, Error>>),
+    /// The objects, and the history entry when it was written ahead (taken by the history).
+    Done(Box<stage::Staged>, Option<crate::fs::Prepared>),
     /// Staging failed (the error was returned where it was waited for).
     Failed,
 }
@@ -148,10 +163,10 @@ impl Staging<'_> {
             let Staging::Running(h) = std::mem::replace(self, Staging::Failed) else {
                 return Ok(());
             };
-            let staged = h
+            let (staged, entry) = h
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-            *self = Staging::Done(Box::new(staged));
+            *self = Staging::Done(Box::new(staged), entry);
             crate::timing::mark("staged");
             fault::point("staged");
         }
@@ -163,40 +178,52 @@ impl Staging<'_> {
 
     fn commit(&self) -> Option<Oid> {
         match self {
-            Staging::Done(s) => s.commit,
+            Staging::Done(s, _) => s.commit,
             _ => None,
         }
     }
 
     fn pin(&self) -> Option<Oid> {
         match self {
-            Staging::Done(s) => Some(s.pin),
+            Staging::Done(s, _) => Some(s.pin),
+            _ => None,
+        }
+    }
+
+    /// The history entry written ahead, for the history to publish; an entry not taken is
+    /// removed with the staging (its temp file never appears under its name).
+    fn take_entry(&mut self) -> Option<crate::fs::Prepared> {
+        match self {
+            Staging::Done(_, entry) => entry.take(),
             _ => None,
         }
     }
 }
 
-/// Journal, switch, history and cleanup of a transaction whose objects are `staging`.
+/// Journal `j`, switch, history and cleanup of a transaction whose objects are `staging`.
 fn transact(
     repo: &Repo,
     req: Request,
-    id: &str,
-    files: Vec<journal::FileEntry>,
+    mut j: Journal,
     mut staging: Staging,
 ) -> Result<Done, Failed> {
     let mode = req.mode;
-    let pin_ref = stage::pin_ref(&repo.git_dir, id);
+    let id = j.id.clone();
+    let pin_ref = j.pin_ref.clone();
     // A transaction that stops before its switch leaves no pin: the objects are waited for
     // (they may still be being written) before it is removed.
     let unpin = |staging: &mut Staging| {
         let _ = staging.wait();
         let _ = stage::unpin(&repo.git, &pin_ref);
-        // A working-tree staging pinned the history's entry ahead; there will be no entry.
+        // A working-tree staging pinned the history's entry ahead, and wrote it under a temp
+        // name; there will be no entry.
         if mode == Mode::Worktree {
-            let _ = stage::unpin(&repo.git, &history::pin_name(&repo.git_dir, id));
+            let _ = stage::unpin(&repo.git, &history::pin_name(&repo.git_dir, &id));
+            if let Some(entry) = staging.take_entry() {
+                entry.discard();
+            }
         }
     };
-    let mut j = journal_for(repo, &req, id, &pin_ref, staging.commit(), files);
     let journal_err = |e: std::io::Error| {
         Error::io(
             "write the journal in",
@@ -250,7 +277,9 @@ fn transact(
     // entry keeps; a commit's pin reaches the base commit's history too, so its entry gets a pin
     // of its own blobs.
     let pinned = staging.pin().filter(|_| mode == Mode::Worktree);
-    if !keep_history_and_record(repo, &j, pinned, req.record, &mut notes) && mode == Mode::Worktree
+    let entry = staging.take_entry();
+    if !keep_history_and_record(repo, &j, pinned, entry, req.record, &mut notes)
+        && mode == Mode::Worktree
     {
         let _ = j.set_phase(Phase::Committed, &repo.git_dir);
     }
@@ -282,7 +311,6 @@ fn journal_for(
     repo: &Repo,
     req: &Request,
     id: &str,
-    pin_ref: &str,
     new_commit: Option<Oid>,
     files: Vec<journal::FileEntry>,
 ) -> Journal {
@@ -292,7 +320,7 @@ fn journal_for(
         pid: std::process::id(),
         mode: req.mode,
         phase: Phase::Staged,
-        pin_ref: pin_ref.to_string(),
+        pin_ref: stage::pin_ref(&repo.git_dir, id),
         refname: req.refname.map(str::to_string),
         old_oid: req.old_tip.map(|o| o.to_string()),
         new_commit: new_commit.map(|o| o.to_string()),
@@ -315,10 +343,11 @@ fn keep_history_and_record(
     repo: &Repo,
     j: &Journal,
     pinned: Option<Oid>,
+    entry: Option<crate::fs::Prepared>,
     record: Option<&mut Record>,
     notes: &mut Vec<String>,
 ) -> bool {
-    let kept = match history::record(&repo.git, &repo.git_dir, j, pinned) {
+    let kept = match history::record(&repo.git, &repo.git_dir, j, pinned, entry) {
         Ok(()) => true,
         Err(e) => {
             notes.push(format!(

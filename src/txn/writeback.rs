@@ -8,10 +8,11 @@
 //! 2. each new content goes to a temp file in the target's own directory (same file system, so the
 //!    final rename is atomic), with the original's mode and owner (given at its creation where
 //!    they can be, so that most files need no further inode update);
-//! 3. all temp files are fsynced, in parallel, through the descriptors kept open since their
-//!    write (one sync per file is the cost of durability; each file's write-out was started as
-//!    soon as it was written ([`crate::fs::start_writeback`]), so the disk works on all of them
-//!    while the others are prepared and the fsyncs mostly find their data written);
+//! 3. all temp files are fsynced, several at a time ([`crate::fs::sync_spread`]: more than there
+//!    are cores, since a sync waits rather than computes), through the descriptors kept open
+//!    since their write (one sync per file is the cost of durability; each file's write-out was
+//!    started as soon as it was written ([`crate::fs::start_writeback`]), so the disk works on
+//!    all of them while the others are prepared and the fsyncs mostly find their data written);
 //! 4. each path is re-verified once more immediately before its rename (the window for a racing
 //!    writer shrinks to one syscall), then renamed into place or removed. The re-verification
 //!    is by the path's stamp where the stamp proves it unwritten since step 1 looked at it
@@ -315,9 +316,9 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
             }
             .map_err(|e| fail("fsync", &s.dir.rel_of(t), e))
         };
-        // All at once, none first on its own: on a disk each sync waits for a journal commit,
-        // and syncs in flight together share one.
-        let synced = crate::par::try_map(&temps, sync_one).map(drop);
+        // All at once, none first on its own: on a disk each sync waits for a journal commit (or
+        // at least a flush of the disk's cache), and syncs in flight together share one.
+        let synced = crate::fs::sync_spread(&temps, sync_one);
         if let Err(e) = synced {
             cleanup(fs, &staged, &created_dirs);
             return Err(e);

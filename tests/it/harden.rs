@@ -1087,6 +1087,61 @@ fn every_file_a_working_tree_apply_publishes_is_synced_before_its_rename_and_its
     assert!(missing.is_empty(), "not durable:\n{}", missing.join("\n"));
 }
 
+/// A working-tree apply writes and syncs its undo history entry beside the staging, before the
+/// switch: after the switch only its rename (and its folder's sync) is left, one disk wait fewer
+/// between the switch and the report.
+#[test]
+fn a_working_tree_apply_syncs_its_history_entry_before_the_switch() {
+    let parent = disk_folder();
+    let repo = TestRepo::new_in(&parent)
+        .file("a.txt", "alpha\n")
+        .file("e.txt", "doomed\n")
+        .commit();
+    let root = std::fs::canonicalize(repo.path()).expect("canon");
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let patch = write_patch(scratch.path(), FORGE_PATCH);
+    let args = [
+        "apply",
+        patch.to_str().expect("utf8"),
+        "--checks",
+        "none",
+        "--format",
+        "json",
+    ];
+    let Some((text, run)) =
+        crate::checks::traced(&root, "fsync,fdatasync,rename,renameat,renameat2", &args)
+    else {
+        return;
+    };
+    run.assert_code(0);
+    let calls = calls(&text, &root);
+    let history = root.join(".git/patchgate/history");
+    let (entry_at, entry_temp) = calls
+        .iter()
+        .enumerate()
+        .find_map(|(i, c)| match c {
+            Call::Rename(from, to) if to.parent() == Some(history.as_path()) => {
+                Some((i, from.clone()))
+            }
+            _ => None,
+        })
+        .expect("the history entry is published");
+    let switch = calls
+        .iter()
+        .position(|c| {
+            matches!(c, Call::Rename(_, to) if to.starts_with(&root) && !to.starts_with(root.join(".git")))
+        })
+        .expect("a working-tree file is replaced");
+    assert!(entry_at > switch, "the entry is named after the switch");
+    assert!(
+        calls[..switch]
+            .iter()
+            .any(|c| matches!(c, Call::Sync(p) if *p == entry_temp)),
+        "the entry's content synced before the switch ({})",
+        entry_temp.display()
+    );
+}
+
 /// On a file system in memory (tmpfs: its fsync does nothing) the working tree's files and
 /// folders are not synced; git's objects, refs and index, and patchgate's own state, still are.
 #[test]
