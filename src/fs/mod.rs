@@ -418,6 +418,13 @@ pub fn open_dir_path(path: &Path) -> std::io::Result<Dir> {
 
 /// Writes `path` (patchgate's own state, under the git dir) atomically and durably.
 pub fn atomic_write_path(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    let (parent, name) = folder_and_name(path)?;
+    let d = open_dir_path(parent)?;
+    write_in(&d, name, bytes, mode, None, || {})
+}
+
+/// A path of patchgate's own state as its folder (`.` for a bare name) and its file name.
+fn folder_and_name(path: &Path) -> std::io::Result<(&Path, &str)> {
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -426,8 +433,7 @@ pub fn atomic_write_path(path: &Path, bytes: &[u8], mode: u32) -> std::io::Resul
         .file_name()
         .and_then(|n| n.to_str())
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
-    let d = open_dir_path(parent)?;
-    write_in(&d, name, bytes, mode, None, || {})
+    Ok((parent, name))
 }
 
 /// Flushes a directory's entries, by path.
@@ -475,14 +481,7 @@ pub struct Prepared {
 /// The first step of [`Prepared`]: `bytes` in a synced temp file beside `path` (whose folder must
 /// exist), with `mode` (the umask's default when `None`).
 pub fn prepare_write(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Result<Prepared> {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no file name"))?;
+    let (parent, name) = folder_and_name(path)?;
     let dir = open_dir_path(parent)?;
     let tmp = temp_name(name);
     let file = dir.write_new(&tmp, bytes, mode.unwrap_or_else(default_file_mode), None)?;

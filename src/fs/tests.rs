@@ -229,3 +229,40 @@ fn sync_spread_keeps_more_syncs_in_flight_than_cores() {
         Ok(())
     );
 }
+
+/// A file written ahead appears under its name only when published, with its content and mode,
+/// and no temp file beside it; one dropped unpublished leaves nothing.
+#[test]
+fn a_prepared_write_appears_only_when_published() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let names = || {
+        let mut n: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        n.sort();
+        n
+    };
+    let path = dir.path().join("entry.json");
+    let ahead = super::prepare_write(&path, b"{}\n", Some(0o640)).expect("prepare");
+    assert!(!path.exists(), "not under its name before it is published");
+    let temps = names();
+    assert!(
+        temps.len() == 1 && temps[0].starts_with(".entry.json.patchgate-"),
+        "{temps:?}"
+    );
+    ahead.publish().expect("publish");
+    assert_eq!(std::fs::read(&path).expect("read"), b"{}\n");
+    let mode = std::fs::metadata(&path).expect("stat").permissions().mode();
+    assert_eq!(mode & 0o777, 0o640);
+    assert_eq!(names(), ["entry.json"]);
+    let dropped =
+        super::prepare_write(&dir.path().join("other.json"), b"x", None).expect("prepare");
+    drop(dropped);
+    assert_eq!(
+        names(),
+        ["entry.json"],
+        "an unpublished file leaves nothing"
+    );
+}

@@ -1092,29 +1092,13 @@ fn every_file_a_working_tree_apply_publishes_is_synced_before_its_rename_and_its
 /// between the switch and the report.
 #[test]
 fn a_working_tree_apply_syncs_its_history_entry_before_the_switch() {
-    let parent = disk_folder();
-    let repo = TestRepo::new_in(&parent)
-        .file("a.txt", "alpha\n")
-        .file("e.txt", "doomed\n")
-        .commit();
-    let root = std::fs::canonicalize(repo.path()).expect("canon");
-    let scratch = tempfile::tempdir().expect("tempdir");
-    let patch = write_patch(scratch.path(), FORGE_PATCH);
-    let args = [
-        "apply",
-        patch.to_str().expect("utf8"),
-        "--checks",
-        "none",
-        "--format",
-        "json",
-    ];
-    let Some((text, run)) =
-        crate::checks::traced(&root, "fsync,fdatasync,rename,renameat,renameat2", &args)
-    else {
+    let Some((calls, root)) = traced_forge(
+        &disk_folder(),
+        &[],
+        "fsync,fdatasync,rename,renameat,renameat2",
+    ) else {
         return;
     };
-    run.assert_code(0);
-    let calls = calls(&text, &root);
     let history = root.join(".git/patchgate/history");
     let (entry_at, entry_temp) = calls
         .iter()
@@ -1222,9 +1206,10 @@ fn durability_of_a_commit(parent: &Path) -> Option<Published> {
     durability_of(parent, &["--commit"])
 }
 
-/// [`durability_of_a_commit`] for the apply `mode` asks for (`--commit`, or nothing: the working
-/// tree).
-fn durability_of(parent: &Path, mode: &[&str]) -> Option<Published> {
+/// `patchgate apply` of [`FORGE_PATCH`] (with `mode`'s flags) in a new repository under
+/// `parent`, under strace tracing `traced`: the calls it made and the repository's canonical root
+/// (`None` without strace, where the test may skip).
+fn traced_forge(parent: &Path, mode: &[&str], traced: &str) -> Option<(Vec<Call>, PathBuf)> {
     let repo = TestRepo::new_in(parent)
         .file("a.txt", "alpha\n")
         .file("e.txt", "doomed\n")
@@ -1241,10 +1226,16 @@ fn durability_of(parent: &Path, mode: &[&str]) -> Option<Published> {
         "json",
     ];
     args.extend_from_slice(mode);
-    let traced_calls = "fsync,fdatasync,rename,renameat,renameat2,link,linkat,openat,mkdir";
-    let (text, run) = crate::checks::traced(&root, traced_calls, &args)?;
+    let (text, run) = crate::checks::traced(&root, traced, &args)?;
     run.assert_code(0);
-    let calls = calls(&text, &root);
+    Some((calls(&text, &root), root))
+}
+
+/// [`durability_of_a_commit`] for the apply `mode` asks for (`--commit`, or nothing: the working
+/// tree).
+fn durability_of(parent: &Path, mode: &[&str]) -> Option<Published> {
+    let traced_calls = "fsync,fdatasync,rename,renameat,renameat2,link,linkat,openat,mkdir";
+    let (calls, root) = traced_forge(parent, mode, traced_calls)?;
     let mut published = Vec::new();
     let mut kinds = BTreeMap::<&str, usize>::new();
     for (i, c) in calls.iter().enumerate() {
