@@ -82,9 +82,12 @@ pub fn pending(repo: &Repository, git_dir: &Path) -> bool {
                         .collect()
                 })
                 .unwrap_or_default();
+        // An entry written ahead (`history::prepare`) by a run killed before it landed is a
+        // temp file there, with or without its pin.
         history_pins
             .iter()
             .any(|id| !entries.contains(&format!("{id}.json")))
+            || entries.iter().any(|n| is_own_temp(n))
     };
     journals || txn_locks || history_left || !super::refs::pins_in(repo, &txn_spaces).is_empty()
 }
@@ -489,6 +492,11 @@ fn remove_pin_locks(repo: &Repository, git_dir: &Path) {
     }
 }
 
+/// Whether `name` is a temp file patchgate made in one of its own folders ([`crate::fs::temp_name`]).
+fn is_own_temp(name: &str) -> bool {
+    name.starts_with('.') && name.contains(".patchgate-") && name.ends_with(".tmp")
+}
+
 /// Pins without a journal (a crash while staging) and stray temp files in patchgate's own dir.
 fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
     remove_pin_locks(repo, git_dir);
@@ -519,7 +527,7 @@ fn cleanup_orphans(repo: &Repository, git_dir: &Path) {
         };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') && name.contains(".patchgate-") && name.ends_with(".tmp") {
+            if is_own_temp(&name) {
                 let _ = std::fs::remove_file(e.path());
             }
         }

@@ -507,6 +507,35 @@ fn a_history_pin_left_alone_is_removed_by_the_next_run() {
     assert!(repo.leftovers().is_empty(), "{:?}", repo.leftovers());
 }
 
+/// A history entry written ahead by a run killed before it landed (a temp file in the history's
+/// folder, its pin possibly not written yet) is found by the next run and removed, even by one
+/// that writes nothing; the entries stay.
+#[test]
+fn an_entry_written_ahead_and_left_by_a_kill_is_removed_by_the_next_run() {
+    let repo = setup();
+    repo.apply(PATCH, &["--checks", "none"]).assert_code(0);
+    let history = repo.path().join(".git/patchgate/history");
+    let listing = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&history)
+            .expect("history folder")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let kept = listing();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    let left = history.join(".1000000000-000000-9.json.patchgate-9-0.tmp");
+    std::fs::write(&left, "{}\n").expect("write");
+    repo.apply(
+        "- {file_path: b.txt, old_string: beta, new_string: BETA}\n",
+        &["--checks", "none", "--dry-run"],
+    )
+    .assert_code(0);
+    assert_eq!(listing(), kept);
+    assert!(repo.leftovers().is_empty(), "{:?}", repo.leftovers());
+}
+
 /// Undo fault points every mode passes through, and those of a revert commit.
 const POINTS: &[&str] = &[
     "staged",
