@@ -107,8 +107,9 @@ pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
     // as objects: the journal and the undo history name them by id, which is all that deciding
     // "does this file hold the new state" needs. The pin holds just the changed paths' old
     // contents (no commit tree), so HEAD's tree, which may disagree with the working tree about
-    // files and directories, never gets in the way. The same thread writes the history entry
-    // under a temp name, synced, so that after the switch only its rename is left.
+    // files and directories, never gets in the way. Beside the staging, another thread writes
+    // the history entry under a temp name, synced, so that after the switch only its rename is
+    // left.
     let j = journal_for(repo, &req, &id, None, hashed.files.clone());
     let for_entry = j.clone();
     let second = repo.second();
