@@ -87,30 +87,34 @@ pub fn sync_spread<T: Sync, E: Send>(
     items: &[T],
     sync: impl Fn(&T) -> Result<(), E> + Sync,
 ) -> Result<(), E> {
+    // Every item of a chunk is synced even when one fails; the chunk's first error is kept.
+    let all = |chunk: &[T]| -> Result<(), E> {
+        let results: Vec<Result<(), E>> = chunk.iter().map(&sync).collect();
+        results.into_iter().find(Result::is_err).unwrap_or(Ok(()))
+    };
     if items.len() <= 1 {
-        return items
-            .iter()
-            .map(&sync)
-            .find(Result::is_err)
-            .unwrap_or(Ok(()));
+        return all(items);
     }
     let per = items.len().div_ceil(SYNC_LANES);
     std::thread::scope(|s| {
-        let handles: Vec<_> = items
+        // A chunk whose thread cannot be started (a limit on threads) is synced here.
+        let lanes: Vec<Result<_, &[T]>> = items
             .chunks(per)
             .map(|chunk| {
-                let sync = &sync;
-                s.spawn(move || {
-                    let results: Vec<Result<(), E>> = chunk.iter().map(sync).collect();
-                    results.into_iter().find(Result::is_err).unwrap_or(Ok(()))
-                })
+                let all = &all;
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || all(chunk))
+                    .map_err(|_| chunk)
             })
             .collect();
-        handles
+        let results: Vec<Result<(), E>> = lanes
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .find(Result::is_err)
-            .unwrap_or(Ok(()))
+            .map(|lane| match lane {
+                Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                Err(chunk) => all(chunk),
+            })
+            .collect();
+        results.into_iter().find(Result::is_err).unwrap_or(Ok(()))
     })
 }
 

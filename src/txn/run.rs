@@ -120,7 +120,10 @@ pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
             fault::point("staging");
             // The entry beside the objects and pins: their syncs wait together.
             std::thread::scope(|s| {
-                let entry = s.spawn(|| history::prepare(git_dir, &for_entry));
+                // Without a thread (a limit on threads) the history writes the entry as before.
+                let entry = std::thread::Builder::new()
+                    .spawn_scoped(s, || history::prepare(git_dir, &for_entry))
+                    .ok();
                 let staged = second.open().map_err(Error::git).and_then(|git| {
                     stage::stage(
                         &git,
@@ -135,7 +138,7 @@ pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
                     )
                 });
                 // A panic there only loses the head start: the history writes the entry then.
-                let entry = entry.join().ok().flatten();
+                let entry = entry.and_then(|h| h.join().ok()).flatten();
                 Ok((staged?, entry))
             })
         });
