@@ -180,10 +180,10 @@ pub fn record(
 const ENTRY_MODE: u32 = 0o644;
 
 /// Writes transaction `j`'s entry to a temp file beside its place and syncs it, so that after
-/// the switch [`record`] only renames it: a working-tree transaction's staging thread does this
-/// while the journal and the temp files are written, and a sync in parallel costs nothing on a
-/// disk where the entry's sync after the switch was a wait of its own. `None` when there is no
-/// entry to keep or it could not be written ([`record`] writes it then, as usual).
+/// the switch [`record`] only renames it: a working-tree transaction does this on a thread beside
+/// its staging, while the journal and the temp files are written, and a sync in parallel costs
+/// nothing on a disk where the entry's sync after the switch was a wait of its own. `None` when
+/// there is no entry to keep or it could not be written ([`record`] writes it then, as usual).
 pub fn prepare(git_dir: &Path, j: &Journal) -> Option<crate::fs::Prepared> {
     let text = entry_text(git_dir, j).ok()??;
     std::fs::create_dir_all(crate::fs::layout::history(git_dir)).ok()?;

@@ -110,8 +110,12 @@ pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
     // files and directories, never gets in the way. Beside the staging, another thread writes
     // the history entry under a temp name, synced, so that after the switch only its rename is
     // left.
-    let j = journal_for(repo, &req, &id, None, hashed.files.clone());
+    let mut j = journal_for(repo, &req, &id, None, hashed.files.clone());
+    // A copy for the entry's thread, without the re-run record's lines (thousands for a large
+    // batch), which the entry does not keep.
+    let record = std::mem::take(&mut j.record);
     let for_entry = j.clone();
+    j.record = record;
     let second = repo.second();
     let (git_dir, changes) = (&repo.git_dir, req.changes);
     std::thread::scope(|s| {

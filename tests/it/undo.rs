@@ -429,21 +429,23 @@ fn the_history_survives_gc_and_is_bounded() {
     fsck_clean(&repo, "pruned");
 }
 
+/// The undo history's pins, by name.
+fn history_pins(repo: &TestRepo) -> Vec<String> {
+    let out = repo.git(&[
+        "for-each-ref",
+        "--format=%(refname)",
+        "refs/patchgate/history/",
+    ]);
+    out.lines().map(str::to_string).collect()
+}
+
 /// A history pin whose entry is gone (a crash between the two, or an entry file removed by hand)
 /// is removed by the next apply, loose or packed; the pins of the entries are kept.
 #[test]
 fn history_pins_without_an_entry_are_removed_loose_or_packed() {
     let repo = setup();
     repo.apply(PATCH, &["--checks", "none"]).assert_code(0);
-    let pins = |repo: &TestRepo| -> Vec<String> {
-        let out = repo.git(&[
-            "for-each-ref",
-            "--format=%(refname)",
-            "refs/patchgate/history/",
-        ]);
-        out.lines().map(str::to_string).collect()
-    };
-    let kept = pins(&repo);
+    let kept = history_pins(&repo);
     assert_eq!(kept.len(), 1, "{kept:?}");
     let space = kept[0]
         .rsplit_once('/')
@@ -463,13 +465,13 @@ fn history_pins_without_an_entry_are_removed_loose_or_packed() {
         .path()
         .join(".git/patchgate/history/1000000000-000000-3.json");
     std::fs::write(&damaged_entry, "{ not an entry").expect("damaged entry");
-    assert_eq!(pins(&repo).len(), 4);
+    assert_eq!(history_pins(&repo).len(), 4);
     repo.apply(
         "- {file_path: b.txt, old_string: beta, new_string: BETA}\n",
         &["--checks", "none"],
     )
     .assert_code(0);
-    let now = pins(&repo);
+    let now = history_pins(&repo);
     assert_eq!(now.len(), 3, "{now:?}");
     assert!(now.contains(&kept[0]) && now.contains(&damaged), "{now:?}");
     assert!(!now.contains(&packed) && !now.contains(&loose), "{now:?}");
@@ -484,15 +486,7 @@ fn history_pins_without_an_entry_are_removed_loose_or_packed() {
 fn a_history_pin_left_alone_is_removed_by_the_next_run() {
     let repo = setup();
     repo.apply(PATCH, &["--checks", "none"]).assert_code(0);
-    let pins = |repo: &TestRepo| -> Vec<String> {
-        let out = repo.git(&[
-            "for-each-ref",
-            "--format=%(refname)",
-            "refs/patchgate/history/",
-        ]);
-        out.lines().map(str::to_string).collect()
-    };
-    let kept = pins(&repo);
+    let kept = history_pins(&repo);
     assert_eq!(kept.len(), 1, "{kept:?}");
     let (space, _) = kept[0].rsplit_once('/').expect("a pin's folder");
     let orphan = format!("{space}/1000000000-000000-9");
@@ -503,7 +497,7 @@ fn a_history_pin_left_alone_is_removed_by_the_next_run() {
         &["--checks", "none", "--dry-run"],
     )
     .assert_code(0);
-    assert_eq!(pins(&repo), kept);
+    assert_eq!(history_pins(&repo), kept);
     assert!(repo.leftovers().is_empty(), "{:?}", repo.leftovers());
 }
 
