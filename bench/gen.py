@@ -4,6 +4,8 @@
     gen.py edits OUT_DIR   -> OUT_DIR/repo/ (200 Python-like files, not yet committed),
                               OUT_DIR/edits.yaml (1,000 edits, 5 per file),
                               OUT_DIR/expected/ (the tree after the edits, applied here in Python)
+    gen.py spread OUT_DIR  -> the same with 600 files and 2 edits each (1,200 edits): more files
+                              than a descriptor table of 256 slots holds open at once
     gen.py miss OUT_DIR    -> OUT_DIR/repo/big.py (10,000 lines), OUT_DIR/miss.yaml,
                               OUT_DIR/hit.yaml (same edit, exact text),
                               OUT_DIR/miss_expect.json ({"start_line": .., "end_line": ..})
@@ -68,12 +70,12 @@ def gen_file(rng, fidx):
     return "\n".join(lines) + "\n", lines, spans
 
 
-def gen_edits(out):
+def gen_edits(out, files=FILES, per_file=EDITS_PER_FILE):
     rng = random.Random(1000)
     repo = os.path.join(out, "repo")
     expected = os.path.join(out, "expected")
     edits = []
-    for fidx in range(FILES):
+    for fidx in range(files):
         sub = f"pkg{fidx % 10}"
         rel = f"{sub}/mod_{fidx:03d}.py"
         text, lines, spans = gen_file(rng, fidx)
@@ -82,8 +84,9 @@ def gen_edits(out):
         with open(os.path.join(repo, rel), "w", newline="") as fh:
             fh.write(text)
         new_text = text
-        # 5 edits in 5 distinct functions, spread over the file, each 1-3 consecutive lines.
-        chosen = sorted(rng.sample(range(len(spans)), EDITS_PER_FILE))
+        # `per_file` edits in as many distinct functions, spread over the file, each 1-3
+        # consecutive lines.
+        chosen = sorted(rng.sample(range(len(spans)), per_file))
         for j in chosen:
             start, end, name = spans[j]
             while True:  # draw until the 1-3 lines are unique in the file, before and after earlier edits
@@ -104,12 +107,12 @@ def gen_edits(out):
             fh.write(new_text)
     # YAML with JSON-style double-quoted scalars (every string here is plain ASCII).
     with open(os.path.join(out, "edits.yaml"), "w") as fh:
-        fh.write('message: "benchmark: 1000 edits over 200 files"\nedits:\n')
+        fh.write(f'message: "benchmark: {len(edits)} edits over {files} files"\nedits:\n')
         for rel, old, new in edits:
             fh.write(f"  - file_path: {json.dumps(rel)}\n")
             fh.write(f"    old_string: {json.dumps(old)}\n")
             fh.write(f"    new_string: {json.dumps(new)}\n")
-    print(f"{len(edits)} edits over {FILES} files")
+    print(f"{len(edits)} edits over {files} files")
 
 
 def gen_miss(out):
@@ -158,4 +161,8 @@ def gen_miss(out):
 
 
 if __name__ == "__main__":
-    {"edits": gen_edits, "miss": gen_miss}[sys.argv[1]](sys.argv[2])
+    {
+        "edits": gen_edits,
+        "spread": lambda out: gen_edits(out, files=600, per_file=2),
+        "miss": gen_miss,
+    }[sys.argv[1]](sys.argv[2])

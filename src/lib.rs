@@ -27,6 +27,7 @@ pub mod checks;
 pub mod cli;
 pub mod error;
 pub mod fault;
+pub mod fdtable;
 pub mod fs;
 pub mod fuzz;
 pub mod malloc;

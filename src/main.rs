@@ -3,6 +3,7 @@
 
 fn main() {
     patchgate::malloc::tune();
+    patchgate::fdtable::reserve();
     patchgate::panics::install_hook();
     patchgate::timing::init();
     let code = patchgate::cli::run(std::env::args_os().collect(), patchgate::mcp::serve);

@@ -211,3 +211,47 @@ fn an_apply_with_a_full_history_lists_the_pins_without_opening_them() {
     ]);
     assert_eq!(pins.lines().count(), 50, "{pins}");
 }
+
+/// The descriptor table is grown to 1,024 slots (or the soft limit) while the process has one
+/// thread: grown later, with the discovery, staging and pool threads sharing it, each doubling
+/// waits for an RCU grace period (src/fdtable.rs), which made a 200-file batch started by
+/// `sh -c` from Python take twice as long.
+#[test]
+fn the_descriptor_table_is_grown_before_the_first_thread_starts() {
+    let repo = TestRepo::new().file("f.txt", "zero\n").commit();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let patch = scratch.path().join("p.yaml");
+    std::fs::write(
+        &patch,
+        "- {file_path: f.txt, old_string: \"zero\\n\", new_string: \"one\\n\"}\n",
+    )
+    .expect("write patch");
+    let args = ["apply", patch.to_str().expect("utf8"), "--checks", "none"];
+    let Some((log, run)) = crate::checks::traced(repo.path(), "fcntl,clone,clone3", &args) else {
+        return;
+    };
+    assert_eq!(run.code, 0, "{log}");
+    // SAFETY: getrlimit fills the struct it is given; the child inherits this soft limit.
+    let soft = unsafe {
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim), 0);
+        lim.rlim_cur
+    };
+    let top = soft.min(1024) - 1;
+    let lines: Vec<&str> = log.lines().collect();
+    let grown = lines
+        .iter()
+        .position(|l| l.contains(&format!("F_DUPFD_CLOEXEC, {top}) = {top}")))
+        .unwrap_or_else(|| panic!("no descriptor made at {top}:\n{log}"));
+    let first_thread = lines
+        .iter()
+        .position(|l| l.contains("clone(") || l.contains("clone3("))
+        .unwrap_or_else(|| panic!("no thread started:\n{log}"));
+    assert!(
+        grown < first_thread,
+        "the table grew after a thread started:\n{log}"
+    );
+}
