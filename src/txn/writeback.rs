@@ -114,9 +114,13 @@ struct Staged {
     file: std::sync::Mutex<Option<std::fs::File>>,
 }
 
-/// Up to this many temp files stay open from their write to their fsync (and fewer when the
-/// descriptor limit is low): reopening each by name to sync it cost an open and a close per file.
-const KEEP_OPEN: usize = 1024;
+/// Up to this many descriptors (the folders held open, then the temp files) stay open from a temp
+/// file's write to its fsync, and fewer when the descriptor limit is low: reopening each file by
+/// name to sync it cost an open and a close per file. Within the table grown at start-up
+/// (`crate::fdtable`, 1,024 slots) with room for the repository's own files: past it the table
+/// would grow again, and with the run's threads sharing it each growth waits for an RCU grace
+/// period (10-15 ms).
+const KEEP_OPEN: usize = 960;
 
 /// Callbacks at the two moments a journal must record: just before the first path is replaced
 /// (from then on recovery may need the staged objects), and just before an undo starts.
@@ -269,12 +273,17 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
         cleanup(fs, &[], &created_dirs);
         return Err(e);
     }
-    // A descriptor per folder is held already; keep the temp files open only well within the limit.
-    let keep = changes.len() <= KEEP_OPEN.min(fd_limit / 4);
+    // A descriptor per folder is held already; the first temp files stay open for their sync, as
+    // many as fit beside the folders well within the limit, and only where a sync will follow (a
+    // file system in memory is not synced: its descriptors would only fill the table).
+    let sync = fsync_enabled();
+    let mut keep_open = KEEP_OPEN.min(fd_limit / 4).saturating_sub(dirs.0.len());
     // One file after another: creating them on several threads was slower here (the kernel's
     // locks on the descriptor table and on the file system's inodes), BENCHMARKS.md (v).
     let mut staged: Vec<Staged> = Vec::with_capacity(changes.len());
     for (i, (dir, name)) in places.into_iter().enumerate() {
+        let keep = sync && keep_open > 0 && !dir.in_memory();
+        keep_open -= usize::from(keep);
         match temp_for(&dir, name, &changes[i], seen[i].as_ref(), keep, &fail) {
             Ok(temp) => {
                 let (temp, file) = temp.map_or((None, None), |(t, f)| (Some(t), f));
@@ -295,7 +304,6 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
 
     crate::timing::mark("write-back: temp files written");
     // 3. Durable content before any rename; each kept descriptor is closed once its file is synced.
-    let sync = fsync_enabled();
     if sync {
         // Nothing to flush on a file system in memory (tmpfs's fsync is a no-op): those
         // descriptors are just closed.

@@ -1151,6 +1151,57 @@ fn a_working_tree_in_memory_is_written_without_syncs() {
     }
 }
 
+/// The most temp files of a batch open at once, on a file system in memory and on a disk. In
+/// memory none waits for a sync, so each is closed once written: kept open, a large batch filled
+/// the descriptor table, whose growth waits for the run's other threads (src/fdtable.rs). On a
+/// disk they stay open until synced (reopening each by name cost an open and a close).
+#[test]
+fn temp_files_stay_open_only_where_a_sync_needs_them() {
+    let most_open = |parent: &Path| -> Option<usize> {
+        let mut repo = TestRepo::new_in(parent);
+        let mut patch = String::from("edits:\n");
+        for f in 0..6 {
+            repo = repo.file(&format!("f{f}.txt"), "one\ntwo\n");
+            for w in ["one", "two"] {
+                patch.push_str(&format!(
+                    "  - {{file_path: f{f}.txt, old_string: \"{w}\\n\", new_string: \"{w}!\\n\"}}\n"
+                ));
+            }
+        }
+        let repo = repo.commit();
+        let scratch = tempfile::tempdir().expect("tempdir");
+        let patch = write_patch(scratch.path(), &patch);
+        let args = ["apply", patch.to_str().expect("utf8"), "--checks", "none"];
+        let (log, run) = crate::checks::traced(repo.path(), "openat,close", &args)?;
+        run.assert_code(0);
+        // strace -y names each descriptor's file: `= 7</…/.f0.txt.patchgate-…tmp>`, `close(7</…>)`.
+        let (mut open, mut most) = (0usize, 0usize);
+        // The working tree's temp files only (the history entry's is written beside them).
+        for l in log
+            .lines()
+            .filter(|l| l.contains(".txt.patchgate-") && l.contains(".tmp>"))
+        {
+            // An `openat` split by another thread's call ends in a `<... openat resumed>` line,
+            // the one with the descriptor's name.
+            if l.contains("close(") {
+                open = open.saturating_sub(1);
+            } else if l.contains("openat") {
+                open += 1;
+            }
+            most = most.max(open);
+        }
+        Some(most)
+    };
+    let (Some(memory), Some(disk)) = (most_open(&memory_mount()), most_open(&disk_folder())) else {
+        return;
+    };
+    assert_eq!(
+        memory, 1,
+        "temp files open at once on a file system in memory"
+    );
+    assert_eq!(disk, 6, "temp files open at once on a disk, until synced");
+}
+
 /// A writable folder on a disk (not in memory): the build's scratch folder, the temp folder,
 /// `/var/tmp` or the build folder. The test needs one: it fails rather than skip when there is
 /// none.
