@@ -548,7 +548,8 @@ fn read_and_plan(fs: &crate::fs::Root, parent: &str, names: &[AheadFile]) -> Vec
 }
 
 impl Planner<'_> {
-    /// The files to plan in one pass: those with at least two edits, every one of them a plain
+    /// The files to plan in one pass: those with at least two edits (or one, in a patch of many
+    /// files), every one of them a plain
     /// replacement that nothing else in the patch could interfere with (no other kind of edit,
     /// move or copy names the path, no edit of it has `expect_sha256`).
     pub(super) fn gather_batches(&mut self, patch: &Patch, digests: &[Option<String>]) {
@@ -585,9 +586,13 @@ impl Planner<'_> {
                 }
             }
         }
+        // A file with one edit gains nothing from a pass of its own, unless there are enough
+        // files to read and plan ahead on every core (`plan_batches_ahead`): a bot's rename across
+        // 200 files, one edit each, was read, matched and hashed on one thread.
+        let ahead = per_key.len() >= AHEAD_FILES;
         self.batches = per_key
             .into_iter()
-            .filter(|(k, v)| v.len() >= 2 && !tainted.contains(k))
+            .filter(|(k, v)| (v.len() >= 2 || ahead) && !tainted.contains(k))
             .map(|(k, v)| (k, Pending::Edits(v)))
             .collect();
     }
