@@ -6,6 +6,7 @@
                               OUT_DIR/expected/ (the tree after the edits, applied here in Python)
     gen.py spread OUT_DIR  -> the same with 600 files and 2 edits each (1,200 edits): more files
                               than a descriptor table of 256 slots holds open at once
+    gen.py single OUT_DIR  -> the same with 200 files and 1 edit each
     gen.py miss OUT_DIR    -> OUT_DIR/repo/big.py (10,000 lines), OUT_DIR/miss.yaml,
                               OUT_DIR/hit.yaml (same edit, exact text),
                               OUT_DIR/miss_expect.json ({"start_line": .., "end_line": ..})
@@ -164,5 +165,6 @@ if __name__ == "__main__":
     {
         "edits": gen_edits,
         "spread": lambda out: gen_edits(out, files=600, per_file=2),
+        "single": lambda out: gen_edits(out, files=200, per_file=1),
         "miss": gen_miss,
     }[sys.argv[1]](sys.argv[2])

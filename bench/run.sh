@@ -3,7 +3,7 @@
 # same run.
 #
 #   bench/run.sh            everything below, then one table of every figure (20-40 min here)
-#   SUITE=core bench/run.sh (a), (a1), (a2), (b), (c) only (1-3 min)
+#   SUITE=core bench/run.sh (a), (a1)-(a3), (b), (c) only (1-3 min)
 #
 # Here, on the scratch directory's file system (ext4 on a default machine), and once more with the
 # scratch data on tmpfs (/dev/shm) when it is one:
@@ -11,6 +11,7 @@
 #     `git apply` of the same change as a unified diff
 # (a1) one edit to one file with a full undo history (an agent's usual patch) vs `git apply`
 # (a2) 1,200 edits over 600 files (more than a descriptor table of 256 holds open) vs `git apply`
+# (a3) 200 edits, one in each of 200 files (a bot's rename across a project) vs `git apply`
 # (b) miss diagnosis on a 10,000-line file (and the matching hit, for comparison)
 # (c) peak memory (max RSS) of the (a) runs
 # Then, each by its own script with the same binary (PATCHGATE=...) and fewer runs:
@@ -70,7 +71,7 @@ BENCH_FIGURES=${BENCH_FIGURES:-$OUT/figures.tsv}
 export BENCH_FIGURES
 [ "$SUITE" = all ] && : >"$BENCH_FIGURES"
 FS_LABEL=$(df -T "$WORK" | awk 'NR==2 {print $2}')
-rm -f "$OUT"/a.round*.json "$OUT"/a1.round*.json "$OUT"/a2.round*.json "$OUT"/b.round*.json "$OUT"/*.hyperfine.log
+rm -f "$OUT"/a.round*.json "$OUT"/a1.round*.json "$OUT"/a2.round*.json "$OUT"/a3.round*.json "$OUT"/b.round*.json "$OUT"/*.hyperfine.log
 
 # ---------------------------------------------------------------- machine
 log "machine"
@@ -247,34 +248,43 @@ rounds a1 "git apply" --prepare "$RESET1" \
 eval "$RESET1"
 cd "$WORK"
 
-# ================================================================= (a2) a batch over 600 files
+# ================================================================= (a2), (a3) other shapes of batch
+# batch_case NAME KIND LABEL: gen.py KIND's batch applied by patchgate and, as a unified diff, by
+# `git apply`, timed in the same rounds (and by PATCHGATE_BASE's build), after checking once that
+# patchgate's tree is the expected one.
+batch_case() {
+    local name=$1 kind=$2 label=$3
+    local dir="$WORK/$name"
+    log "($name) $label vs git apply of the same change"
+    python3 "$BENCH/gen.py" "$kind" "$dir"
+    make_repo "$dir/repo"
+    cp -a "$dir/repo" "$dir/diffrepo"
+    cp -a "$dir/expected/." "$dir/diffrepo/"
+    git -C "$dir/diffrepo" diff --no-color --no-ext-diff >"$dir/edits.diff"
+    cp -a "$dir/repo" "$dir/check_pg"
+    (cd "$dir/check_pg" && "$PG" apply "$dir/edits.yaml" --checks none >/dev/null)
+    diff -r --exclude=.git "$dir/check_pg" "$dir/expected" >/dev/null
+    echo "patchgate's tree == expected"
+    rm -rf "$dir/check_pg" "$dir/diffrepo"
+    cd "$dir/repo"
+    git gc -q
+    cp -a .git "$dir/pristine.git"
+    local reset="bash -c 'rm -rf .git && cp -a $dir/pristine.git .git && git checkout -q -- . && sync'"
+    local before=()
+    [ -n "$PG_BASE" ] && before=(-n "patchgate before: $PG_BASE_DESC" "$PG_BASE apply $dir/edits.yaml --checks none --format json")
+    rounds "$name" "git apply" --prepare "$reset" \
+        -n "git apply" "git apply $dir/edits.diff" \
+        -n "patchgate" "$PG apply $dir/edits.yaml --checks none --format json" \
+        "${before[@]}"
+    eval "$reset"
+    cd "$WORK"
+}
 # More files than a descriptor table of 256 slots (what hyperfine, bash and most launchers hand
 # down) holds: the batch keeps each temp file open until it is synced, so the table grows while
 # the run's threads share it (src/fdtable.rs).
-log "(a2) 1,200 edits over 600 files vs git apply of the same change"
-A2="$WORK/a2"
-python3 "$BENCH/gen.py" spread "$A2"
-make_repo "$A2/repo"
-cp -a "$A2/repo" "$A2/diffrepo"
-cp -a "$A2/expected/." "$A2/diffrepo/"
-git -C "$A2/diffrepo" diff --no-color --no-ext-diff >"$A2/edits.diff"
-cp -a "$A2/repo" "$A2/check_pg"
-(cd "$A2/check_pg" && "$PG" apply "$A2/edits.yaml" --checks none >/dev/null)
-diff -r --exclude=.git "$A2/check_pg" "$A2/expected" >/dev/null
-echo "patchgate's tree == expected"
-rm -rf "$A2/check_pg" "$A2/diffrepo"
-cd "$A2/repo"
-git gc -q
-cp -a .git "$A2/pristine.git"
-RESET2="bash -c 'rm -rf .git && cp -a $A2/pristine.git .git && git checkout -q -- . && sync'"
-BEFORE2=()
-[ -n "$PG_BASE" ] && BEFORE2=(-n "patchgate before: $PG_BASE_DESC" "$PG_BASE apply $A2/edits.yaml --checks none --format json")
-rounds a2 "git apply" --prepare "$RESET2" \
-    -n "git apply" "git apply $A2/edits.diff" \
-    -n "patchgate (600 files)" "$PG apply $A2/edits.yaml --checks none --format json" \
-    "${BEFORE2[@]}"
-eval "$RESET2"
-cd "$WORK"
+batch_case a2 spread "1,200 edits over 600 files"
+# A bot's rename across a project: one edit in each file.
+batch_case a3 single "200 edits, one in each of 200 files"
 
 # ================================================================= (b) miss diagnosis
 log "(b) generating a 10,000-line file and a 20-line old_string (re-indented, one line altered)"
@@ -324,6 +334,9 @@ echo
 echo "(a2) 1,200 edits over 600 files (ratio = median / median of git apply)"
 grep -v '^#tsv' "$OUT/a2.table"
 echo
+echo "(a3) 200 edits, one in each of 200 files (ratio = median / median of git apply)"
+grep -v '^#tsv' "$OUT/a3.table"
+echo
 echo "(b) miss diagnosis, 10,000-line file (ratio = median / median of the hit)"
 grep -v '^#tsv' "$OUT/b.table"
 echo
@@ -360,7 +373,8 @@ figure a "apply 1,000 edits / 200 files, fsync on, $FS_LABEL" "$PG_MS" "git appl
 figure a "apply 1,000 edits / 200 files, PATCHGATE_FSYNC=0, $FS_LABEL" "$PGN_MS" "git apply" "$GIT_MS" ms 1.5
 figure a "apply 1,000 edits / 200 files, human report, $FS_LABEL" "$(tsv "$OUT/a.table" "patchgate, human report (the default format)" 3)" "git apply" "$GIT_MS" ms 1.5
 figure a1 "apply one edit, undo history full, $FS_LABEL" "$(tsv "$OUT/a1.table" "patchgate (one edit, full history)" 3)" "git apply" "$(tsv "$OUT/a1.table" "git apply" 3)" ms
-figure a2 "apply 1,200 edits over 600 files, $FS_LABEL" "$(tsv "$OUT/a2.table" "patchgate (600 files)" 3)" "git apply" "$(tsv "$OUT/a2.table" "git apply" 3)" ms 1.5
+figure a2 "apply 1,200 edits over 600 files, $FS_LABEL" "$(tsv "$OUT/a2.table" "patchgate" 3)" "git apply" "$(tsv "$OUT/a2.table" "git apply" 3)" ms 1.5
+figure a3 "apply one edit in each of 200 files, $FS_LABEL" "$(tsv "$OUT/a3.table" "patchgate" 3)" "git apply" "$(tsv "$OUT/a3.table" "git apply" 3)" ms 1.5
 figure c "peak memory of the (a) apply, $FS_LABEL" "$PG_KB" "git apply" "$GIT_KB" KB
 figure b "miss diagnosis, 10,000-line file (target < 10 ms), $FS_LABEL" "$MISS_MS" "the hit, --dry-run" "$HIT_MS" ms
 
