@@ -549,9 +549,9 @@ fn read_and_plan(fs: &crate::fs::Root, parent: &str, names: &[AheadFile]) -> Vec
 
 impl Planner<'_> {
     /// The files to plan in one pass: those with at least two edits (or one, in a patch of many
-    /// files), every one of them a plain
-    /// replacement that nothing else in the patch could interfere with (no other kind of edit,
-    /// move or copy names the path, no edit of it has `expect_sha256`).
+    /// files), every one of them a plain replacement that nothing else in the patch could
+    /// interfere with (no other kind of edit, move or copy names the path, no edit of it has
+    /// `expect_sha256`).
     pub(super) fn gather_batches(&mut self, patch: &Patch, digests: &[Option<String>]) {
         if self.diff {
             return;

@@ -173,18 +173,9 @@ fn an_apply_with_a_full_history_lists_the_pins_without_opening_them() {
     }
     let history = repo.path().join(".git/patchgate/history");
     assert_eq!(std::fs::read_dir(&history).expect("history").count(), 50);
-    let scratch = tempfile::tempdir().expect("tempdir");
-    let patch = scratch.path().join("p.yaml");
-    std::fs::write(
-        &patch,
-        "- {file_path: f.txt, old_string: \"zero\\n\", new_string: \"two\\n\"}\n",
-    )
-    .expect("write patch");
-    let args = ["apply", patch.to_str().expect("utf8"), "--checks", "none"];
-    let Some((log, run)) = crate::checks::traced(repo.path(), "openat", &args) else {
+    let Some(log) = traced_change_of_f(repo.path(), "two", "openat") else {
         return;
     };
-    assert_eq!(run.code, 0, "{log}");
     // A pin file opened: `refs/patchgate/history/<key>/<id>` (or its lock), not the folder.
     let opened: Vec<&str> = log
         .lines()
@@ -219,18 +210,9 @@ fn an_apply_with_a_full_history_lists_the_pins_without_opening_them() {
 #[test]
 fn the_descriptor_table_is_grown_before_the_first_thread_starts() {
     let repo = TestRepo::new().file("f.txt", "zero\n").commit();
-    let scratch = tempfile::tempdir().expect("tempdir");
-    let patch = scratch.path().join("p.yaml");
-    std::fs::write(
-        &patch,
-        "- {file_path: f.txt, old_string: \"zero\\n\", new_string: \"one\\n\"}\n",
-    )
-    .expect("write patch");
-    let args = ["apply", patch.to_str().expect("utf8"), "--checks", "none"];
-    let Some((log, run)) = crate::checks::traced(repo.path(), "fcntl,clone,clone3", &args) else {
+    let Some(log) = traced_change_of_f(repo.path(), "one", "fcntl,clone,clone3") else {
         return;
     };
-    assert_eq!(run.code, 0, "{log}");
     // SAFETY: getrlimit fills the struct it is given; the child inherits this soft limit.
     let soft = unsafe {
         let mut lim = libc::rlimit {
@@ -254,4 +236,20 @@ fn the_descriptor_table_is_grown_before_the_first_thread_starts() {
         grown < first_thread,
         "the table grew after a thread started:\n{log}"
     );
+}
+
+/// The calls `traced` of an apply in `dir` that changes `f.txt`'s line `zero` to `to` (the run
+/// must succeed); `None` when strace is missing outside CI.
+fn traced_change_of_f(dir: &std::path::Path, to: &str, traced: &str) -> Option<String> {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let patch = scratch.path().join("p.yaml");
+    std::fs::write(
+        &patch,
+        format!("- {{file_path: f.txt, old_string: \"zero\\n\", new_string: \"{to}\\n\"}}\n"),
+    )
+    .expect("write patch");
+    let args = ["apply", patch.to_str().expect("utf8"), "--checks", "none"];
+    let (log, run) = crate::checks::traced(dir, traced, &args)?;
+    assert_eq!(run.code, 0, "{log}");
+    Some(log)
 }
