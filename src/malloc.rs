@@ -1,4 +1,5 @@
-//! The C allocator's settings for this process, set once at start-up before any thread exists.
+//! The allocator of this process: glibc's, with its settings set once at start-up before any
+//! thread exists; on musl, mimalloc instead of musl's own.
 //!
 //! glibc gives each thread that allocates its own arena, a heap reserved with no access and made
 //! usable with one `mprotect` per growth of little more than the request. A large batch (1,000
@@ -10,6 +11,16 @@
 //! instead of letting it grow with freed blocks, which only affects how large blocks are mapped.
 //!
 //! Other C libraries (musl, macOS) have neither per-thread arenas of this kind nor the setting.
+//!
+//! musl's allocator returns memory to the system on most frees and maps it again on the next
+//! allocations: the static musl binary `scripts/release` ships (the one pip, uvx and npx install)
+//! spent more than twice the glibc build's time on a large batch, most of it in the kernel
+//! mapping, unmapping and faulting pages in (BENCHMARKS.md, ac). Built for musl, the program
+//! allocates with mimalloc.
+
+#[cfg(target_env = "musl")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// How much more than asked each growth of a heap reserves.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
