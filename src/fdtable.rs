@@ -6,15 +6,16 @@
 //! one thread shares the table, every such growth waits for an RCU grace period so that no thread
 //! still reads the old one (`expand_fdtable` calls `synchronize_rcu`): 10 to 15 ms each on the
 //! development machine. A batch keeps its temp files open from their write to their sync
-//! (`txn::writeback`, up to 1,024) while the discovery, staging and pool threads exist: started
-//! by `sh -c` from Python (a table of 64), the 1,000-edit batch over 200 files grew the table
-//! twice and took 46 ms instead of 21 (BENCHMARKS.md, aa). Grown here, while the process has one
-//! thread, the table costs one allocation of a few kilobytes and nothing waits; it is never
-//! shrunk, and children get a table sized by the descriptors open when they start, not by this.
+//! (`txn::writeback`, within these slots) while the discovery, staging and pool threads exist:
+//! started by `sh -c` from Python (a table of 64), the 1,000-edit batch over 200 files grew the
+//! table twice and took 51 ms instead of 21.5 (BENCHMARKS.md, aa). Grown here, while the
+//! process has one thread, the table costs one allocation of a few kilobytes and nothing waits;
+//! it is never shrunk, and children get a table sized by the descriptors open when they start,
+//! not by this.
 
-/// Slots reserved at start-up: the usual soft limit, enough for a batch of some 900 files with
-/// their temp files open (`txn::writeback::KEEP_OPEN` allows 1,024, once the limit is raised);
-/// a larger batch grows the table once more.
+/// Slots reserved at start-up: the usual soft limit. The write-back keeps at most 960 of them
+/// open for its folders and temp files (`txn::writeback::KEEP_OPEN`), leaving room for the
+/// repository's own files.
 #[cfg(target_os = "linux")]
 const SLOTS: libc::rlim_t = 1024;
 
