@@ -586,10 +586,11 @@ impl Planner<'_> {
                 }
             }
         }
-        // A file with one edit gains nothing from a pass of its own, unless there are enough
-        // files to read and plan ahead on every core (`plan_batches_ahead`): a bot's rename across
-        // 200 files, one edit each, was read, matched and hashed on one thread.
-        let ahead = per_key.len() >= AHEAD_FILES;
+        // A file with one edit gains nothing from a pass of its own, unless it is read and
+        // planned ahead on every core with the others (`plan_batches_ahead`: the working tree,
+        // enough files): a bot's rename across 200 files, one edit each, was read, matched and
+        // hashed on one thread.
+        let ahead = matches!(self.source, Source::WorkTree) && per_key.len() >= AHEAD_FILES;
         self.batches = per_key
             .into_iter()
             .filter(|(k, v)| (v.len() >= 2 || ahead) && !tainted.contains(k))

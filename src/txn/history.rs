@@ -143,7 +143,7 @@ pub fn record(
     git_dir: &Path,
     j: &Journal,
     pinned: Option<Oid>,
-    ahead: Option<crate::fs::Prepared>,
+    ahead: Option<Ahead>,
 ) -> Result<(), Error> {
     if j.history.is_none() {
         return Ok(());
@@ -161,7 +161,17 @@ pub fn record(
     crate::fault::point("history-pinned");
     let path = entry_path(git_dir, &j.id);
     match ahead {
-        Some(entry) => entry.publish(),
+        Some(entry) => {
+            // Written before the switch from a copy of the journal: it must be what the journal
+            // as it ends would write (checked in debug builds, which the tests run).
+            #[cfg(debug_assertions)]
+            assert_eq!(
+                entry_text(git_dir, j).ok().flatten().as_deref(),
+                Some(entry.text.as_slice()),
+                "the history entry written ahead differs from the transaction's"
+            );
+            entry.file.publish()
+        }
         None => {
             let Some(text) = entry_text(git_dir, j)? else {
                 return Ok(());
@@ -184,10 +194,32 @@ const ENTRY_MODE: u32 = 0o644;
 /// its staging, while the journal and the temp files are written, and a sync in parallel costs
 /// nothing on a disk where the entry's sync after the switch was a wait of its own. `None` when
 /// there is no entry to keep or it could not be written ([`record`] writes it then, as usual).
-pub fn prepare(git_dir: &Path, j: &Journal) -> Option<crate::fs::Prepared> {
+pub fn prepare(git_dir: &Path, j: &Journal) -> Option<Ahead> {
     let text = entry_text(git_dir, j).ok()??;
     std::fs::create_dir_all(crate::fs::layout::history(git_dir)).ok()?;
-    crate::fs::prepare_write(&entry_path(git_dir, &j.id), &text, Some(ENTRY_MODE)).ok()
+    let file =
+        crate::fs::prepare_write(&entry_path(git_dir, &j.id), &text, Some(ENTRY_MODE)).ok()?;
+    Some(Ahead {
+        file,
+        #[cfg(debug_assertions)]
+        text,
+    })
+}
+
+/// A history entry written ahead ([`prepare`]), until [`record`] publishes it or it is dropped
+/// (its temp file removed).
+pub struct Ahead {
+    file: crate::fs::Prepared,
+    /// What was written, to compare with the journal the transaction ends with.
+    #[cfg(debug_assertions)]
+    text: Vec<u8>,
+}
+
+impl Ahead {
+    /// Removes the entry's temp file: the transaction did not land.
+    pub fn discard(self) {
+        self.file.discard();
+    }
 }
 
 /// Transaction `j`'s entry as its file holds it; `None` when the journal keeps no history

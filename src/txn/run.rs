@@ -152,13 +152,13 @@ pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
 
 /// What a working-tree transaction's staging thread returns: the objects, and the history entry
 /// written ahead (see [`history::prepare`]).
-type Staged = (stage::Staged, Option<crate::fs::Prepared>);
+type Staged = (stage::Staged, Option<history::Ahead>);
 
 /// The objects of a transaction: staged, or being staged on another thread.
 enum Staging<'scope> {
     Running(std::thread::ScopedJoinHandle<'scope, Result<Staged, Error>>),
     /// The objects, and the history entry when it was written ahead (taken by the history).
-    Done(Box<stage::Staged>, Option<crate::fs::Prepared>),
+    Done(Box<stage::Staged>, Option<history::Ahead>),
     /// Staging failed (the error was returned where it was waited for).
     Failed,
 }
@@ -200,7 +200,7 @@ impl Staging<'_> {
 
     /// The history entry written ahead, for the history to publish; an entry not taken is
     /// removed with the staging (its temp file never appears under its name).
-    fn take_entry(&mut self) -> Option<crate::fs::Prepared> {
+    fn take_entry(&mut self) -> Option<history::Ahead> {
         match self {
             Staging::Done(_, entry) => entry.take(),
             _ => None,
@@ -351,7 +351,7 @@ fn keep_history_and_record(
     repo: &Repo,
     j: &Journal,
     pinned: Option<Oid>,
-    entry: Option<crate::fs::Prepared>,
+    entry: Option<history::Ahead>,
     record: Option<&mut Record>,
     notes: &mut Vec<String>,
 ) -> bool {
