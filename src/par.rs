@@ -13,6 +13,12 @@ use rayon::prelude::*;
 /// is cheaper than starting the pool (SHA-1 of 1 MiB takes about a millisecond).
 const PARALLEL_BYTES: usize = 1 << 20;
 
+/// How many cores this process may use, without starting the pool to ask it (read once).
+pub fn cores() -> usize {
+    static N: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *N.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Whether `items` are worth the pool: at least two, and [`PARALLEL_BYTES`] of work in all.
 fn worth_sharing<T>(items: &[T], size: impl Fn(&T) -> usize) -> bool {
     items.len() >= 2 && items.iter().map(size).sum::<usize>() >= PARALLEL_BYTES

@@ -167,6 +167,22 @@ impl Dir {
         read_sized(&f, st.st_size.max(0) as usize)
     }
 
+    /// The regular file `name`, what `lstat` would say of it (taken from the open file, before
+    /// its bytes are read) and its bytes: one lookup of the name instead of an `lstat` and an
+    /// open. An error for anything but a regular file (see [`Dir::read`]).
+    pub fn read_with_meta(&self, name: &str) -> std::io::Result<(Meta, Vec<u8>)> {
+        let fd = rustix::fs::openat(&self.fd, name, READ_FLAGS, Mode::empty())?;
+        let st = rustix::fs::fstat(&fd)?;
+        if kind_of(&st) != Kind::File {
+            return Err(std::io::Error::other(format!(
+                "{} is not a regular file",
+                self.rel_of(name)
+            )));
+        }
+        let f = std::fs::File::from(fd);
+        Ok((meta_of(&st), read_sized(&f, st.st_size.max(0) as usize)?))
+    }
+
     /// The target of the symlink `name`.
     pub fn read_link(&self, name: &str) -> std::io::Result<PathBuf> {
         let t = rustix::fs::readlinkat(&self.fd, name, Vec::new())?;

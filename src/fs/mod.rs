@@ -245,6 +245,11 @@ impl Root {
         &self.path
     }
 
+    /// The open root's descriptor, for a lookup relative to it.
+    pub fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+
     /// The directory `rel_dir` (`""`: the root), opened without following symlinks.
     pub fn dir(&self, rel_dir: &str) -> std::io::Result<Dir> {
         let parts = if rel_dir.is_empty() {

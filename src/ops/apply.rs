@@ -438,12 +438,13 @@ fn switch(
     // The report's diffs (a large part of a big batch's work) are computed while the
     // transaction runs: they need only the plan, and the transaction spends much of its time
     // waiting on the file system. The report's two large fields are rendered as JSON there too
-    // (used if they do not change; see `report::rendered`).
+    // (used if they do not change; see `report::rendered`). On this one thread: shared with the
+    // thread pool, the diffs of a large batch held both cores while the switch waited for them.
     let edits = &report.edits;
     let (done, (files, files_json, edits_json)) = std::thread::scope(|s| {
         let files = s.spawn(|| {
             use crate::report::rendered::render_ahead;
-            let files = crate::report::file_reports(plan);
+            let files = crate::report::file_reports_with(plan, false);
             if !json {
                 return (files, None, None);
             }

@@ -449,9 +449,9 @@ impl Fenwick {
 
 /// A file whose edits are planned together: the edits until its first edit is reached, then the
 /// steps still to hand out, one per edit in order.
-pub(super) enum Pending {
-    /// Each edit, and whether it is on record as applied before.
-    Edits(Vec<(Replace, bool)>),
+pub(super) enum Pending<'p> {
+    /// Each edit (the patch's own, not a copy), and whether it is on record as applied before.
+    Edits(Vec<(&'p Replace, bool)>),
     Steps(std::collections::VecDeque<Step>),
 }
 
@@ -503,7 +503,7 @@ thread_local! {
 }
 
 /// A batched file to plan ahead: its key, its name in its folder, and its edits.
-type AheadFile<'a> = (&'a str, &'a str, &'a [(Replace, bool)]);
+type AheadFile<'a> = (&'a str, &'a str, &'a [(&'a Replace, bool)]);
 
 /// Reads the files `names` of the folder `parent` and plans each one's batch; `None` for a file
 /// whose folder cannot be opened (the edits in order then read it and say why).
@@ -519,7 +519,7 @@ fn read_and_plan(fs: &crate::fs::Root, parent: &str, names: &[AheadFile]) -> Vec
             if let Content::File { bytes, doc, .. } = &mut content
                 && let Ok(original) = TextDoc::decode(bytes)
             {
-                let refs: Vec<&Replace> = edits.iter().map(|(r, _)| r).collect();
+                let refs: Vec<&Replace> = edits.iter().map(|(r, _)| *r).collect();
                 let recorded: Vec<bool> = edits.iter().map(|(_, rec)| *rec).collect();
                 plan = plan_file(&original, &refs, &recorded);
                 // Hashed here, on every core, while both texts are in the cache: the
@@ -547,17 +547,17 @@ fn read_and_plan(fs: &crate::fs::Root, parent: &str, names: &[AheadFile]) -> Vec
         .collect()
 }
 
-impl Planner<'_> {
+impl<'a> Planner<'a> {
     /// The files to plan in one pass: those with at least two edits (or one, in a patch of many
     /// files), every one of them a plain replacement that nothing else in the patch could
     /// interfere with (no other kind of edit, move or copy names the path, no edit of it has
     /// `expect_sha256`).
-    pub(super) fn gather_batches(&mut self, patch: &Patch, digests: &[Option<String>]) {
+    pub(super) fn gather_batches(&mut self, patch: &'a Patch, digests: &[Option<String>]) {
         if self.diff {
             return;
         }
         let mut tainted: std::collections::HashSet<String> = std::collections::HashSet::new();
-        let mut per_key: HashMap<String, Vec<(Replace, bool)>> = HashMap::new();
+        let mut per_key: HashMap<String, Vec<(&'a Replace, bool)>> = HashMap::new();
         for (edit, digest) in patch.edits.iter().zip(digests) {
             let (Ok(op), Ok(res)) = (&edit.op, self.resolve(&edit.file_path)) else {
                 continue;
@@ -569,10 +569,7 @@ impl Planner<'_> {
                         && !(edit.origin.is_none() && fold_eol(&r.old) == fold_eol(&r.new)) =>
                 {
                     let recorded = digest.as_ref().is_some_and(|d| self.record.contains(d));
-                    per_key
-                        .entry(res.real)
-                        .or_default()
-                        .push((r.clone(), recorded));
+                    per_key.entry(res.real).or_default().push((r, recorded));
                 }
                 _ => {
                     if let Op::Move { to, .. } | Op::Copy { to } = op
@@ -684,7 +681,7 @@ impl Planner<'_> {
             }
             _ => {
                 let doc = self.text_of(key, shown).ok()?;
-                let refs: Vec<&Replace> = edits.iter().map(|(r, _)| r).collect();
+                let refs: Vec<&Replace> = edits.iter().map(|(r, _)| *r).collect();
                 let recorded: Vec<bool> = edits.iter().map(|(_, rec)| *rec).collect();
                 let (steps, after, changed) = plan_file(doc, &refs, &recorded)?;
                 // Hashed here as when planned ahead (see `read_and_plan`).

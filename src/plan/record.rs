@@ -216,6 +216,20 @@ pub fn combine(parts: &[String]) -> String {
     format!("{:x}", h.finalize())
 }
 
+/// What [`digest`] of `op` costs, in bytes of hashing (`crate::par`'s measure): its text, and
+/// about a kilobyte's worth for the fixed part (the hasher, its fields, the hex).
+pub fn digest_cost(op: &Op) -> usize {
+    let text = match op {
+        Op::Replace(r)
+        | Op::Move {
+            replace: Some(r), ..
+        } => r.old.len() + r.new.len(),
+        Op::Create { content: t } | Op::Append { text: t, .. } => t.len(),
+        _ => 0,
+    };
+    1024 + text
+}
+
 /// The digest of one edit.
 pub fn digest(path: &str, op: &Op) -> String {
     let mut h = Sha256::new();

@@ -13,6 +13,14 @@
 
 use std::path::{Component, Path, PathBuf};
 
+/// What [`Roots::follow`] tells apart on the way to a file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Dir,
+    Symlink,
+    Other,
+}
+
 /// Where a patch path lands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Resolved {
@@ -148,12 +156,12 @@ impl Roots {
                 real = next;
                 continue;
             }
-            match std::fs::symlink_metadata(&next) {
-                Ok(md) if folder && md.is_dir() => {
+            match self.kind_at(&next) {
+                Some(Kind::Dir) if folder => {
                     plain.0.insert(next.clone());
                     real = next;
                 }
-                Ok(md) if md.file_type().is_symlink() => {
+                Some(Kind::Symlink) => {
                     let last = i + 1 == parts.len();
                     is_link = last;
                     through_link |= !last;
@@ -193,6 +201,25 @@ impl Roots {
             real: real_rel,
             is_link,
             through_link,
+        })
+    }
+
+    /// What is at `path` (inside the root), not following it: looked up from the open root, a
+    /// walk of the path's own components rather than of every folder above the repository too
+    /// (a thousand-file patch spent a third of its path resolution there). `None`: nothing, or
+    /// not readable.
+    fn kind_at(&self, path: &Path) -> Option<Kind> {
+        use rustix::fs::{AtFlags, FileType};
+        let st = match path.strip_prefix(&self.root) {
+            Ok(rel) if !rel.as_os_str().is_empty() => {
+                rustix::fs::statat(self.tree.as_fd(), rel, AtFlags::SYMLINK_NOFOLLOW).ok()?
+            }
+            _ => rustix::fs::lstat(path).ok()?,
+        };
+        Some(match FileType::from_raw_mode(st.st_mode) {
+            FileType::Directory => Kind::Dir,
+            FileType::Symlink => Kind::Symlink,
+            _ => Kind::Other,
         })
     }
 

@@ -443,6 +443,11 @@ fn edit_report(o: &EditOutcome) -> EditReport {
 /// The per-file diffs, computed in parallel: for a large batch they are the biggest part of
 /// building the report.
 pub fn file_reports(plan: &Plan) -> Vec<FileReport> {
+    file_reports_with(plan, true)
+}
+
+/// [`file_reports`], on this thread alone unless `share` (and the diffs are worth sharing).
+pub fn file_reports_with(plan: &Plan, share: bool) -> Vec<FileReport> {
     // The plan hashed every path's new content already (for the re-run record).
     let hashed: HashMap<&str, &str> = plan
         .final_state
@@ -452,9 +457,11 @@ pub fn file_reports(plan: &Plan) -> Vec<FileReport> {
     let size = |f: &FileChange| {
         f.before.as_ref().map_or(0, |b| b.len()) + f.after.as_ref().map_or(0, |b| b.len())
     };
-    crate::par::map_sized(&plan.files, size, |f| {
-        file_report(f, hashed.get(f.path.as_str()).copied())
-    })
+    let report = |f: &FileChange| file_report(f, hashed.get(f.path.as_str()).copied());
+    match share {
+        true => crate::par::map_sized(&plan.files, size, report),
+        false => plan.files.iter().map(report).collect(),
+    }
 }
 
 /// `after_sha256`: the SHA-256 of `f`'s new content when it is known.

@@ -428,11 +428,29 @@ impl Switch<'_> {
         let stop = std::sync::atomic::AtomicBool::new(false);
         let run = |group: &Vec<usize>| self.group(group, &stop);
         let groups = switch_groups(self.staged);
-        let mut parts = if groups.len() > 1 {
-            crate::par::map(&groups, run)
-        } else {
-            groups.iter().map(run).collect()
-        };
+        // The first group on this thread, each other one on a thread of its own: handing them
+        // all to the shared pool left this thread asleep until the pool woke it again, and the
+        // pool's threads were sometimes busy (the report's diffs), a switch of 1 ms taking 2.
+        let mut parts: Vec<Switched> = std::thread::scope(|s| {
+            let others: Vec<_> = groups
+                .iter()
+                .skip(1)
+                .map(|g| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(s, || run(g))
+                        .map_err(|_| g)
+                })
+                .collect();
+            let mut parts: Vec<Switched> = groups.first().map(run).into_iter().collect();
+            for other in others {
+                parts.push(match other {
+                    Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                    // No thread (a limit on threads): this one switches the group too.
+                    Err(g) => run(g),
+                });
+            }
+            parts
+        });
         let mut done: Vec<usize> = parts.iter_mut().flat_map(|p| p.done.drain(..)).collect();
         done.sort_unstable();
         let failed = parts
@@ -511,11 +529,10 @@ fn switch_groups(staged: &[Staged]) -> Vec<Vec<usize>> {
         });
         folders[f].push(k);
     }
-    // (Asking rayon its thread count starts its pool: not for a small patch.)
     if staged.len() < PARALLEL_SWITCH || folders.len() < 2 {
         return vec![(0..staged.len()).collect()];
     }
-    let ways = rayon::current_num_threads().min(folders.len());
+    let ways = crate::par::cores().min(folders.len());
     if ways < 2 {
         return vec![(0..staged.len()).collect()];
     }

@@ -41,10 +41,15 @@ pub(super) fn parse(text: &str, limit: usize) -> Option<RawTop> {
 /// Only characters YAML takes as they are (tab and line feed, printable ASCII, and the
 /// printable ranges above it): no carriage return, no control character, no byte-order mark.
 pub(super) fn all_printable(text: &str) -> bool {
-    if text
-        .bytes()
-        .all(|c| c == b'\t' || c == b'\n' || (0x20..0x7f).contains(&c))
-    {
+    // ASCII first, 64 bytes at a time without an early exit, which the compiler turns into
+    // vector compares: a byte-by-byte `all` was a fifth of a large patch's parse.
+    let ascii_ok = |c: u8| c == b'\t' || c == b'\n' || (0x20..0x7f).contains(&c);
+    let mut chunks = text.as_bytes().chunks_exact(64);
+    let plain = chunks
+        .by_ref()
+        .all(|chunk| chunk.iter().fold(true, |ok, &c| ok & ascii_ok(c)))
+        && chunks.remainder().iter().all(|&c| ascii_ok(c));
+    if plain {
         return true;
     }
     text.chars().all(|c| {

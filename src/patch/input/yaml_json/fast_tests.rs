@@ -415,3 +415,32 @@ fn most_generated_documents_are_read_directly() {
     // comparisons above to mean something.
     assert!(taken >= 300, "only {taken} of 500 read directly");
 }
+
+/// The check for characters YAML takes as they are, done 64 bytes at a time, says what a check
+/// of each character says: for every length around the chunk size and a refused character at
+/// every place, including in the tail after the last whole chunk.
+#[test]
+fn printable_text_is_told_apart_wherever_the_refused_character_stands() {
+    use super::all_printable;
+    let one_by_one = |t: &str| {
+        t.chars().all(|c| {
+            matches!(c, '\t' | '\n' | '\u{20}'..='\u{7e}' | '\u{85}' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fefe}' | '\u{ff00}'..='\u{fffd}' | '\u{10000}'..)
+        })
+    };
+    for len in [0, 1, 63, 64, 65, 127, 128, 129, 200] {
+        let clean: String = (0..len).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+        assert!(all_printable(&clean), "{len} plain letters");
+        for at in 0..len {
+            for bad in ['\r', '\u{0}', '\u{7f}', '\u{feff}', 'é', '\u{1b}'] {
+                let mut t: Vec<char> = clean.chars().collect();
+                t[at] = bad;
+                let t: String = t.into_iter().collect();
+                assert_eq!(
+                    all_printable(&t),
+                    one_by_one(&t),
+                    "{bad:?} at {at} of {len}"
+                );
+            }
+        }
+    }
+}
