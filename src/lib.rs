@@ -26,6 +26,7 @@
 pub mod checks;
 pub mod cli;
 pub mod error;
+pub mod exit;
 pub mod fault;
 pub mod fdtable;
 pub mod fs;

@@ -22,6 +22,8 @@ pub(super) struct ApplyArgs {
 }
 
 pub(super) fn run(a: &ApplyArgs, ctx: &Context) -> i32 {
+    // The process ends with this command: its large structures are left to the exit.
+    crate::exit::exiting();
     let ctx = &Context {
         json: a.format == OutputFormat::Json,
         ..ctx.clone()
@@ -57,10 +59,16 @@ pub(super) fn run(a: &ApplyArgs, ctx: &Context) -> i32 {
         let opts = a.request.input_options(prefix);
         let patch: Patch = crate::patch::parse_input_with(&bytes, &name, a.request.input, &opts)?;
         crate::timing::mark("patch parsed");
-        ops::apply::run_in(&a.request, &patch, ctx, found.take(&ctx.dir))
+        let report = ops::apply::run_in(&a.request, &patch, ctx, found.take(&ctx.dir));
+        crate::exit::dispose((patch, bytes));
+        report
     });
     match result {
-        Ok(report) => print_report(&report, a.format),
+        Ok(report) => {
+            let code = print_report(&report, a.format);
+            crate::exit::dispose(report);
+            code
+        }
         Err(err) => print_error(&err, a.format),
     }
 }

@@ -201,10 +201,10 @@ pub fn run_in(
         report.status = Status::DryRun;
         return Ok(report);
     }
-    let _mutex = recover::lock_for_switch(&repo.git, &repo.git_dir, mutex, "patch")?;
+    let mutex = recover::lock_for_switch(&repo.git, &repo.git_dir, mutex, "patch")?;
     // The commit message (or the history's): the request's, the patch's, or a summary.
     let message = request.message.clone().or_else(|| patch.message.clone());
-    switch(
+    let report = switch(
         &repo,
         message,
         &plan,
@@ -212,7 +212,10 @@ pub fn run_in(
         &mut record,
         report,
         ctx.json,
-    )
+    );
+    drop(mutex);
+    crate::exit::dispose((plan, record, repo));
+    report
 }
 
 fn recovered_note(r: &recover::Recovered) -> String {

@@ -105,6 +105,9 @@ pub fn plan(patch: &Patch, roots: &Roots, source: &Source, record: &Record, opts
         .iter()
         .all(|o| matches!(o.status, EditStatus::Applied | EditStatus::AlreadyApplied));
     let (changes, files, final_state) = p.finish(written);
+    // What the planner read and kept is the plan's now, or garbage; its open folders are closed.
+    drop(std::mem::take(&mut p.dirs));
+    crate::exit::dispose(p);
     Plan {
         outcomes,
         changes,
@@ -458,7 +461,7 @@ impl Planner<'_> {
     /// hash of what the plan leaves there (for the re-run record).
     #[allow(clippy::type_complexity)]
     pub(super) fn finish(
-        mut self,
+        &mut self,
         hash_final: bool,
     ) -> (
         Vec<PathChange>,
@@ -558,6 +561,7 @@ impl Planner<'_> {
         } else {
             Vec::new()
         };
+        crate::exit::dispose((finals, afters, slots));
         (changes, files, final_state)
     }
 }
