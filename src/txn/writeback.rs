@@ -278,29 +278,62 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
     // file system in memory is not synced: its descriptors would only fill the table).
     let sync = fsync_enabled();
     let mut keep_open = KEEP_OPEN.min(fd_limit / 4).saturating_sub(dirs.0.len());
-    // One file after another: creating them on several threads was slower here (the kernel's
-    // locks on the descriptor table and on the file system's inodes), BENCHMARKS.md (v).
-    let mut staged: Vec<Staged> = Vec::with_capacity(changes.len());
-    for (i, (dir, name)) in places.into_iter().enumerate() {
-        let keep = sync && keep_open > 0 && !dir.in_memory();
-        keep_open -= usize::from(keep);
-        match temp_for(&dir, name, &changes[i], seen[i].as_ref(), keep, &fail) {
-            Ok(temp) => {
-                let (temp, file) = temp.map_or((None, None), |(t, f)| (Some(t), f));
-                staged.push(Staged {
-                    change_index: i,
-                    dir,
-                    name: name.to_string(),
-                    temp,
-                    file: std::sync::Mutex::new(file),
-                });
+    let keep: Vec<bool> = places
+        .iter()
+        .map(|(dir, _)| {
+            let keep = sync && keep_open > 0 && !dir.in_memory();
+            keep_open -= usize::from(keep);
+            keep
+        })
+        .collect();
+    // A group of folders per core (as the switch, below), in each one file after another: on a
+    // journaled ext4 the 1,000-edit batch's 200 temp files took 10-12 ms on one thread and 7-10
+    // on two (on tmpfs the same either way, BENCHMARKS.md (ad)). After a failure no group starts
+    // another file; every temp file made, on any thread, is removed.
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let write_group = |group: &Vec<usize>| -> (Vec<Staged>, Option<(usize, Error)>) {
+        use std::sync::atomic::Ordering;
+        let mut made = Vec::with_capacity(group.len());
+        for &i in group {
+            if stop.load(Ordering::Relaxed) {
+                break;
             }
-            Err(e) => {
-                cleanup(fs, &staged, &created_dirs);
-                return Err(e);
+            let (dir, name) = &places[i];
+            match temp_for(dir, name, &changes[i], seen[i].as_ref(), keep[i], &fail) {
+                Ok(temp) => {
+                    let (temp, file) = temp.map_or((None, None), |(t, f)| (Some(t), f));
+                    made.push(Staged {
+                        change_index: i,
+                        dir: Arc::clone(dir),
+                        name: name.to_string(),
+                        temp,
+                        file: std::sync::Mutex::new(file),
+                    });
+                }
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    return (made, Some((i, e)));
+                }
             }
         }
+        (made, None)
+    };
+    let groups = folder_groups(places.iter().map(|(d, _)| d));
+    let mut staged: Vec<Staged> = Vec::with_capacity(changes.len());
+    let mut failed: Option<(usize, Error)> = None;
+    for (made, err) in on_threads(&groups, write_group) {
+        staged.extend(made);
+        if let Some((i, e)) = err
+            && failed.as_ref().is_none_or(|(f, _)| i < *f)
+        {
+            failed = Some((i, e));
+        }
     }
+    if let Some((_, e)) = failed {
+        cleanup(fs, &staged, &created_dirs);
+        return Err(e);
+    }
+    staged.sort_unstable_by_key(|s| s.change_index);
 
     crate::timing::mark("write-back: temp files written");
     // 3. Durable content before any rename; each kept descriptor is closed once its file is synced.
@@ -428,29 +461,7 @@ impl Switch<'_> {
         let stop = std::sync::atomic::AtomicBool::new(false);
         let run = |group: &Vec<usize>| self.group(group, &stop);
         let groups = switch_groups(self.staged);
-        // The first group on this thread, each other one on a thread of its own: handing them
-        // all to the shared pool left this thread asleep until the pool woke it again, and the
-        // pool's threads were sometimes busy (the report's diffs), a switch of 1 ms taking 2.
-        let mut parts: Vec<Switched> = std::thread::scope(|s| {
-            let others: Vec<_> = groups
-                .iter()
-                .skip(1)
-                .map(|g| {
-                    std::thread::Builder::new()
-                        .spawn_scoped(s, || run(g))
-                        .map_err(|_| g)
-                })
-                .collect();
-            let mut parts: Vec<Switched> = groups.first().map(run).into_iter().collect();
-            for other in others {
-                parts.push(match other {
-                    Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-                    // No thread (a limit on threads): this one switches the group too.
-                    Err(g) => run(g),
-                });
-            }
-            parts
-        });
+        let mut parts = on_threads(&groups, run);
         let mut done: Vec<usize> = parts.iter_mut().flat_map(|p| p.done.drain(..)).collect();
         done.sort_unstable();
         let failed = parts
@@ -517,24 +528,58 @@ impl Switch<'_> {
     }
 }
 
-/// The staged paths in groups to switch side by side: whole folders, the largest first to the
-/// group with the fewest paths; one group when there are few paths or one folder.
+/// `run` of each group, the first on this thread and each other one on a thread of its own: the
+/// shared pool left this thread asleep until the pool woke it again, and the pool's threads were
+/// sometimes busy (the report's diffs), a switch of 1 ms taking 2 (BENCHMARKS.md (ad)).
+fn on_threads<G: Sync, R: Send>(groups: &[G], run: impl Fn(&G) -> R + Sync) -> Vec<R> {
+    let run = &run;
+    std::thread::scope(|s| {
+        let others: Vec<_> = groups
+            .iter()
+            .skip(1)
+            .map(|g| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || run(g))
+                    .map_err(|_| g)
+            })
+            .collect();
+        let mut parts: Vec<R> = groups.first().map(run).into_iter().collect();
+        for other in others {
+            parts.push(match other {
+                Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                // No thread (a limit on threads): this one does the group too.
+                Err(g) => run(g),
+            });
+        }
+        parts
+    })
+}
+
+/// The staged paths in groups to switch side by side (see [`folder_groups`]).
 fn switch_groups(staged: &[Staged]) -> Vec<Vec<usize>> {
+    folder_groups(staged.iter().map(|s| &s.dir))
+}
+
+/// Paths, by their folders, in groups to work on side by side: whole folders (two threads in one
+/// folder would wait on its lock), the largest first to the group with the fewest paths; one
+/// group when there are few paths or one folder.
+fn folder_groups<'d>(dirs: impl ExactSizeIterator<Item = &'d Arc<Dir>>) -> Vec<Vec<usize>> {
+    let count = dirs.len();
     let mut folders: Vec<Vec<usize>> = Vec::new();
     let mut of_dir: HashMap<*const Dir, usize> = HashMap::new();
-    for (k, s) in staged.iter().enumerate() {
-        let f = *of_dir.entry(Arc::as_ptr(&s.dir)).or_insert_with(|| {
+    for (k, d) in dirs.enumerate() {
+        let f = *of_dir.entry(Arc::as_ptr(d)).or_insert_with(|| {
             folders.push(Vec::new());
             folders.len() - 1
         });
         folders[f].push(k);
     }
-    if staged.len() < PARALLEL_SWITCH || folders.len() < 2 {
-        return vec![(0..staged.len()).collect()];
+    if count < PARALLEL_SWITCH || folders.len() < 2 {
+        return vec![(0..count).collect()];
     }
     let ways = crate::par::cores().min(folders.len());
     if ways < 2 {
-        return vec![(0..staged.len()).collect()];
+        return vec![(0..count).collect()];
     }
     folders.sort_by_key(|f| std::cmp::Reverse(f.len()));
     let mut groups: Vec<Vec<usize>> = vec![Vec::new(); ways];

@@ -784,31 +784,74 @@ fn a_recover_killed_while_restoring_then_another_leaves_nothing() {
 
 #[test]
 fn a_failed_apply_in_a_read_only_folder_leaves_nothing() {
-    use std::os::unix::fs::PermissionsExt;
     let repo = TestRepo::new()
         .file("b.txt", "beta\n")
         .file("ro/a.txt", "alpha\n")
         .commit();
     let before = repo.snapshot();
+    let r = apply_with_read_only_folder(
+        &repo,
+        "ro",
+        "edits:\n  - {file_path: b.txt, old_string: beta, new_string: BETA}\n  - {file_path: ro/a.txt, old_string: alpha, new_string: ALPHA}\n  - {file_path: ro/n/new.txt, create: true, new_string: x}\n",
+    );
+    r.assert_code(4);
+    assert!(
+        r.stdout.contains("permission") || r.stdout.contains("Permission"),
+        "{}",
+        r.stdout
+    );
+    assert_eq!(repo.snapshot(), before, "the repository changed");
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+    let refs = repo.path().join(".git/refs/patchgate");
+    assert!(
+        !refs.exists(),
+        "left under refs/patchgate/: {:?}",
+        walk(&refs)
+    );
+}
+
+/// A batch large enough for its temp files to be written on several threads (90 files in three
+/// folders), one folder read-only: the run stops with the permission error, and every temp file
+/// already written, in any folder and on any thread, is removed; nothing changed.
+#[test]
+fn a_temp_file_refused_in_one_folder_of_a_large_batch_leaves_nothing_in_any() {
+    let mut repo = TestRepo::new();
+    let mut patch = String::from("edits:\n");
+    for d in 0..3 {
+        for f in 0..30 {
+            let path = format!("d{d}/f{f}.txt");
+            repo = repo.file(&path, format!("v{f}\n"));
+            patch.push_str(&format!(
+                "  - {{file_path: {path}, old_string: \"v{f}\\n\", new_string: \"w{f}\\n\"}}\n"
+            ));
+        }
+    }
+    let repo = repo.commit();
+    let before = repo.snapshot();
+    let r = apply_with_read_only_folder(&repo, "d2", &patch);
+    r.assert_code(4);
+    assert!(r.stdout.contains("d2/"), "{}", r.stdout);
+    assert_eq!(repo.snapshot(), before, "the repository changed");
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+}
+
+/// Applies `patch` in `repo` (`--checks none`, JSON) with its folder `ro` read-only, then makes
+/// the folder writable again. root writes anywhere: as root, the run is made as `nobody`, owner
+/// of the repository but for `ro`.
+fn apply_with_read_only_folder(repo: &TestRepo, ro: &str, patch: &str) -> Run {
+    use std::os::unix::fs::PermissionsExt;
     let root = unsafe { libc::geteuid() } == 0;
-    // root writes anywhere: the run is made as `nobody`, owner of the repository but for ro/.
     if root {
         chown_tree(repo.path(), 65534);
         std::fs::set_permissions(repo.path(), std::fs::Permissions::from_mode(0o755))
             .expect("chmod");
     }
-    std::fs::set_permissions(
-        repo.path().join("ro"),
-        std::fs::Permissions::from_mode(0o555),
-    )
-    .expect("chmod");
+    std::fs::set_permissions(repo.path().join(ro), std::fs::Permissions::from_mode(0o555))
+        .expect("chmod");
     let scratch = tempfile::tempdir().expect("tempdir");
     std::fs::set_permissions(scratch.path(), std::fs::Permissions::from_mode(0o755))
         .expect("chmod");
-    let patch = write_patch(
-        scratch.path(),
-        "edits:\n  - {file_path: b.txt, old_string: beta, new_string: BETA}\n  - {file_path: ro/a.txt, old_string: alpha, new_string: ALPHA}\n  - {file_path: ro/n/new.txt, create: true, new_string: x}\n",
-    );
+    let patch = write_patch(scratch.path(), patch);
     let mut cmd = Command::new(BIN);
     cmd.args([
         "apply",
@@ -825,28 +868,12 @@ fn a_failed_apply_in_a_read_only_folder_leaves_nothing() {
         cmd.uid(65534).gid(65534).env("HOME", scratch.path());
     }
     let r = Run::from(cmd.output().expect("run"));
-    std::fs::set_permissions(
-        repo.path().join("ro"),
-        std::fs::Permissions::from_mode(0o755),
-    )
-    .expect("chmod");
+    std::fs::set_permissions(repo.path().join(ro), std::fs::Permissions::from_mode(0o755))
+        .expect("chmod");
     if root {
         chown_tree(repo.path(), 0);
     }
-    r.assert_code(4);
-    assert!(
-        r.stdout.contains("permission") || r.stdout.contains("Permission"),
-        "{}",
-        r.stdout
-    );
-    assert_eq!(repo.snapshot(), before, "the repository changed");
-    assert_eq!(repo.leftovers(), Vec::<String>::new());
-    let refs = repo.path().join(".git/refs/patchgate");
-    assert!(
-        !refs.exists(),
-        "left under refs/patchgate/: {:?}",
-        walk(&refs)
-    );
+    r
 }
 
 fn chown_tree(p: &Path, id: u32) {
