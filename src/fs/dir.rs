@@ -155,16 +155,7 @@ impl Dir {
     /// The bytes of the regular file `name` (a symlink there is `ELOOP`, anything else not a
     /// file is an error too, never a blocking read of a FIFO).
     pub fn read(&self, name: &str) -> std::io::Result<Vec<u8>> {
-        let fd = rustix::fs::openat(&self.fd, name, READ_FLAGS, Mode::empty())?;
-        let st = rustix::fs::fstat(&fd)?;
-        if kind_of(&st) != Kind::File {
-            return Err(std::io::Error::other(format!(
-                "{} is not a regular file",
-                self.rel_of(name)
-            )));
-        }
-        let f = std::fs::File::from(fd);
-        read_sized(&f, st.st_size.max(0) as usize)
+        self.read_with_meta(name).map(|(_, bytes)| bytes)
     }
 
     /// The regular file `name`, what `lstat` would say of it (taken from the open file, before
