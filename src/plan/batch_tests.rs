@@ -470,3 +470,79 @@ fn files_planned_ahead_give_the_plan_made_in_order() {
     assert_eq!(ahead, in_order);
     assert!(ahead.contains("NotFound"), "the miss is in the plan");
 }
+
+/// A large patch's paths resolved ahead, on every core, give the plan made resolving them one by
+/// one: plain files in many folders, and every way a path can resolve otherwise (a folder or a
+/// file that is a symlink inside the repository, a symlink out of it, a dangling one, a path
+/// into `.git`, out through `..`, into a missing folder).
+#[test]
+fn paths_resolved_ahead_give_the_plan_resolved_in_order() {
+    use crate::plan::{Options, Source, plan};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let outside = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().canonicalize().expect("canonical");
+    let mut yaml = String::from("edits:\n");
+    let mut edit = |path: &str| {
+        yaml.push_str(&format!(
+            "  - file_path: {path:?}\n    old_string: \"a = 1\\n\"\n    new_string: \"a = 2\\n\"\n"
+        ));
+    };
+    for d in 0..5 {
+        std::fs::create_dir_all(root.join(format!("pkg{d}"))).expect("mkdir");
+        for f in 0..16 {
+            let path = format!("pkg{d}/m{f}.py");
+            std::fs::write(root.join(&path), "a = 1\n").expect("write");
+            edit(&path);
+        }
+    }
+    std::fs::write(outside.path().join("x.py"), "a = 1\n").expect("write");
+    std::os::unix::fs::symlink("pkg0", root.join("lnk")).expect("link");
+    std::os::unix::fs::symlink(outside.path(), root.join("out")).expect("link");
+    std::os::unix::fs::symlink("pkg1/m1.py", root.join("alias.py")).expect("link");
+    std::os::unix::fs::symlink("nowhere.py", root.join("dangling.py")).expect("link");
+    std::fs::create_dir_all(root.join(".git")).expect("mkdir");
+    for path in [
+        "lnk/m3.py",
+        "out/x.py",
+        "alias.py",
+        "dangling.py",
+        ".git/config",
+        "../escape.py",
+        "nope/missing.py",
+        "./pkg2//m4.py",
+        "pkg3/../pkg4/m5.py",
+    ] {
+        edit(path);
+    }
+    let patch = crate::patch::parse_input_with(
+        yaml.as_bytes(),
+        "p.yaml",
+        crate::patch::InputFormat::Yaml,
+        &crate::patch::InputOptions::default(),
+    )
+    .expect("patch parses");
+    let roots = crate::repo::Roots::new(root.clone(), vec![root.join(".git")]).expect("roots");
+    let record = crate::plan::record::Record::default();
+    let run = |ahead: bool| {
+        AHEAD_OFF.with(|c| c.set(!ahead));
+        let planned = plan(
+            &patch,
+            &roots,
+            &Source::WorkTree,
+            &record,
+            Options {
+                lenient: false,
+                history: None,
+            },
+        );
+        AHEAD_OFF.with(|c| c.set(false));
+        // The stamps' moments and the files read ahead aside, the plans must be the same.
+        let outcomes = format!("{:#?}", planned.outcomes);
+        let files: Vec<_> = planned.files.iter().map(|f| f.path.clone()).collect();
+        (outcomes, files, planned.patch_digest)
+    };
+    let ahead = run(true);
+    let in_order = run(false);
+    assert!(ahead.0.contains("outside the repository"), "{}", ahead.0);
+    assert_eq!(ahead, in_order);
+}

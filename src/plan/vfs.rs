@@ -38,7 +38,49 @@ pub enum Source<'a> {
     },
 }
 
+/// From this many distinct paths in the working tree, they are resolved ahead on every core.
+const AHEAD_PATHS: usize = 64;
+
+/// Paths resolved ahead by one task, with one cache of plain folders.
+const AHEAD_PATHS_CHUNK: usize = 32;
+
 impl Planner<'_> {
+    /// Resolves the distinct paths of `given` ahead, on every core when there are many (each
+    /// chunk with its own cache of plain folders), into the cache [`Planner::resolve`] reads: a
+    /// large batch's 200 paths took half a millisecond one after another. The results are those
+    /// [`Planner::resolve`] gives: a path's resolution depends on the file system alone.
+    pub(super) fn resolve_ahead<'g>(&self, given: impl Iterator<Item = &'g str>) {
+        if !matches!(self.source, Source::WorkTree) {
+            return;
+        }
+        #[cfg(test)]
+        if super::batch::AHEAD_OFF.with(std::cell::Cell::get) {
+            return;
+        }
+        let mut seen = std::collections::HashSet::new();
+        let fresh: Vec<&str> = {
+            let known = self.resolved.borrow();
+            given
+                .filter(|g| !known.contains_key(*g) && seen.insert(*g))
+                .collect()
+        };
+        if fresh.len() < AHEAD_PATHS {
+            return;
+        }
+        let roots = self.roots;
+        let chunks: Vec<&[&str]> = fresh.chunks(AHEAD_PATHS_CHUNK).collect();
+        let done = crate::par::map(&chunks, |chunk| {
+            let mut plain = crate::repo::PlainDirs::default();
+            chunk
+                .iter()
+                .map(|g| (g.to_string(), roots.resolve_cached(g, &mut plain)))
+                .collect::<Vec<_>>()
+        });
+        self.resolved
+            .borrow_mut()
+            .extend(done.into_iter().flatten());
+    }
+
     /// Resolves a patch path, once per distinct spelling: a batch names the same file many times,
     /// and resolving walks the file system (symlink checks) component by component.
     pub(super) fn resolve(&self, given: &str) -> Result<Resolved, String> {
