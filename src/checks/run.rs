@@ -40,6 +40,10 @@ pub struct Ctx<'a> {
     pub opts: &'a Options,
     /// Files the patch deletes, with their original content (what they defined is gone).
     pub removed: &'a [(String, Arc<Vec<u8>>)],
+    /// Every file the patch changes, with its new content (`None`: gone), for the package
+    /// checkers to lay over their mirror when they check the patched state (see
+    /// [`Call::overlays`]); empty when the state checked is the working tree itself.
+    pub patched: &'a [super::ContextFile],
 }
 
 /// A file as the checkers see it.
@@ -548,6 +552,7 @@ fn table_job(
             args,
             timeout,
             context: &ctx.opts.context,
+            patched: ctx.patched,
             removed: ctx.removed,
             baseline,
             offline: ctx.opts.offline,

@@ -352,12 +352,18 @@ fn gate(repo: &Repo, plan: &mut Plan, report: &mut Report, gates: &Gates) -> Res
         config.check_names(opts.only.as_deref())?;
         let files = check_files(repo, plan);
         let removed = removed_files(plan);
+        let patched: Vec<checks::ContextFile> = files
+            .iter()
+            .map(|f| (f.rel.clone(), Some(f.after.clone())))
+            .chain(removed.iter().map(|(rel, _)| (rel.clone(), None)))
+            .collect();
         let ctx = checks::run::Ctx {
             repo_root: &repo.roots.root,
             git_dir: &repo.git_dir,
             config: &config,
             opts,
             removed: &removed,
+            patched: &patched,
         };
         let outcome = checks::run::run(&ctx, &files);
         crate::timing::mark("checked");

@@ -158,6 +158,7 @@ pub fn run(request: &Request, ctx: &Context) -> Result<Report, Error> {
         config: &config,
         opts: &opts,
         removed: &[],
+        patched: &[],
     };
     let outcome = checks::run::run(&ctx, &files);
     let mut report = Report::empty(if outcome.blocked {

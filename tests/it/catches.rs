@@ -619,6 +619,82 @@ fn rust_the_complete_rename_passes() {
     );
 }
 
+/// A Cargo workspace: `app` calls `engine::scale` (a path dependency); each crate is a package
+/// clippy checks on its own, in one mirror of the workspace.
+fn rust_workspace() -> TestRepo {
+    let manifest = |name: &str, deps: &str| {
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n{deps}"
+        )
+    };
+    TestRepo::new()
+        .file(
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"app\", \"engine\"]\nresolver = \"2\"\n",
+        )
+        .file(".gitignore", "/target\n")
+        .file("engine/Cargo.toml", manifest("engine", ""))
+        .file(
+            "engine/src/lib.rs",
+            "pub fn scale(a: i64, b: i64) -> i64 {\n    a + b * 3\n}\n",
+        )
+        .file(
+            "app/Cargo.toml",
+            manifest("app", "engine = { path = \"../engine\" }\n"),
+        )
+        .file(
+            "app/src/lib.rs",
+            "pub fn run(a: i64) -> i64 {\n    engine::scale(a, 2) + 1\n}\n",
+        )
+        .commit()
+}
+
+const WS_ALL: [(&str, &str, &str); 2] = [
+    ("engine/src/lib.rs", "scale", "scale_by"),
+    ("app/src/lib.rs", "scale", "scale_by"),
+];
+
+/// The rename across the two crates passes: `app` is checked against `engine` as the patch
+/// leaves it, not as it was (checked against the original it would be "cannot find function
+/// `scale_by` in crate `engine`", a correct patch refused).
+#[test]
+fn rust_a_rename_across_the_crates_of_a_workspace_passes() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = rust_workspace();
+    let report = passes(
+        &repo,
+        &rename(&WS_ALL),
+        "app/src/lib.rs",
+        "engine::scale_by(",
+    );
+    nothing_flagged(&report);
+    assert_eq!(
+        entry(&report, "app/src/lib.rs", "clippy").expect("clippy on app")["status"],
+        "pass"
+    );
+}
+
+/// The same rename without its caller in the other crate is refused, the miss reported under the
+/// caller.
+#[test]
+fn rust_a_rename_that_misses_the_caller_in_another_crate_is_refused() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = rust_workspace();
+    let report = refused(&repo, &all_but(&WS_ALL, "app/src/lib.rs"));
+    dangling(
+        &report,
+        "app/src/lib.rs",
+        2,
+        "scale",
+        "engine/src/lib.rs:1",
+        true,
+    );
+}
+
 #[test]
 fn rust_a_use_missed_in_an_integration_test_is_refused() {
     if !require_all(RUST_TOOLS) {

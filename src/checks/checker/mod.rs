@@ -175,6 +175,9 @@ pub struct Call<'a> {
     pub timeout: Duration,
     /// Other files whose state differs from the working tree (package checkers lay them over).
     pub context: &'a [ContextFile],
+    /// Every file the patch changes, with its new content (`None`: gone): a package checker of
+    /// the patched state lays those outside its own files over the mirror too.
+    pub patched: &'a [ContextFile],
     /// Files the patch deletes, with their original content.
     pub removed: &'a [(String, std::sync::Arc<Vec<u8>>)],
     /// This run checks the original content (the baseline).
@@ -219,7 +222,20 @@ impl Call<'_> {
                 rel,
                 content: content.as_deref().map(|b| b.as_slice()),
             });
+        // The patched state is the patch's everywhere: a package of a workspace is checked
+        // against the other packages as the patch leaves them (a function renamed in one crate
+        // and its callers in another checked together), never against their originals.
+        let patched = call
+            .patched
+            .iter()
+            .filter(|_| !call.baseline)
+            .filter(|(rel, _)| !call.files.iter().any(|i| i.rel == rel))
+            .map(|(rel, content)| Overlay {
+                rel,
+                content: content.as_deref().map(|b| b.as_slice()),
+            });
         context
+            .chain(patched)
             .chain(call.files.iter().map(|i| Overlay {
                 rel: i.rel,
                 content: i.text.map(str::as_bytes),
