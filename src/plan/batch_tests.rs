@@ -351,7 +351,6 @@ fn periodic_patterns_fall_back_to_the_automaton() {
 /// with one edit (not batched), a created file and a deleted one between them.
 #[test]
 fn files_planned_ahead_give_the_plan_made_in_order() {
-    use crate::plan::{Options, Source, plan};
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().canonicalize().expect("canonical");
     let mut yaml = String::from("edits:\n");
@@ -412,19 +411,8 @@ fn files_planned_ahead_give_the_plan_made_in_order() {
     let record = crate::plan::record::Record::default();
     let start = crate::fs::stamp::now();
     let run = |ahead: bool| {
-        AHEAD_OFF.with(|c| c.set(!ahead));
         AHEAD_TAKEN.with(|c| c.set(0));
-        let mut planned = plan(
-            &patch,
-            &roots,
-            &Source::WorkTree,
-            &record,
-            Options {
-                lenient: false,
-                history: None,
-            },
-        );
-        AHEAD_OFF.with(|c| c.set(false));
+        let mut planned = plan_with_ahead(&patch, &roots, &record, ahead);
         // Each plan began reading at its own moment; the stamps read must be the same.
         for c in &mut planned.changes {
             if let Some((_, since)) = &mut c.read {
@@ -477,7 +465,6 @@ fn files_planned_ahead_give_the_plan_made_in_order() {
 /// into `.git`, out through `..`, into a missing folder).
 #[test]
 fn paths_resolved_ahead_give_the_plan_resolved_in_order() {
-    use crate::plan::{Options, Source, plan};
     let dir = tempfile::tempdir().expect("tempdir");
     let outside = tempfile::tempdir().expect("tempdir");
     let root = dir.path().canonicalize().expect("canonical");
@@ -524,18 +511,7 @@ fn paths_resolved_ahead_give_the_plan_resolved_in_order() {
     let roots = crate::repo::Roots::new(root.clone(), vec![root.join(".git")]).expect("roots");
     let record = crate::plan::record::Record::default();
     let run = |ahead: bool| {
-        AHEAD_OFF.with(|c| c.set(!ahead));
-        let planned = plan(
-            &patch,
-            &roots,
-            &Source::WorkTree,
-            &record,
-            Options {
-                lenient: false,
-                history: None,
-            },
-        );
-        AHEAD_OFF.with(|c| c.set(false));
+        let planned = plan_with_ahead(&patch, &roots, &record, ahead);
         // The stamps' moments and the files read ahead aside, the plans must be the same.
         let outcomes = format!("{:#?}", planned.outcomes);
         let files: Vec<_> = planned.files.iter().map(|f| f.path.clone()).collect();
@@ -545,4 +521,28 @@ fn paths_resolved_ahead_give_the_plan_resolved_in_order() {
     let in_order = run(false);
     assert!(ahead.0.contains("outside the repository"), "{}", ahead.0);
     assert_eq!(ahead, in_order);
+}
+
+/// `patch` planned against the working tree under `roots`, with the work done ahead on every
+/// core (files read and planned, paths resolved) or without it.
+fn plan_with_ahead(
+    patch: &crate::patch::Patch,
+    roots: &crate::repo::Roots,
+    record: &crate::plan::record::Record,
+    ahead: bool,
+) -> crate::plan::Plan {
+    use crate::plan::{Options, Source, plan};
+    AHEAD_OFF.with(|c| c.set(!ahead));
+    let planned = plan(
+        patch,
+        roots,
+        &Source::WorkTree,
+        record,
+        Options {
+            lenient: false,
+            history: None,
+        },
+    );
+    AHEAD_OFF.with(|c| c.set(false));
+    planned
 }
