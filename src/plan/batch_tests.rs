@@ -354,11 +354,7 @@ fn files_planned_ahead_give_the_plan_made_in_order() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path().canonicalize().expect("canonical");
     let mut yaml = String::from("edits:\n");
-    let edit = |yaml: &mut String, path: &str, old: &str, new: &str| {
-        yaml.push_str(&format!(
-            "  - file_path: {path}\n    old_string: {old:?}\n    new_string: {new:?}\n"
-        ));
-    };
+    let edit = push_edit;
     for d in 0..3 {
         std::fs::create_dir_all(root.join(format!("pkg{d}"))).expect("mkdir");
         for f in 0..8 {
@@ -400,13 +396,7 @@ fn files_planned_ahead_give_the_plan_made_in_order() {
     std::fs::write(root.join("gone.py"), "bye\n").expect("write");
     yaml.push_str("  - file_path: gone.py\n    delete: true\n");
 
-    let patch = crate::patch::parse_input_with(
-        yaml.as_bytes(),
-        "p.yaml",
-        crate::patch::InputFormat::Yaml,
-        &crate::patch::InputOptions::default(),
-    )
-    .expect("patch parses");
+    let patch = parse_yaml(&yaml);
     let roots = crate::repo::Roots::new(root.clone(), Vec::new()).expect("roots");
     let record = crate::plan::record::Record::default();
     let start = crate::fs::stamp::now();
@@ -469,11 +459,7 @@ fn paths_resolved_ahead_give_the_plan_resolved_in_order() {
     let outside = tempfile::tempdir().expect("tempdir");
     let root = dir.path().canonicalize().expect("canonical");
     let mut yaml = String::from("edits:\n");
-    let mut edit = |path: &str| {
-        yaml.push_str(&format!(
-            "  - file_path: {path:?}\n    old_string: \"a = 1\\n\"\n    new_string: \"a = 2\\n\"\n"
-        ));
-    };
+    let mut edit = |path: &str| push_edit(&mut yaml, path, "a = 1\n", "a = 2\n");
     for d in 0..5 {
         std::fs::create_dir_all(root.join(format!("pkg{d}"))).expect("mkdir");
         for f in 0..16 {
@@ -501,13 +487,7 @@ fn paths_resolved_ahead_give_the_plan_resolved_in_order() {
     ] {
         edit(path);
     }
-    let patch = crate::patch::parse_input_with(
-        yaml.as_bytes(),
-        "p.yaml",
-        crate::patch::InputFormat::Yaml,
-        &crate::patch::InputOptions::default(),
-    )
-    .expect("patch parses");
+    let patch = parse_yaml(&yaml);
     let roots = crate::repo::Roots::new(root.clone(), vec![root.join(".git")]).expect("roots");
     let record = crate::plan::record::Record::default();
     let run = |ahead: bool| {
@@ -545,4 +525,22 @@ fn plan_with_ahead(
     );
     AHEAD_OFF.with(|c| c.set(false));
     planned
+}
+
+/// Appends a replacement of `old` by `new` in `path` to a YAML patch's `edits:`.
+fn push_edit(yaml: &mut String, path: &str, old: &str, new: &str) {
+    yaml.push_str(&format!(
+        "  - file_path: {path:?}\n    old_string: {old:?}\n    new_string: {new:?}\n"
+    ));
+}
+
+/// A YAML patch, parsed.
+fn parse_yaml(yaml: &str) -> crate::patch::Patch {
+    crate::patch::parse_input_with(
+        yaml.as_bytes(),
+        "p.yaml",
+        crate::patch::InputFormat::Yaml,
+        &crate::patch::InputOptions::default(),
+    )
+    .expect("patch parses")
 }
