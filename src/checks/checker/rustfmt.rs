@@ -64,7 +64,8 @@ fn rustfmt(
 }
 
 /// The edition rustfmt must be told (it does not read Cargo.toml): the package's, following
-/// `edition.workspace = true` to the workspace manifest; 2015 (cargo's default) when unset.
+/// `edition.workspace = true` to the workspace manifest (the package's own when it is the
+/// workspace's root too, as ripgrep's is); 2015 (cargo's default) when unset.
 fn rust_edition(project_root: &Path) -> String {
     let read = |p: &Path| -> Option<toml::Table> { std::fs::read_to_string(p).ok()?.parse().ok() };
     let Some(manifest) = read(&project_root.join("Cargo.toml")) else {
@@ -76,7 +77,7 @@ fn rust_edition(project_root: &Path) -> String {
         Some(toml::Value::Table(t))
             if t.get("workspace").and_then(|v| v.as_bool()) == Some(true) =>
         {
-            let mut dir = project_root.parent();
+            let mut dir = Some(project_root);
             while let Some(d) = dir {
                 if let Some(ws) = read(&d.join("Cargo.toml"))
                     && let Some(e) = ws
@@ -92,5 +93,42 @@ fn rust_edition(project_root: &Path) -> String {
             "2015".into()
         }
         _ => "2015".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rust_edition;
+
+    /// The edition comes from the package, or through `edition.workspace = true` from the
+    /// workspace's manifest: a member's parent, or the package's own manifest when the package is
+    /// the workspace's root (ripgrep's layout, where 2015 was told and `let` chains failed).
+    #[test]
+    fn the_edition_is_the_packages_or_its_workspaces() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        let write = |rel: &str, text: &str| {
+            let p = root.join(rel);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(p, text).expect("write");
+        };
+        write(
+            "Cargo.toml",
+            "[package]\nname = \"top\"\nedition.workspace = true\n\n[workspace]\nmembers = [\"m\", \"own\"]\n\n[workspace.package]\nedition = \"2024\"\n",
+        );
+        write(
+            "m/Cargo.toml",
+            "[package]\nname = \"m\"\nedition.workspace = true\n",
+        );
+        write(
+            "own/Cargo.toml",
+            "[package]\nname = \"own\"\nedition = \"2021\"\n",
+        );
+        write("none/Cargo.toml", "[package]\nname = \"none\"\n");
+        assert_eq!(rust_edition(root), "2024", "the workspace's root package");
+        assert_eq!(rust_edition(&root.join("m")), "2024", "a member");
+        assert_eq!(rust_edition(&root.join("own")), "2021");
+        assert_eq!(rust_edition(&root.join("none")), "2015");
+        assert_eq!(rust_edition(&root.join("missing")), "2015");
     }
 }
