@@ -51,7 +51,9 @@ pub(crate) fn run_cmd(cmd: Cmd) -> Result<crate::runner::Output, Ran<Vec<RawFind
     super::ran(cmd.run())
 }
 
-/// The mirror of `rel` (repository-relative) with `overlays` laid over it.
+/// The mirror of `rel` (repository-relative) with the `overlays` it covers laid over it (those
+/// [`Mirror::state_id`] counts): a package run is handed the whole patch, and a file outside the
+/// project would only be written into the mirror for nothing.
 pub(crate) fn mirror_with(
     repo_root: &Path,
     git_dir: &Path,
@@ -59,7 +61,7 @@ pub(crate) fn mirror_with(
     overlays: &[Overlay],
 ) -> Result<Mirror, String> {
     let mirror = Mirror::sync(repo_root, git_dir, rel)?;
-    for o in overlays {
+    for o in overlays.iter().filter(|o| mirror.covers(o.rel)) {
         mirror.overlay(git_dir, o.rel, o.content)?;
     }
     Ok(mirror)
@@ -204,4 +206,43 @@ fn read_cargo_package<T>(
         ));
     };
     Ok((ws_rel, name.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A package run is handed the whole patch: what its mirror covers is laid over it, and a
+    /// file of another project is not written into the mirror.
+    #[test]
+    fn only_the_overlays_a_mirror_covers_are_laid_over_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(root.join("svc")).expect("svc");
+        std::fs::create_dir_all(root.join("web")).expect("web");
+        let ok = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&root)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "git init");
+        std::fs::write(root.join("svc/a.go"), "package svc\n").expect("a");
+        std::fs::write(root.join("web/b.py"), "x = 1\n").expect("b");
+        let overlays = [
+            Overlay {
+                rel: "svc/a.go",
+                content: Some(b"package svc // new\n"),
+            },
+            Overlay {
+                rel: "web/b.py",
+                content: Some(b"x = 2\n"),
+            },
+        ];
+        let m = mirror_with(&root, &root.join(".git"), "svc", &overlays).expect("mirror");
+        assert_eq!(
+            std::fs::read(m.path("svc/a.go")).expect("laid over"),
+            b"package svc // new\n"
+        );
+        assert!(!m.path("web/b.py").exists(), "another project's file");
+    }
 }
