@@ -370,8 +370,8 @@ for lang in ("py", "js"):
     for p in ("complete", "broken", "bodies"):
         ref, none = med[f"{lang}: {p}: --checks references"], med[f"{lang}: {p}: --checks none"]
         cost, ccost = ref - none, mcpu[f"{lang}: {p}: --checks references"] - mcpu[f"{lang}: {p}: --checks none"]
-        print(f"{lang} {p:<8}: check's own cost {cost:6.1f} ms wall, {ccost:6.1f} ms CPU (target < 50: "
-              f"{'met' if cost < 50 else 'NOT met'}); whole run {ref:6.1f} ms = {ref / grep:.1f}x git grep -w "
+        print(f"{lang} {p:<8}: check's own cost {cost:6.1f} ms wall, {ccost:6.1f} ms CPU (target < 50 ms of CPU: "
+              f"{'met' if ccost < 50 else 'NOT met'}); whole run {ref:6.1f} ms = {ref / grep:.1f}x git grep -w "
               f"({grep:.1f} ms)")
         with open(os.path.join(out, "figures.part"), "a") as f:
             # The check's own cost against the floor (the same run without the check) and against

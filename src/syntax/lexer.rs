@@ -8,8 +8,9 @@
 //! - An occurrence is what [`super::symbols::of`] lists as a use, or the name node of a
 //!   definition. The lexer cannot tell the two apart, so it flags every occurrence that could be
 //!   a definition's name (`may_define`: after `def`, `fn`, `class`, `const`, in a Rust `impl`
-//!   header, a Go declaration group …), erring towards flagging; a caller that must know
-//!   parses the file then.
+//!   header, a Go declaration group …), or of a local binding (anything but a call, a macro,
+//!   a member or a path's part: the parse leaves a local's uses out), erring towards flagging;
+//!   a caller that must know parses the file then.
 //! - When the text could fool it, it answers `None` rather than guess: a string or regex
 //!   literal left open at the end of its line, a `<` where JSX or a TypeScript type assertion
 //!   may start, a name that is also a contextual keyword of the language (`match`, `async`,
@@ -26,7 +27,8 @@ pub struct Occurrence {
     /// 1-based line and character column, as [`super::symbols::of`] gives them.
     pub line: usize,
     pub column: usize,
-    /// It may be the name of a definition (only a parse can tell).
+    /// It may be the name of a definition, or of a binding local to a function (only a parse
+    /// can tell).
     pub may_define: bool,
 }
 
@@ -56,6 +58,7 @@ pub fn occurrences(lang: Language, text: &str, names: &HashSet<&str>) -> Option<
         prev: Tok::None,
         stack: Vec::new(),
         impl_header: false,
+        import: None,
         out: Vec::new(),
     };
     lx.code()?;
@@ -220,6 +223,9 @@ struct Lexer<'a, 'n> {
     stack: Vec<Open>,
     /// Rust: between `impl` and its `{` (or `;`): the implemented type is named there.
     impl_header: bool,
+    /// Python and JS/TS: inside an import (or `export { … }`) statement, which started at this
+    /// bracket depth: the names there are imported, never bound locally.
+    import: Option<usize>,
     out: Vec<Occurrence>,
 }
 
@@ -237,6 +243,9 @@ impl<'a> Lexer<'a, '_> {
     }
 
     fn newline(&mut self) {
+        if self.import.is_some_and(|d| self.stack.len() <= d) {
+            self.import = None;
+        }
         self.i += 1;
         self.row += 1;
         self.line_start = self.i;
@@ -320,6 +329,9 @@ impl<'a> Lexer<'a, '_> {
                 _ => {
                     if c == b';' && self.fam == Family::Rust {
                         self.impl_header = false;
+                    }
+                    if c == b';' {
+                        self.import = None;
                     }
                     self.prev = Tok::Punct(c);
                     self.i += 1;
@@ -633,7 +645,7 @@ impl<'a> Lexer<'a, '_> {
         let range = (start, self.i);
         let name = self.word_text(range);
         if self.names.contains(name) && !self.hidden(start) {
-            let may_define = self.may_define(name);
+            let may_define = self.may_define(name, start);
             let line = self.row + 1;
             let column = self
                 .text
@@ -649,11 +661,32 @@ impl<'a> Lexer<'a, '_> {
         if self.fam == Family::Rust && name == "impl" {
             self.impl_header = true;
         }
+        self.track_import(name);
         if self.line_first.is_none() {
             self.line_first = Some(range);
         }
         self.prev = Tok::Word(start, self.i);
         Some(())
+    }
+
+    /// Notes where an import statement starts and ends (`from` ends a JS/TS one's names).
+    fn track_import(&mut self, word: &str) {
+        let starts = self.line_first.is_none()
+            && match self.fam {
+                Family::Python => matches!(word, "import" | "from"),
+                Family::Script => {
+                    word == "import"
+                        || (word == "export"
+                            && self.b[self.i..].iter().find(|c| !c.is_ascii_whitespace())
+                                == Some(&b'{'))
+                }
+                Family::Rust | Family::Go => false,
+            };
+        if starts && self.import.is_none() {
+            self.import = Some(self.stack.len());
+        } else if self.fam == Family::Script && word == "from" {
+            self.import = None;
+        }
     }
 
     /// A word the parsers do not list as this identifier: JS `#name` (the private name's text
@@ -671,8 +704,63 @@ impl<'a> Lexer<'a, '_> {
         }
     }
 
-    /// Whether the word just read (`self.i` is past it) may name a definition.
-    fn may_define(&self, name: &str) -> bool {
+    /// Whether the word just read (`self.i` is past it, it began at `start`) may name a
+    /// definition, or a local binding ([`crate::syntax::symbols`] leaves those and their uses
+    /// out: a parse tells them apart).
+    fn may_define(&self, name: &str, start: usize) -> bool {
+        self.may_define_item(name) || self.may_bind_locally(name, start)
+    }
+
+    /// Whether the word may be bound inside a function (a parameter, a `let`, an assignment, a
+    /// pattern …), by what surrounds it, erring towards yes. Never when it is called (`name(`),
+    /// a macro, a member (`.name`), an object (`name.x`), a path's part (`a::name`,
+    /// `name::x`) or imported, nor in Rust a capitalised name (a type, a constant, a variant). Python, where
+    /// a function's every name may be assigned, narrower: an assignment's or annotation's target
+    /// (`name =`, `name :=`, `name +=`, `name:`), a `for`, `as`, `lambda` or starred target, a
+    /// `def` line's parameters, a tuple's first target.
+    fn may_bind_locally(&self, name: &str, start: usize) -> bool {
+        if self.import.is_some() {
+            return false;
+        }
+        let blank = |c: &&u8| matches!(c, b' ' | b'\t');
+        let mut after = self.b[self.i..].iter().skip_while(blank).copied();
+        let (n1, n2) = (after.next(), after.next());
+        let mut before = self.b[..start].iter().rev().skip_while(blank).copied();
+        let (b1, b2) = (before.next(), before.next());
+        if matches!(n1, Some(b'(' | b'!' | b'.'))
+            || b1 == Some(b'.')
+            || (n1 == Some(b':') && n2 == Some(b':'))
+            || (b1 == Some(b':') && b2 == Some(b':'))
+        {
+            return false;
+        }
+        let prev_word = match self.prev {
+            Tok::Word(s, e) => Some(self.word_text((s, e))),
+            _ => None,
+        };
+        match self.fam {
+            Family::Rust => !name.starts_with(|c: char| c.is_uppercase()),
+            Family::Python => {
+                let first_word = self.line_first.map(|r| self.word_text(r));
+                let assigned = match (n1, n2) {
+                    (Some(b'='), n) => n != Some(b'='),
+                    (Some(b':'), _) => true,
+                    (Some(op), Some(b'=')) => b"+-*/%&|^@<>".contains(&op),
+                    (Some(b'/' | b'*' | b'<' | b'>'), Some(c)) => c == n1.unwrap_or(0),
+                    _ => false,
+                };
+                assigned
+                    || prev_word.is_some_and(|w| matches!(w, "for" | "as" | "lambda"))
+                    || b1 == Some(b'*')
+                    || matches!(first_word, Some("def" | "for" | "lambda" | "async"))
+                    || (n1 == Some(b',') && self.line_first.is_none())
+            }
+            Family::Script | Family::Go => true,
+        }
+    }
+
+    /// Whether the word may name a definition (an item, a class member …).
+    fn may_define_item(&self, name: &str) -> bool {
         let prev_word = match self.prev {
             Tok::Word(s, e) => Some(self.word_text((s, e))),
             _ => None,

@@ -236,6 +236,56 @@ fn python_a_renamed_method_with_a_compound_name_missed_at_one_call_is_refused() 
 /// The limit of matching names without types: `Store().get(..)` looks like any `dict.get(..)`,
 /// so a method with a short common name is not tracked, and renaming it with a call left behind
 /// is not refused (no false refusal for every `get` in the project either).
+/// A function renamed while an untouched module keeps locals of its old name (an assigned
+/// variable, a parameter): Python makes such a name local to its whole function. With
+/// `missed`, one of those functions also still calls the old name through its module.
+fn python_shadowing_patch(missed: bool) -> (TestRepo, String) {
+    let warm_tail = if missed {
+        " + len(util.load_rows(\"b\"))"
+    } else {
+        ""
+    };
+    let repo = TestRepo::new()
+        .file("util.py", "def load_rows(path):\n    return [path]\n")
+        .file(
+            "app.py",
+            "from util import load_rows\n\n\ndef main():\n    return load_rows(\"a\")\n",
+        )
+        .file(
+            "cache.py",
+            format!(
+                "import util\n\n\ndef warm(fetch):\n    n = len(load_rows)\n    load_rows = fetch()\n    return n + len(load_rows){warm_tail}\n\n\ndef keys(load_rows=None, *rest):\n    return load_rows or rest\n"
+            ),
+        )
+        .commit();
+    let patch = rename(&[
+        ("util.py", "load_rows", "read_rows"),
+        ("app.py", "load_rows", "read_rows"),
+    ]);
+    (repo, patch)
+}
+
+#[test]
+fn python_a_rename_whose_old_name_is_a_local_elsewhere_passes() {
+    let (repo, patch) = python_shadowing_patch(false);
+    let run = repo.apply(&patch, &["--checks", "references"]);
+    run.assert_code(0);
+    let report = run.json();
+    assert_eq!(report["status"], "applied", "{report:#}");
+    nothing_flagged(&report);
+}
+
+#[test]
+fn python_a_missed_call_through_the_module_beside_a_local_is_refused() {
+    let (repo, patch) = python_shadowing_patch(true);
+    let run = repo.apply(&patch, &["--checks", "references"]);
+    run.assert_code(1);
+    let report = run.json();
+    dangling(&report, "cache.py", 7, "load_rows", "util.py:1", true);
+    let c = entry(&report, "cache.py", "references").expect("cache.py");
+    assert_eq!(c["findings"].as_array().map(Vec::len), Some(1), "{c:#}");
+}
+
 #[test]
 fn python_limit_a_renamed_method_with_a_short_common_name_is_not_flagged() {
     if !require("ruff") {
@@ -693,6 +743,113 @@ fn rust_a_rename_that_misses_the_caller_in_another_crate_is_refused() {
         "engine/src/lib.rs:1",
         true,
     );
+}
+
+/// ripgrep's shape: a function renamed, and its caller keeps a local variable of the old name
+/// (`let is_readable_stdin = cli::is_stdin_readable();`, used after); another file, untouched,
+/// takes a parameter of that name. Those are locals, not uses of the removed function.
+fn rust_shadowing_repo(late_caller: bool) -> TestRepo {
+    let mut repo = TestRepo::new()
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+        )
+        .file(".gitignore", "/target\n")
+        .file(
+            "src/lib.rs",
+            if late_caller {
+                "pub mod cli;\npub mod flags;\npub mod late;\npub mod probe;\n"
+            } else {
+                "pub mod cli;\npub mod flags;\npub mod probe;\n"
+            },
+        )
+        .file(
+            "src/cli.rs",
+            "pub fn is_readable_stdin() -> bool {\n    std::env::args().count() > 9\n}\n",
+        )
+        .file(
+            "src/flags.rs",
+            "use crate::cli;\n\npub fn stdin_mode() -> &'static str {\n    let is_readable_stdin = cli::is_readable_stdin();\n    if is_readable_stdin {\n        \"read\"\n    } else {\n        \"skip\"\n    }\n}\n\npub fn again() -> bool {\n    let probe = |is_readable_stdin: bool| !is_readable_stdin;\n    probe(true)\n}\n",
+        )
+        .file(
+            "src/probe.rs",
+            "pub fn describe(is_readable_stdin: bool) -> &'static str {\n    match is_readable_stdin {\n        true => \"yes\",\n        false => \"no\",\n    }\n}\n",
+        );
+    if late_caller {
+        repo = repo.file(
+            "src/late.rs",
+            "use crate::cli;\n\npub fn late() -> bool {\n    let is_readable_stdin = true;\n    is_readable_stdin && cli::is_readable_stdin()\n}\n",
+        );
+    }
+    repo.commit()
+}
+
+const RS_SHADOW: [(&str, &str, &str); 2] = [
+    (
+        "src/cli.rs",
+        "fn is_readable_stdin(",
+        "fn is_stdin_readable(",
+    ),
+    (
+        "src/flags.rs",
+        "cli::is_readable_stdin()",
+        "cli::is_stdin_readable()",
+    ),
+];
+
+/// The correct rename passes, clippy and the references check agreeing (before, the references
+/// check took the variable's two uses, and the untouched file's parameter, for uses of the
+/// removed function: a correct patch refused).
+#[test]
+fn rust_a_rename_whose_callers_keep_a_local_of_the_old_name_passes() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = rust_shadowing_repo(false);
+    let report = passes(
+        &repo,
+        &rename(&RS_SHADOW),
+        "src/flags.rs",
+        "let is_readable_stdin = cli::is_stdin_readable();",
+    );
+    nothing_flagged(&report);
+    assert_eq!(
+        entry(&report, "src/flags.rs", "references").expect("references on flags.rs")["status"],
+        "pass"
+    );
+}
+
+/// A real miss beside a local of the same name is still caught, on its line only: the path
+/// `cli::is_readable_stdin()` names the function, the variable before it does not.
+#[test]
+fn rust_a_missed_call_beside_a_local_of_the_old_name_is_refused() {
+    let repo = rust_shadowing_repo(true);
+    let before = repo.snapshot();
+    let run = repo.apply(&rename(&RS_SHADOW), &["--checks", "references"]);
+    run.assert_code(1);
+    let report = run.json();
+    assert_eq!(report["status"], "checks_failed", "{report:#}");
+    assert_eq!(repo.snapshot(), before);
+    dangling(
+        &report,
+        "src/late.rs",
+        5,
+        "is_readable_stdin",
+        "src/cli.rs:1",
+        true,
+    );
+    let late = entry(&report, "src/late.rs", "references").expect("late.rs");
+    assert_eq!(
+        late["findings"].as_array().map(Vec::len),
+        Some(1),
+        "{late:#}"
+    );
+    for f in ["src/flags.rs", "src/probe.rs"] {
+        assert!(
+            entry(&report, f, "references").is_none_or(|c| c["status"] == "pass"),
+            "{report:#}"
+        );
+    }
 }
 
 #[test]

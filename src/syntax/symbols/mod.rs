@@ -13,8 +13,11 @@
 //!   JS/TS and Go methods (`Config.parse`), `::` for Rust (`Config::parse`, `net::Config`).
 //! - [`lookup`] sees more: it also walks function bodies, for `within` on nested functions.
 //! - Uses are identifier-like leaves (variables, types, fields, properties), never text in
-//!   comments or strings; the name node of each definition is not a use of it.
+//!   comments or strings; the name node of each definition is not a use of it, nor is a
+//!   name bound inside a function or a use of it there ([`locals`]: a parameter, a `let`, a
+//!   Python assignment …), which means the local, not an item of the same name.
 
+mod locals;
 pub mod lookup;
 
 use std::collections::HashSet;
@@ -105,20 +108,21 @@ fn symbols_in(lang: Language, text: &str, tree: &Tree) -> Symbols {
     let mut defs = Collector::new(lang, text);
     defs.scope(tree.root_node(), "", Container::Module);
     let lines = Lines::new(text);
+    let locals = locals::of(lang, text, tree);
     let mut out = Vec::new();
     let mut cursor = tree.walk();
     // Pre-order over the whole tree, without recursion (deep trees are real).
     'walk: loop {
         let node = cursor.node();
         if node.child_count() == 0 {
-            if is_identifier(lang, node.kind()) && !defs.names.contains(&node.start_byte()) {
+            let name = text.get(node.byte_range()).unwrap_or_default();
+            if is_identifier(lang, node.kind())
+                && !defs.names.contains(&node.start_byte())
+                && !locals.covers(lang, node, name)
+            {
                 let p = node.start_position();
                 let line = p.row + 1;
-                out.push((
-                    text.get(node.byte_range()).unwrap_or_default().to_string(),
-                    line,
-                    lines.char_column(line, p.column),
-                ));
+                out.push((name.to_string(), line, lines.char_column(line, p.column)));
             }
         } else if cursor.goto_first_child() {
             continue;

@@ -165,10 +165,12 @@ fn rust_definitions() {
 fn rust_uses_include_macro_arguments() {
     let names = used_names("a.rs", RS);
     for used in [
-        "fmt", "Config", "Res", "Mode", "load", "path", "Display", "write", "f",
+        "fmt", "Config", "Res", "Mode", "load", "path", "Display", "write",
     ] {
         assert!(names.contains(&used.to_string()), "{used} in {names:?}");
     }
+    // The parameter `f` and its use in `write!(f, …)` are a local's.
+    assert!(!names.contains(&"f".to_string()), "{names:?}");
     assert!(!names.contains(&"parse_cfg".to_string()));
     assert!(!names.contains(&"MAX".to_string()));
 }
@@ -195,9 +197,11 @@ fn go_definitions_and_uses() {
         ]
     );
     let names = used_names("a.go", GO);
-    for used in ["strings", "TrimSpace", "Config", "Path", "List", "len", "l"] {
+    for used in ["strings", "TrimSpace", "Config", "Path", "List", "len"] {
         assert!(names.contains(&used.to_string()), "{used} in {names:?}");
     }
+    // The receiver `l` and `s` are parameters: locals, not uses of anything outside.
+    assert!(!names.iter().any(|n| n == "l" || n == "s"), "{names:?}");
     assert!(
         !names.contains(&"Parse".to_string()),
         "only its definition and a comment"
@@ -214,4 +218,52 @@ fn uncovered_files_and_positions() {
     let u = uses("a.py", "s = 'é'; t = s\n");
     let at = |n: &str, c| (n.to_string(), 1, c);
     assert_eq!(u, vec![at("s", 1), at("t", 10), at("s", 14)]);
+}
+
+/// The (line, column) of each use of `name`.
+fn uses_of(rel: &str, text: &str, name: &str) -> Vec<(usize, usize)> {
+    uses(rel, text)
+        .into_iter()
+        .filter(|u| u.0 == name)
+        .map(|u| (u.1, u.2))
+        .collect()
+}
+
+#[test]
+fn rust_locals_are_not_uses_of_an_item_of_the_same_name() {
+    let text = "fn run() -> bool {\n    let ready = cli::ready();\n    ready && ready\n}\n\nfn before() -> bool {\n    let a = ready();\n    let ready = a;\n    ready\n}\n\nfn param(ready: bool, (x, ready2): (u8, u8)) -> bool {\n    ready\n}\n\nfn arms(v: Option<bool>) -> bool {\n    let f = |ready: bool| ready;\n    if let Some(ready) = v { return ready; }\n    for ready in [true] { f(ready); }\n    match v { Some(ready) => ready, None => ready() }\n}\n\nfn fields(s: S) -> bool {\n    let ready = 1;\n    s.ready + crate::ready() + ready::x()\n}\n";
+    // Line 2's path, line 7's call before the `let`, line 20's call in the `None` arm, line
+    // 25's path and field; never the bindings or their uses.
+    assert_eq!(
+        uses_of("a.rs", text, "ready"),
+        vec![(2, 22), (7, 13), (20, 45), (25, 7), (25, 22), (25, 32)]
+    );
+}
+
+#[test]
+fn python_a_name_assigned_in_a_function_is_local_to_all_of_it() {
+    let text = "def run(fetch):\n    n = load(1)\n    load = fetch()\n    return load\n\n\ndef glob():\n    global load\n    load = 2\n    return load\n\n\ndef params(load=None, *more, **kw):\n    return load, more, kw\n\n\ndef other(m):\n    x = 1\n    return load(x) + m.load + [load for _ in m]\n";
+    // `run` assigns `load`: every `load` in it is the local, also the call before the
+    // assignment (Python raises there; it never reads the global). `glob` declares it global;
+    // `other` only reads it, and `m.load` is an attribute.
+    assert_eq!(
+        uses_of("a.py", text, "load"),
+        vec![(8, 12), (9, 5), (10, 12), (19, 12), (19, 24), (19, 32)]
+    );
+}
+
+#[test]
+fn script_locals_are_not_uses_but_properties_are() {
+    let text = "function run() {\n  const loadRows = make();\n  return loadRows() + this.loadRows;\n}\nfunction other({ loadRows: alias }, b) {\n  return loadRows(b) + alias;\n}\nconst f = (loadRows) => loadRows;\nconst g = loadRows => loadRows;\ntry { x(); } catch (loadRows) { loadRows.stack; }\n";
+    assert_eq!(
+        uses_of("a.js", text, "loadRows"),
+        // `this.loadRows`, the object pattern's key and line 6's call.
+        vec![(3, 28), (5, 18), (6, 10)]
+    );
+}
+
+#[test]
+fn go_locals_are_not_uses() {
+    let text = "package p\n\nfunc run() int {\n\tparse := 1\n\treturn parse\n}\n\nfunc other(parse int, xs []int) int {\n\tfor _, v := range xs {\n\t\tparse += v\n\t}\n\treturn parse\n}\n\nfunc calls() int {\n\tv := parse()\n\tvar parse = v\n\treturn parse\n}\n";
+    assert_eq!(uses_of("a.go", text, "parse"), vec![(16, 7)]);
 }
