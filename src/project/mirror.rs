@@ -214,7 +214,7 @@ fn prune(cache: &Path, keep: &Path) {
 
 /// Whether repository path `rel` belongs to the mirror of `project_rel`: inside it, or directly
 /// in one of the directories above it.
-fn covers(project_rel: &str, rel: &str) -> bool {
+pub(crate) fn covers(project_rel: &str, rel: &str) -> bool {
     let under = |path: &str, dir: &str| {
         dir.is_empty() || path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
     };
@@ -357,25 +357,32 @@ fn listed(repo_root: &Path, project_rel: &str) -> Result<Vec<String>, String> {
 }
 
 /// Files laid over since they were copied: forgotten by the manifest (so copied again), or
-/// removed when the working tree has none; the other projects' strays are kept listed.
+/// removed when the working tree has none; the other projects' strays are kept listed, and so
+/// are this project's that are `coming` (laid over again next: left as they are). Returns those.
 fn drop_strays(
     entry: &Path,
     base: &Path,
     project_rel: &str,
     seen: &HashSet<&str>,
+    coming: &HashSet<&str>,
     manifest: &mut Manifest,
-) -> Result<(), String> {
+) -> Result<HashSet<String>, String> {
     let _guard = STRAYS.lock().unwrap_or_else(|p| p.into_inner());
     let strays = read_strays(entry);
-    let (mine, others): (Vec<String>, Vec<String>) =
+    let (mine, mut others): (Vec<String>, Vec<String>) =
         strays.into_iter().partition(|r| covers(project_rel, r));
+    let mut kept = HashSet::new();
     if mine.is_empty() {
-        return Ok(());
+        return Ok(kept);
     }
-    for rel in &mine {
-        manifest.files.remove(rel);
-        if !seen.contains(rel.as_str()) {
-            let _ = std::fs::remove_file(base.join(rel));
+    for rel in mine {
+        manifest.files.remove(&rel);
+        if coming.contains(rel.as_str()) {
+            if kept.insert(rel.clone()) {
+                others.push(rel);
+            }
+        } else if !seen.contains(rel.as_str()) {
+            let _ = std::fs::remove_file(base.join(&rel));
         }
     }
     let mut text = Vec::new();
@@ -383,7 +390,8 @@ fn drop_strays(
         text.extend_from_slice(rel.as_bytes());
         text.push(0);
     }
-    std::fs::write(strays_path(entry), text).map_err(|e| format!("{}: {e}", entry.display()))
+    std::fs::write(strays_path(entry), text).map_err(|e| format!("{}: {e}", entry.display()))?;
+    Ok(kept)
 }
 
 /// Copies `rel` (a file or a symlink) into the mirror unless the copy there is as fresh as the
@@ -441,6 +449,21 @@ impl Mirror {
     /// Brings the mirror of `project_rel` (relative to the repository root, `""` for the root) up
     /// to date with the working tree.
     pub fn sync(repo_root: &Path, git_dir: &Path, project_rel: &str) -> Result<Mirror, String> {
+        Mirror::sync_around(repo_root, git_dir, project_rel, &HashSet::new())
+    }
+
+    /// [`Mirror::sync`] before the paths `coming` are laid over again: a file an earlier run
+    /// laid over and that is about to be laid over once more is left as it is (still listed as
+    /// laid over) instead of restored from the working tree and written again. A patch across
+    /// the crates of a workspace is checked one crate at a time, each run laying the whole
+    /// patch: restored and rewritten, every other crate's patched files got a new mtime, and
+    /// cargo checked those crates again in each run.
+    pub fn sync_around(
+        repo_root: &Path,
+        git_dir: &Path,
+        project_rel: &str,
+        coming: &HashSet<&str>,
+    ) -> Result<Mirror, String> {
         let entry = open_entry(git_dir)?;
         let base = entry.join("mirror");
         let root = if project_rel.is_empty() {
@@ -462,8 +485,8 @@ impl Mirror {
         manifest.version = MANIFEST_VERSION;
         let listed = listed(repo_root, project_rel)?;
         let seen: HashSet<&str> = listed.iter().map(String::as_str).collect();
-        drop_strays(&entry, &base, project_rel, &seen, &mut manifest)?;
-        for rel in &listed {
+        let kept = drop_strays(&entry, &base, project_rel, &seen, coming, &mut manifest)?;
+        for rel in listed.iter().filter(|r| !kept.contains(r.as_str())) {
             copy_if_stale(repo_root, &base, rel, &mut manifest)?;
         }
         let gone: Vec<String> = manifest
@@ -568,6 +591,14 @@ impl Mirror {
         let dst = self.base.join(rel);
         match content {
             Some(bytes) => {
+                // The same bytes already there (laid over by the previous run of this patch):
+                // rewritten, only the mtime would change, and cargo would check again.
+                let same = std::fs::symlink_metadata(&dst)
+                    .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+                    && std::fs::read(&dst).is_ok_and(|b| b == bytes);
+                if same {
+                    return Ok(());
+                }
                 if let Some(parent) = dst.parent() {
                     std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
                 }

@@ -207,3 +207,71 @@ fn a_session_keeps_the_package_and_the_untouched_build_until_a_manifest_changes(
     assert_eq!((s.marks(metadata), s.marks(cached)), (4, 1));
     s.close();
 }
+
+/// A crate with a warning clippy gives before any patch (`&Vec<i64>` as an argument), so every
+/// patched run has findings and needs the original state's.
+fn warned_crate() -> TestRepo {
+    TestRepo::new()
+        .file(
+            "Cargo.toml",
+            "[package]\nname = \"warned\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+        )
+        .file(".gitignore", "/target\n")
+        .file(
+            "src/lib.rs",
+            "pub mod calc;\n\npub fn total(xs: &Vec<i64>) -> i64 {\n    xs.iter().sum()\n}\n",
+        )
+        .file("src/calc.rs", "pub fn step(a: i64) -> i64 {\n    a + 1\n}\n")
+        .commit()
+}
+
+/// A session's next patch starts from the state its last one left: the baseline clippy run of
+/// call 2 (the original state, with the pre-existing warning) is call 1's patched run, taken
+/// as it was instead of run again. A new warning is still refused with it.
+#[test]
+fn the_next_calls_baseline_is_the_last_calls_patched_run() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = warned_crate();
+    let log = repo.path().join(".git/mcp-stderr.txt");
+    let mut s = Session::start(repo.path(), log);
+    let remembered = "package baseline: remembered";
+
+    // 1. The warning is there before and after: the baseline is run (nothing to take yet).
+    let r = s.apply("src/calc.rs", "a + 1", "a + 2");
+    assert_eq!(check(&r, "src/calc.rs", "clippy")["status"], "pass");
+    assert_eq!(s.marks(remembered), 0);
+
+    // 2. Its original is call 1's patched state: taken, not run.
+    let r = s.apply("src/calc.rs", "a + 2", "a + 3");
+    assert_eq!(check(&r, "src/calc.rs", "clippy")["status"], "pass");
+    assert_eq!(s.marks(remembered), 1);
+
+    // 3. A new warning of the same kind, in another function: new against the baseline taken.
+    let msg = s.request(
+        "tools/call",
+        json!({"name": "apply_patch", "arguments": {"patch": {"edits": [{
+            "file_path": "src/calc.rs",
+            "old_string": "pub fn step(a: i64) -> i64 {",
+            "new_string": "pub fn count(xs: &Vec<i64>) -> usize {\n    xs.len()\n}\n\npub fn step(a: i64) -> i64 {"}]}}}),
+    );
+    let report = &msg["result"]["structuredContent"];
+    assert_eq!(report["status"], "checks_failed", "{msg:#}");
+    let c = check(report, "src/calc.rs", "clippy");
+    assert_eq!(c["status"], "fail", "{c:#}");
+    assert!(
+        c["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .any(|f| f["new"] == true && f["line"] == 1),
+        "{c:#}"
+    );
+    assert_eq!(s.marks(remembered), 2);
+    assert_eq!(
+        repo.read_str("src/calc.rs"),
+        "pub fn step(a: i64) -> i64 {\n    a + 3\n}\n"
+    );
+    s.close();
+}

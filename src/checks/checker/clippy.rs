@@ -1,12 +1,10 @@
 //! `cargo clippy`: every Cargo project's linter, over the whole package (tests and benches
 //! included, `--all-targets`) in the mirror, findings anywhere in it.
 
-use std::ffi::OsString;
-use std::path::Path;
-use std::time::Duration;
-
 use super::{Batch, Call, Checker, Files, Out, Uses};
-use crate::checks::exec::package::{CARGO, cargo_package, join_rel, mirror_with, run_cmd};
+use crate::checks::exec::package::{
+    CARGO, Remembered, cargo_package, join_rel, mirror_with, run_cmd,
+};
 use crate::checks::exec::{Ran, first_lines};
 use crate::checks::finding::RawFinding;
 use crate::checks::parse;
@@ -32,30 +30,16 @@ fn run(call: &Call) -> Ran<Out> {
         Err(e) => return e,
     };
     let overlays = call.overlays();
-    match clippy(
-        call.argv,
-        call.repo_root,
-        call.git_dir,
-        project,
-        &overlays,
-        call.timeout,
-        call.offline,
-    ) {
+    match clippy(call, project, &overlays) {
         Ran::Done(f) => Ran::Done(Out::Package(f)),
         other => other.relay(),
     }
 }
 
 /// `cargo clippy` on the package of `project`, findings with repository-relative paths.
-fn clippy(
-    argv: &[OsString],
-    repo_root: &Path,
-    git_dir: &Path,
-    project: &Project,
-    overlays: &[Overlay],
-    timeout: Duration,
-    offline: bool,
-) -> Ran<Vec<RawFinding>> {
+fn clippy(call: &Call, project: &Project, overlays: &[Overlay]) -> Ran<Vec<RawFinding>> {
+    let (argv, repo_root, git_dir) = (call.argv, call.repo_root, call.git_dir);
+    let (timeout, offline, baseline) = (call.timeout, call.offline, call.baseline);
     let _serial = CARGO.lock().unwrap_or_else(|p| p.into_inner());
     let (ws_rel, name) = match cargo_package(argv, repo_root, project, timeout) {
         Ok(x) => x,
@@ -66,6 +50,10 @@ fn clippy(
         Ok(m) => m,
         Err(e) => return Ran::Error(e),
     };
+    let runs = Remembered::new(git_dir, "clippy", name, argv, &mirror, overlays);
+    if let Some(found) = runs.baseline(baseline) {
+        return Ran::Done(found);
+    }
     let real_dir = prepare::real_dir(repo_root, &ws_rel);
     let prep = prepare::Package {
         toolchain: Toolchain::Cargo,
@@ -110,13 +98,13 @@ fn clippy(
         }
         return Ran::Error(first_lines(&out.stderr_str()));
     }
-    Ran::Done(
-        findings
-            .into_iter()
-            .map(|mut f| {
-                f.path = join_rel(&ws_rel, &f.path);
-                f
-            })
-            .collect(),
-    )
+    let findings: Vec<RawFinding> = findings
+        .into_iter()
+        .map(|mut f| {
+            f.path = join_rel(&ws_rel, &f.path);
+            f
+        })
+        .collect();
+    runs.keep(&findings);
+    Ran::Done(findings)
 }

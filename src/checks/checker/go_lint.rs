@@ -4,10 +4,9 @@
 
 use std::ffi::OsString;
 use std::path::Path;
-use std::time::Duration;
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
-use crate::checks::exec::package::{GO, join_rel, mirror_with, run_cmd};
+use crate::checks::exec::package::{GO, Remembered, join_rel, mirror_with, run_cmd};
 use crate::checks::exec::{Ran, first_lines};
 use crate::checks::finding::RawFinding;
 use crate::checks::parse;
@@ -34,35 +33,30 @@ fn run(call: &Call) -> Ran<Out> {
         Err(e) => return e,
     };
     let overlays = call.overlays();
-    match go_lint(
-        call.argv,
-        call.repo_root,
-        call.git_dir,
-        project,
-        &overlays,
-        call.timeout,
-        call.offline,
-    ) {
+    match go_lint(call, project, &overlays) {
         Ran::Done(f) => Ran::Done(Out::Package(f)),
         other => other.relay(),
     }
 }
 
 /// `golangci-lint run` when it is installed, else `go vet`, on every package of the module.
-fn go_lint(
-    go: &[OsString],
-    repo_root: &Path,
-    git_dir: &Path,
-    project: &Project,
-    overlays: &[Overlay],
-    timeout: Duration,
-    offline: bool,
-) -> Ran<Vec<RawFinding>> {
+fn go_lint(call: &Call, project: &Project, overlays: &[Overlay]) -> Ran<Vec<RawFinding>> {
+    let (go, repo_root, git_dir) = (call.argv, call.repo_root, call.git_dir);
+    let (timeout, offline, baseline) = (call.timeout, call.offline, call.baseline);
     let _serial = GO.lock().unwrap_or_else(|p| p.into_inner());
     let mirror = match mirror_with(repo_root, git_dir, &project.rel_root, overlays) {
         Ok(m) => m,
         Err(e) => return Ran::Error(e),
     };
+    let golangci_lint = which("golangci-lint");
+    let tool: Vec<OsString> = match &golangci_lint {
+        Some(p) => vec![p.clone().into_os_string()],
+        None => go.to_vec(),
+    };
+    let runs = Remembered::new(git_dir, "go-lint", "./...", &tool, &mirror, overlays);
+    if let Some(found) = runs.baseline(baseline) {
+        return Ran::Done(found);
+    }
     // Every package of the module, not only the edited ones: a patch breaks the packages that
     // use what it changed (a missed call site in another package), and the build cache keeps
     // the untouched packages cheap.
@@ -92,17 +86,22 @@ fn go_lint(
         )
         .timeout(timeout)
     };
-    if let Some(program) = which("golangci-lint") {
+    let ran = if let Some(program) = golangci_lint {
         let cmd = base(program.into_os_string())
             .args(["run", "--output.json.path", "stdout", "--show-stats=false"])
             .args(dirs.iter());
-        return golangci(&prep, cmd, &project.rel_root);
+        golangci(&prep, cmd, &project.rel_root)
+    } else {
+        let cmd = base(go[0].clone())
+            .args(go[1..].iter().cloned())
+            .arg("vet")
+            .args(dirs.iter());
+        vet(&prep, cmd, &mirror.root, &project.rel_root)
+    };
+    if let Ran::Done(findings) = &ran {
+        runs.keep(findings);
     }
-    let cmd = base(go[0].clone())
-        .args(go[1..].iter().cloned())
-        .arg("vet")
-        .args(dirs.iter());
-    vet(&prep, cmd, &mirror.root, &project.rel_root)
+    ran
 }
 
 /// `golangci-lint run` as prepared in `cmd`: its JSON findings, on repository paths.

@@ -60,11 +60,79 @@ pub(crate) fn mirror_with(
     rel: &str,
     overlays: &[Overlay],
 ) -> Result<Mirror, String> {
-    let mirror = Mirror::sync(repo_root, git_dir, rel)?;
+    let coming: std::collections::HashSet<&str> = overlays
+        .iter()
+        .filter(|o| crate::project::mirror::covers(rel, o.rel))
+        .map(|o| o.rel)
+        .collect();
+    let mirror = Mirror::sync_around(repo_root, git_dir, rel, &coming)?;
     for o in overlays.iter().filter(|o| mirror.covers(o.rel)) {
         mirror.overlay(git_dir, o.rel, o.content)?;
     }
     Ok(mirror)
+}
+
+/// A package run's findings, kept by what it ran on: the tool (`argv`), the package or
+/// packages (`target`) and the mirror's content with the run's overlays ([`Mirror::state_id`]).
+/// Every run keeps its findings; a baseline run (the original state) whose content an earlier
+/// run already checked takes them instead of running the tool again: the patched state of one
+/// `apply` is the original of the next once it is written (a server's next call, an agent's
+/// next patch), and a refused patch tried again has the same original. Only baselines are read
+/// from it: the patched state is always checked by the tool itself. Like the files' baselines
+/// (`checks::baseline`), a change of the tool's version or of configuration outside the project
+/// is not part of the key.
+pub(crate) struct Remembered<'a> {
+    git_dir: &'a Path,
+    checker: &'a str,
+    target: String,
+    key: Vec<u8>,
+}
+
+impl<'a> Remembered<'a> {
+    pub(crate) fn new(
+        git_dir: &'a Path,
+        checker: &'a str,
+        target: &str,
+        argv: &[OsString],
+        mirror: &Mirror,
+        overlays: &[Overlay],
+    ) -> Remembered<'a> {
+        let mut key = Vec::new();
+        for a in argv {
+            key.extend_from_slice(a.as_encoded_bytes());
+            key.push(0);
+        }
+        key.extend_from_slice(mirror.state_id(overlays).as_bytes());
+        Remembered {
+            git_dir,
+            checker,
+            target: format!("package {target}"),
+            key,
+        }
+    }
+
+    /// The findings of an earlier run on this content, for a baseline run only.
+    pub(crate) fn baseline(&self, baseline: bool) -> Option<Vec<RawFinding>> {
+        if !baseline {
+            return None;
+        }
+        let found =
+            crate::checks::baseline::get(self.git_dir, self.checker, &self.target, &self.key);
+        if found.is_some() {
+            crate::timing::mark("package baseline: remembered");
+        }
+        found
+    }
+
+    pub(crate) fn keep(&self, findings: &[RawFinding]) {
+        crate::checks::baseline::put(
+            self.git_dir,
+            self.checker,
+            &self.target,
+            &self.key,
+            findings,
+        );
+    }
 }
 
 /// The Cargo workspace root (repository-relative) and the package spec (`name@version`) of
@@ -244,5 +312,78 @@ mod tests {
             b"package svc // new\n"
         );
         assert!(!m.path("web/b.py").exists(), "another project's file");
+    }
+
+    /// One run per crate, each laying the whole patch: the second run leaves the files the
+    /// first laid over as they are (same bytes, same mtime: cargo does not check their crate
+    /// again); a run without them restores the working tree's.
+    #[test]
+    fn a_patch_laid_over_again_keeps_its_files_mtimes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("repo");
+        std::fs::create_dir_all(root.join("engine")).expect("engine");
+        std::fs::create_dir_all(root.join("app")).expect("app");
+        let ok = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&root)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "git init");
+        std::fs::write(root.join("engine/lib.rs"), "pub fn a() {}\n").expect("e");
+        std::fs::write(root.join("app/lib.rs"), "fn b() {}\n").expect("a");
+        let overlays = [
+            Overlay {
+                rel: "engine/lib.rs",
+                content: Some(b"pub fn a2() {}\n"),
+            },
+            Overlay {
+                rel: "app/lib.rs",
+                content: Some(b"fn b() { a2() }\n"),
+            },
+            Overlay {
+                rel: "engine/new.rs",
+                content: Some(b"// new\n"),
+            },
+        ];
+        let git_dir = root.join(".git");
+        let mtimes = |m: &Mirror| -> Vec<std::time::SystemTime> {
+            overlays
+                .iter()
+                .map(|o| {
+                    std::fs::metadata(m.path(o.rel))
+                        .and_then(|md| md.modified())
+                        .expect("laid over")
+                })
+                .collect()
+        };
+        let first = mirror_with(&root, &git_dir, "", &overlays).expect("first run");
+        let laid = mtimes(&first);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let second = mirror_with(&root, &git_dir, "", &overlays).expect("second run");
+        assert_eq!(mtimes(&second), laid, "the same patch was written again");
+        assert_eq!(
+            std::fs::read(second.path("app/lib.rs")).expect("app"),
+            b"fn b() { a2() }\n"
+        );
+        // A patch that differs is written; the files it does not name are restored.
+        let other = [Overlay {
+            rel: "app/lib.rs",
+            content: Some(b"fn b() {}\n// 2\n"),
+        }];
+        let third = mirror_with(&root, &git_dir, "", &other).expect("third run");
+        assert_eq!(
+            std::fs::read(third.path("app/lib.rs")).expect("app"),
+            b"fn b() {}\n// 2\n"
+        );
+        assert_eq!(
+            std::fs::read(third.path("engine/lib.rs")).expect("engine"),
+            b"pub fn a() {}\n"
+        );
+        assert!(!third.path("engine/new.rs").exists(), "a created file kept");
+        let plain = Mirror::sync(&root, &git_dir, "").expect("plain sync");
+        assert_eq!(
+            std::fs::read(plain.path("app/lib.rs")).expect("app"),
+            b"fn b() {}\n"
+        );
     }
 }

@@ -527,12 +527,26 @@ fn a_local_binding_is_flagged_a_call_or_an_import_is_not() {
     let js = "import {\n  loadRows,\n} from \"./a\";\nexport { loadRows };\nfunction f({ loadRows }) {\n  return loadRows(1) + this.loadRows;\n}\nconst g = loadRows => 1;\n";
     assert_eq!(
         flags(Language::JavaScript, js, "loadRows"),
-        vec![(2, false), (4, false), (5, true), (6, false), (6, false), (8, true)]
+        vec![
+            (2, false),
+            (4, false),
+            (5, true),
+            (6, false),
+            (6, false),
+            (8, true)
+        ]
     );
     let py = "from a import (\n    load_rows,\n)\n\n\ndef f(load_rows=None):\n    load_rows = 1\n    return load_rows(2), m.load_rows, [load_rows]\n";
     assert_eq!(
         flags(Language::Python, py, "load_rows"),
-        vec![(2, false), (6, true), (7, true), (8, false), (8, false), (8, false)]
+        vec![
+            (2, false),
+            (6, true),
+            (7, true),
+            (8, false),
+            (8, false),
+            (8, false)
+        ]
     );
     let rs = "use crate::cli::ready;\nfn f(ready: bool) -> bool {\n    let r = cli::ready();\n    ready && ready!() && Ready\n}\n";
     assert_eq!(
