@@ -49,15 +49,20 @@ fn jobs(stderr: &str) -> Vec<(String, f64, f64)> {
         .collect()
 }
 
-/// A JS project (eslint recommended, prettier) with `n` clean modules, committed, and a patch
-/// editing each of them.
-fn node_project(n: usize) -> (TestRepo, Value) {
+/// A JS project (eslint recommended, prettier) with `n` clean modules of `size` functions each,
+/// committed, and a patch editing each of them.
+fn node_project(n: usize, size: usize) -> (TestRepo, Value) {
     let repo = TestRepo::new();
     node_setup(&repo);
     let mut edits = Vec::new();
     for i in 0..n {
         let rel = format!("src/m{i:02}.js");
-        let text = format!("export function f{i}(a, b) {{\n  return a + b + {i};\n}}\n");
+        let mut text = format!("export function f{i}(a, b) {{\n  return a + b + {i};\n}}\n");
+        for k in 1..size {
+            text.push_str(&format!(
+                "\nexport function g{i}_{k}(x, y) {{\n  return x * {k} + y;\n}}\n"
+            ));
+        }
         repo.write(&rel, text);
         edits.push(json!({"file_path": rel, "old_string": "a + b", "new_string": "a - b"}));
     }
@@ -76,7 +81,10 @@ fn the_external_tools_start_first_and_the_built_ins_run_beside_them() {
     if !require_all(NODE_TOOLS) {
         return;
     }
-    let (repo, patch) = node_project(30);
+    // Modules of a few hundred lines: the 31 built-in jobs take tens of milliseconds on their
+    // lane, so "started before they ended" does not hang on a thread's start-up under load (with
+    // modules of three lines they were all done within a millisecond or two).
+    let (repo, patch) = node_project(30, 120);
     let path = std::env::var_os("PATH").unwrap_or_default();
     let run = apply_timed(&repo, &patch, &["--dry-run", "-j", "2"], &path);
     run.assert_code(0);
@@ -215,7 +223,7 @@ fn in_each_rank_the_linters_start_before_the_formatters() {
     // One lane: the jobs run one after another, in the order they start. eslint (a linter, the
     // longer run) goes before prettier (a formatter) of the same rank, so on more lanes it is
     // not the one left running alone at the end.
-    let (repo, patch) = node_project(3);
+    let (repo, patch) = node_project(3, 1);
     let path = std::env::var_os("PATH").unwrap_or_default();
     let run = apply_timed(&repo, &patch, &["--dry-run", "-j", "1"], &path);
     run.assert_code(0);
