@@ -1,6 +1,8 @@
 //! What one `patchgate mcp` session keeps between `apply_patch` calls on a Cargo workspace, and
 //! when it lets go: the package clippy is asked for (no `cargo metadata` again until a manifest
-//! changes), and the shared target directory's build of a package no later patch touched.
+//! changes), and the shared target directory's build of a package no later patch touched. And
+//! what the next call takes from the last one on any project: a package checker's baseline (the
+//! original state is the state the last patch left, which clippy or go vet already checked).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -273,5 +275,32 @@ fn the_next_calls_baseline_is_the_last_calls_patched_run() {
         repo.read_str("src/calc.rs"),
         "pub fn step(a: i64) -> i64 {\n    a + 3\n}\n"
     );
+    s.close();
+}
+
+/// The same for `go vet` over a module with a warning before any patch (a `Printf` verb that
+/// does not match its argument).
+#[test]
+fn a_go_modules_next_baseline_is_the_last_calls_patched_run() {
+    if !require_all(&["go", "gofmt"]) {
+        return;
+    }
+    let repo = TestRepo::new()
+        .file("go.mod", "module example.com/w\n\ngo 1.21\n")
+        .file(
+            "main.go",
+            "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Printf(\"%d\\n\", \"x\")\n\tfmt.Println(step(1))\n}\n",
+        )
+        .file("step.go", "package main\n\nfunc step(a int) int {\n\treturn a + 1\n}\n")
+        .commit();
+    let log = repo.path().join(".git/mcp-stderr.txt");
+    let mut s = Session::start(repo.path(), log);
+    let remembered = "package baseline: remembered";
+    let r = s.apply("step.go", "a + 1", "a + 2");
+    assert_eq!(check(&r, "step.go", "go-lint")["status"], "pass");
+    assert_eq!(s.marks(remembered), 0);
+    let r = s.apply("step.go", "a + 2", "a + 3");
+    assert_eq!(check(&r, "step.go", "go-lint")["status"], "pass");
+    assert_eq!(s.marks(remembered), 1);
     s.close();
 }
