@@ -2,9 +2,11 @@
 //!
 //! The key is the checker, the path (rules can depend on it) and the original bytes, so an
 //! unchanged file is never linted twice as a baseline, across runs; any change to the file makes
-//! a new key. Entries live in `<git dir>/patchgate/cache/baseline/`; a corrupt or missing entry is
-//! simply recomputed. (A change of the checker's configuration is not part of the key: after one,
-//! `rm -r .git/patchgate/cache` forgets the old results.)
+//! a new key. Entries live in `<git dir>/patchgate/cache/baseline/` (at most 4,096: each package
+//! run prunes the oldest); a corrupt or missing entry is simply recomputed. (A change of the
+//! checker's configuration is not part of the key: after one, `rm -r .git/patchgate/cache`
+//! forgets the old results.) A package checker keeps its runs here too
+//! (`checks::exec::package::Remembered`).
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +28,15 @@ fn entry(git_dir: &Path, checker: &str, rel: &str, before: &[u8]) -> PathBuf {
 pub fn get(git_dir: &Path, checker: &str, rel: &str, before: &[u8]) -> Option<Vec<RawFinding>> {
     let bytes = std::fs::read(entry(git_dir, checker, rel, before)).ok()?;
     serde_json::from_slice(&bytes).ok()
+}
+
+/// Entries kept in the cache: a package run prunes it to three quarters of this (a file's
+/// baseline, written much more often, does not read the folder).
+const MAX_ENTRIES: usize = 4096;
+
+/// Prunes the cache to its most recent entries (see [`MAX_ENTRIES`]).
+pub fn prune(git_dir: &Path) {
+    crate::fs::prune_cache(&crate::fs::layout::baseline_cache(git_dir), MAX_ENTRIES);
 }
 
 pub fn put(git_dir: &Path, checker: &str, rel: &str, before: &[u8], findings: &[RawFinding]) {

@@ -468,6 +468,27 @@ pub fn default_file_mode() -> u32 {
     0o666 & !umask
 }
 
+/// Keeps the `max * 3 / 4` most recently written `.json` entries of the cache folder `d` once
+/// it holds more than `max` (a cache: what goes is only computed again).
+pub fn prune_cache(d: &Path, max: usize) {
+    let Ok(entries) = std::fs::read_dir(d) else {
+        return;
+    };
+    let mut files: Vec<(std::time::SystemTime, std::path::PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    if files.len() <= max {
+        return;
+    }
+    files.sort();
+    let drop = files.len() - max * 3 / 4;
+    for (_, p) in files.into_iter().take(drop) {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
 /// Writes a whole file of patchgate's own state (under the git dir) atomically: temp file,
 /// (fsync), rename, (fsync of the directory).
 pub fn atomic_write(path: &Path, bytes: &[u8], mode: Option<u32>) -> std::io::Result<()> {

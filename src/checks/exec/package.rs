@@ -132,6 +132,7 @@ impl<'a> Remembered<'a> {
             &self.key,
             findings,
         );
+        crate::checks::baseline::prune(self.git_dir);
     }
 }
 

@@ -88,27 +88,7 @@ pub fn put(git_dir: &Path, key: &str, run: &StepRun) {
     {
         // A cache: a lost write only costs a re-run next time.
         let _ = crate::fs::atomic_write(&path, &text, Some(0o644));
-        prune(d, MAX_ENTRIES);
-    }
-}
-
-/// Keeps the `max * 3 / 4` most recently used entries once there are more than `max`.
-fn prune(d: &Path, max: usize) {
-    let Ok(entries) = std::fs::read_dir(d) else {
-        return;
-    };
-    let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .collect();
-    if files.len() <= max {
-        return;
-    }
-    files.sort();
-    let drop = files.len() - max * 3 / 4;
-    for (_, p) in files.into_iter().take(drop) {
-        let _ = std::fs::remove_file(p);
+        crate::fs::prune_cache(d, MAX_ENTRIES);
     }
 }
 
@@ -217,7 +197,7 @@ mod tests {
             f.set_modified(old + std::time::Duration::from_secs(i))
                 .expect("mtime");
         }
-        prune(d, 8);
+        crate::fs::prune_cache(d, 8);
         let mut left: Vec<String> = std::fs::read_dir(d)
             .expect("read")
             .flatten()
