@@ -468,16 +468,19 @@ pub fn default_file_mode() -> u32 {
     0o666 & !umask
 }
 
-/// Keeps the `max * 3 / 4` most recently written `.json` entries of the cache folder `d` once
-/// it holds more than `max` (a cache: what goes is only computed again).
+/// Keeps the `max * 3 / 4` most recently written files of the cache folder `d` once it holds
+/// more than `max` (a cache: what goes is only computed again; temp files of killed runs go
+/// with the oldest).
 pub fn prune_cache(d: &Path, max: usize) {
     let Ok(entries) = std::fs::read_dir(d) else {
         return;
     };
     let mut files: Vec<(std::time::SystemTime, std::path::PathBuf)> = entries
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
-        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .filter_map(|e| {
+            let md = e.metadata().ok()?;
+            md.is_file().then_some((md.modified().ok()?, e.path()))
+        })
         .collect();
     if files.len() <= max {
         return;

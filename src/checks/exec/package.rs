@@ -281,22 +281,30 @@ fn read_cargo_package<T>(
 mod tests {
     use super::*;
 
-    /// A package run is handed the whole patch: what its mirror covers is laid over it, and a
-    /// file of another project is not written into the mirror.
-    #[test]
-    fn only_the_overlays_a_mirror_covers_are_laid_over_it() {
+    /// A git repository in a temporary folder with `files`, for a mirror of it.
+    fn repo(files: &[(&str, &str)]) -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path().join("repo");
-        std::fs::create_dir_all(root.join("svc")).expect("svc");
-        std::fs::create_dir_all(root.join("web")).expect("web");
+        std::fs::create_dir_all(&root).expect("repo");
         let ok = std::process::Command::new("git")
             .args(["init", "-q"])
             .current_dir(&root)
             .status()
             .is_ok_and(|s| s.success());
         assert!(ok, "git init");
-        std::fs::write(root.join("svc/a.go"), "package svc\n").expect("a");
-        std::fs::write(root.join("web/b.py"), "x = 1\n").expect("b");
+        for (rel, text) in files {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("folder");
+            std::fs::write(path, text).expect("file");
+        }
+        (dir, root)
+    }
+
+    /// A package run is handed the whole patch: what its mirror covers is laid over it, and a
+    /// file of another project is not written into the mirror.
+    #[test]
+    fn only_the_overlays_a_mirror_covers_are_laid_over_it() {
+        let (_dir, root) = repo(&[("svc/a.go", "package svc\n"), ("web/b.py", "x = 1\n")]);
         let overlays = [
             Overlay {
                 rel: "svc/a.go",
@@ -320,18 +328,10 @@ mod tests {
     /// again); a run without them restores the working tree's.
     #[test]
     fn a_patch_laid_over_again_keeps_its_files_mtimes() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().join("repo");
-        std::fs::create_dir_all(root.join("engine")).expect("engine");
-        std::fs::create_dir_all(root.join("app")).expect("app");
-        let ok = std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(&root)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "git init");
-        std::fs::write(root.join("engine/lib.rs"), "pub fn a() {}\n").expect("e");
-        std::fs::write(root.join("app/lib.rs"), "fn b() {}\n").expect("a");
+        let (_dir, root) = repo(&[
+            ("engine/lib.rs", "pub fn a() {}\n"),
+            ("app/lib.rs", "fn b() {}\n"),
+        ]);
         let overlays = [
             Overlay {
                 rel: "engine/lib.rs",

@@ -205,24 +205,7 @@ pub(super) fn store(git_dir: &Path, base: Oid, path: &str, w: &Walk) {
 
 /// Drops the oldest entries (and temp files of killed runs) once there are too many.
 fn prune(d: &Path) {
-    let Ok(read) = std::fs::read_dir(d) else {
-        return;
-    };
-    let mut files: Vec<(std::time::SystemTime, PathBuf)> = read
-        .flatten()
-        .filter_map(|e| {
-            let md = e.metadata().ok()?;
-            md.is_file().then_some((md.modified().ok()?, e.path()))
-        })
-        .collect();
-    if files.len() <= MAX_FILES {
-        return;
-    }
-    files.sort();
-    let drop = files.len() - MAX_FILES * 3 / 4;
-    for (_, p) in files.into_iter().take(drop) {
-        let _ = std::fs::remove_file(p);
-    }
+    crate::fs::prune_cache(d, MAX_FILES);
 }
 
 #[cfg(test)]
