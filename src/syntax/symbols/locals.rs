@@ -13,6 +13,7 @@
 //!   from its statement's end to its block's end (a JS `var`: the function); parameters the whole
 //!   function; a Python name assigned anywhere in a function (and not declared `global` or
 //!   `nonlocal` there) the whole function, as Python resolves it.
+//! - A Rust item nested in a function (`fn`, `const`, `static`) sees none of its locals.
 //! - Erring is towards not shadowing: a Rust or Go pattern name that starts with a capital letter
 //!   (a constant or a unit variant in a `match`) and a Python or JS import are not bindings.
 
@@ -41,7 +42,19 @@ impl Locals {
             return false;
         };
         let at = node.start_byte();
-        ranges.iter().any(|&(s, e)| s <= at && at < e) && is_plain_reference(lang, node)
+        // A Rust item nested in the function (an `fn`, a `const`, a `static`) does not see the
+        // function's locals: a name used in it that the scope's start precedes is the item's.
+        let item = (lang == Language::Rust)
+            .then(|| {
+                ancestors(node)
+                    .find(|a| matches!(a.kind(), "function_item" | "const_item" | "static_item"))
+                    .map(|a| a.start_byte())
+            })
+            .flatten();
+        ranges
+            .iter()
+            .any(|&(s, e)| s <= at && at < e && item.is_none_or(|i| i < s))
+            && is_plain_reference(lang, node)
     }
 }
 

@@ -267,3 +267,10 @@ fn go_locals_are_not_uses() {
     let text = "package p\n\nfunc run() int {\n\tparse := 1\n\treturn parse\n}\n\nfunc other(parse int, xs []int) int {\n\tfor _, v := range xs {\n\t\tparse += v\n\t}\n\treturn parse\n}\n\nfunc calls() int {\n\tv := parse()\n\tvar parse = v\n\treturn parse\n}\n";
     assert_eq!(uses_of("a.go", text, "parse"), vec![(16, 7)]);
 }
+
+#[test]
+fn a_rust_item_nested_in_a_function_does_not_see_its_locals() {
+    let text = "fn outer(ready: bool) -> bool {\n    let probe = 1;\n    fn inner() -> bool {\n        ready()\n    }\n    const N: bool = ready;\n    ready && inner() && probe > 0\n}\n";
+    // The nested `fn` and `const` name the item `ready`; the last line's is the parameter.
+    assert_eq!(uses_of("a.rs", text, "ready"), vec![(4, 9), (6, 21)]);
+}
