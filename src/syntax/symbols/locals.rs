@@ -13,7 +13,8 @@
 //!   from its statement's end to its block's end (a JS `var`: the function); parameters the whole
 //!   function; a Python name assigned anywhere in a function (and not declared `global` or
 //!   `nonlocal` there) the whole function, as Python resolves it.
-//! - A Rust item nested in a function (`fn`, `const`, `static`) sees none of its locals.
+//! - A Rust item nested in a function (`fn`, `const`, `static`) sees none of its locals, nor
+//!   does a nested Python function that declares the name `global`.
 //! - Erring is towards not shadowing: a Rust or Go pattern name that starts with a capital letter
 //!   (a constant or a unit variant in a `match`) and a Python or JS import are not bindings.
 
@@ -30,6 +31,9 @@ pub(super) struct Locals {
     scopes: HashMap<String, Vec<(usize, usize)>>,
     /// Start bytes of the binding names themselves (not uses of anything).
     binders: HashSet<usize>,
+    /// Python: per name, the functions that declare it `global` (an enclosing function's
+    /// local of that name does not reach into them).
+    globals: HashMap<String, Vec<(usize, usize)>>,
 }
 
 impl Locals {
@@ -51,9 +55,14 @@ impl Locals {
                     .map(|a| a.start_byte())
             })
             .flatten();
+        let global_from = |s: usize| {
+            self.globals
+                .get(name)
+                .is_some_and(|g| g.iter().any(|&(gs, ge)| s < gs && gs <= at && at < ge))
+        };
         ranges
             .iter()
-            .any(|&(s, e)| s <= at && at < e && item.is_none_or(|i| i < s))
+            .any(|&(s, e)| s <= at && at < e && item.is_none_or(|i| i < s) && !global_from(s))
             && is_plain_reference(lang, node)
     }
 }
@@ -214,11 +223,19 @@ impl Binder<'_> {
                     // body's names are attributes.
                     "function_definition" | "lambda" | "class_definition" => continue,
                     "global_statement" | "nonlocal_statement" => {
-                        declared.extend(
-                            named_children(n)
-                                .into_iter()
-                                .filter_map(|i| self.text.get(i.byte_range())),
-                        );
+                        let listed = named_children(n)
+                            .into_iter()
+                            .filter_map(|i| self.text.get(i.byte_range()));
+                        for name in listed {
+                            declared.insert(name);
+                            if n.kind() == "global_statement" {
+                                self.out
+                                    .globals
+                                    .entry(name.to_string())
+                                    .or_default()
+                                    .push(range(node));
+                            }
+                        }
                         continue;
                     }
                     "assignment" | "augmented_assignment" | "for_statement" => {

@@ -274,3 +274,10 @@ fn a_rust_item_nested_in_a_function_does_not_see_its_locals() {
     // The nested `fn` and `const` name the item `ready`; the last line's is the parameter.
     assert_eq!(uses_of("a.rs", text, "ready"), vec![(4, 9), (6, 21)]);
 }
+
+#[test]
+fn a_nested_python_function_that_declares_the_name_global_uses_the_module_s() {
+    let text = "def outer(load):\n    def inner():\n        global load\n        return load()\n\n    def other():\n        return load\n\n    return inner() + load\n";
+    // `inner` reads the module's `load`; `other` and the last line read the parameter.
+    assert_eq!(uses_of("a.py", text, "load"), vec![(3, 16), (4, 16)]);
+}
