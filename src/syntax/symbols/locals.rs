@@ -12,7 +12,8 @@
 //! - A scope is never wider than the language gives it: a Rust, JS `let`/`const` or Go binding
 //!   from its statement's end to its block's end (a JS `var`: the function); parameters the whole
 //!   function; a Python name assigned anywhere in a function (and not declared `global` or
-//!   `nonlocal` there) the whole function, as Python resolves it.
+//!   `nonlocal` there) the whole function, as Python resolves it; a comprehension's variable the
+//!   comprehension.
 //! - A Rust item nested in a function (`fn`, `const`, `static`) sees none of its locals, nor
 //!   does a nested Python function that declares the name `global`.
 //! - Erring is towards not shadowing: a Rust or Go pattern name that starts with a capital letter
@@ -203,6 +204,14 @@ impl Binder<'_> {
     }
 
     fn python(&mut self, node: Node) {
+        if node.kind() == "for_in_clause" {
+            // A comprehension's variable is its own (Python 3), at module level too.
+            if let (Some(l), Some(owner)) = (node.child_by_field_name("left"), node.parent()) {
+                let names = python_target(l);
+                self.bind_all(names, range(owner));
+            }
+            return;
+        }
         if !matches!(node.kind(), "function_definition" | "lambda") {
             return;
         }

@@ -281,3 +281,10 @@ fn a_nested_python_function_that_declares_the_name_global_uses_the_module_s() {
     // `inner` reads the module's `load`; `other` and the last line read the parameter.
     assert_eq!(uses_of("a.py", text, "load"), vec![(3, 16), (4, 16)]);
 }
+
+#[test]
+fn a_python_comprehension_variable_is_its_own() {
+    let text = "names = [parse for parse in PARSERS]\nfirst = parse(names)\n";
+    // The comprehension's two are its variable's; line 2 calls the module's `parse`.
+    assert_eq!(uses_of("a.py", text, "parse"), vec![(2, 9)]);
+}
