@@ -840,9 +840,16 @@ fn package_verdicts(
             lint_report(i, name, ctx.opts.gate, &mine, base.as_deref(), started)
         })
         .collect();
-    // Untouched files: only with a baseline can a finding there be blamed on the patch.
+    // Untouched files: only with a baseline can a finding there be blamed on the patch. A file
+    // the patch changes in another package is not one: it was laid over this run's mirror (see
+    // `Call::overlays`), and its own package's job reports on it (reported here too, a finding
+    // was counted twice, once as "in a file the patch did not change").
     if let Some(base_all) = &base_all {
-        let touched: BTreeSet<&str> = items.iter().map(|i| i.rel.as_str()).collect();
+        let touched: BTreeSet<&str> = items
+            .iter()
+            .map(|i| i.rel.as_str())
+            .chain(ctx.patched.iter().map(|(rel, _)| rel.as_str()))
+            .collect();
         let others: BTreeSet<&str> = all
             .iter()
             .map(|f| f.path.as_str())

@@ -852,6 +852,36 @@ fn rust_a_missed_call_beside_a_local_of_the_old_name_is_refused() {
     }
 }
 
+/// A cross-crate patch that adds a warning in `engine`: it is reported once, under `engine`'s
+/// own clippy entry, not again from `app`'s run (which sees `engine` as the patch leaves it) as
+/// a problem "in a file the patch did not change".
+#[test]
+fn rust_a_warning_added_in_one_crate_of_a_cross_crate_patch_is_reported_once() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = rust_workspace();
+    let patch = json!({"edits": [
+        {"file_path": "engine/src/lib.rs", "old_string": "pub fn scale(",
+         "new_string": "pub fn total(xs: &Vec<i64>) -> i64 {\n    xs.iter().sum()\n}\n\npub fn scale("},
+        {"file_path": "app/src/lib.rs", "old_string": "+ 1", "new_string": "+ 2"}]})
+    .to_string();
+    let report = refused(&repo, &patch);
+    let entries: Vec<&Value> = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["path"] == "engine/src/lib.rs" && c["checker"] == "clippy")
+        .collect();
+    assert_eq!(entries.len(), 1, "{report:#}");
+    assert_eq!(entries[0]["status"], "fail", "{report:#}");
+    assert!(entries[0]["note"].is_null(), "{report:#}");
+    assert_eq!(
+        entry(&report, "app/src/lib.rs", "clippy").expect("app")["status"],
+        "pass"
+    );
+}
+
 #[test]
 fn rust_a_use_missed_in_an_integration_test_is_refused() {
     if !require_all(RUST_TOOLS) {
