@@ -14,7 +14,8 @@
 # The pinned tools come from scripts/install-checkers (.tools/: eslint, prettier, ruff, go);
 # cargo, clippy and rustfmt from the Rust toolchain. A language whose tools are missing is skipped.
 #
-# Environment knobs: ROUNDS (default 5), LANGS (default "js py go rust rust-ws"), CLI_LANGS
+# Environment knobs: ROUNDS (default 5), LANGS (default "js py go rust rust-warned go-warned
+# rust-ws"; the two -warned projects have a warning before any patch), CLI_LANGS
 # (default "js"), REPORT (default /tmp/bench-mcp.md: the markdown section written), BENCH_OUT=DIR
 # keeps the raw JSON (default: discarded), PATCHGATE / PATCHGATE_BASE (bench/lib.sh).
 set -euo pipefail
@@ -22,7 +23,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 log() { printf '\n== [%3d s] %s\n' "$SECONDS" "$*"; }
 ROUNDS=${ROUNDS:-5}
-LANGS=${LANGS:-js py go rust rust-ws}
+LANGS=${LANGS:-js py go rust rust-warned go-warned rust-ws}
 CLI_LANGS=${CLI_LANGS:-js}
 REPORT=${REPORT:-/tmp/bench-mcp.md}
 
@@ -42,10 +43,10 @@ have() {
         js) command -v node >/dev/null 2>&1 && [ -f "$NODE_MODULES/eslint/package.json" ] \
                 && [ -f "$NODE_MODULES/prettier/package.json" ] ;;
         py) command -v ruff >/dev/null 2>&1 ;;
-        go) command -v go >/dev/null 2>&1 && command -v gofmt >/dev/null 2>&1 ;;
-        rust | rust-ws) command -v cargo >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1 \
+        go | go-warned) command -v go >/dev/null 2>&1 && command -v gofmt >/dev/null 2>&1 ;;
+        rust | rust-warned | rust-ws) command -v cargo >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1 \
                 && command -v rustfmt >/dev/null 2>&1 ;;
-        *) echo "error: unknown language $1 (js py go rust rust-ws)" >&2; exit 1 ;;
+        *) echo "error: unknown language $1 (js py go rust rust-warned go-warned rust-ws)" >&2; exit 1 ;;
     esac
 }
 run_langs=()

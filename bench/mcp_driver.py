@@ -1,7 +1,7 @@
 """Times the first and the second `apply_patch` of a `patchgate mcp` session per language
 (bench/mcp.sh runs it).
 
-    python3 mcp_driver.py --pg PATCHGATE [--base PATCHGATE] --langs js,py,go,rust,rust-ws
+    python3 mcp_driver.py --pg PATCHGATE [--base PATCHGATE] --langs js,py,go,rust,rust-warned,go-warned,rust-ws
                           --rounds N --work DIR [--node-modules DIR] [--cli-langs js]
 
 Each round builds, per language and per binary, a fresh repository of ten 30-function modules
@@ -11,6 +11,8 @@ Each round builds, per language and per binary, a fresh repository of ten 30-fun
 - py: pyproject.toml with `[tool.ruff.lint]` and `[tool.ruff.format]` (ruff, ruff format);
 - go: go.mod of a module with no dependencies (gofmt, go vet);
 - rust: a crate with no dependencies and its Cargo.lock (rustfmt, cargo clippy);
+- rust-warned, go-warned: the rust crate and the go module with a file their linter (clippy,
+  go vet) warns about before any patch, so each call also needs the original state's findings;
 - rust-ws: a workspace of two such crates, `app` calling `core` (a path dependency); the first
   patch edits both crates (so both are checked cold), the second `app` alone;
 and applies the same two clean one-edit patches (module 0, then module 1) with the default checks
@@ -120,6 +122,26 @@ def rust_ws_files(path: Path, opts) -> None:
                    capture_output=True)
 
 
+def rust_warned_files(path: Path, opts) -> None:
+    """The crate of `rust` with a module clippy warns about before any patch (`&Vec` arguments):
+    every patched run has findings, so the original state's run (the baseline) is needed."""
+    rust_files(path, opts)
+    (path / "src" / "warned.rs").write_text("".join(
+        f"pub fn total{k}(xs: &Vec<i64>) -> i64 {{\n    xs.iter().sum()\n}}\n\n" for k in range(3)
+    ).rstrip("\n") + "\n")
+    with open(path / "src" / "lib.rs", "a") as f:
+        f.write("pub mod warned;\n")
+
+
+def go_warned_files(path: Path, opts) -> None:
+    """The module of `go` with a file go vet warns about before any patch (a `Printf` verb that
+    does not match its argument)."""
+    go_files(path, opts)
+    (path / "warned.go").write_text(
+        'package bench\n\nimport "fmt"\n\nfunc Warned() {\n\tfmt.Printf("%d\\n", "x")\n}\n'
+    )
+
+
 LANGS = {
     # language: (files, patched file of module i, old text, new text)
     "js": (js_files, "src/m{i}.js", "  const s = a + b * 3;\n  return s - {i};",
@@ -130,6 +152,10 @@ LANGS = {
            "\tsum := a + b*5\n\treturn sum - {i1}"),
     "rust": (rust_files, "src/m{i}.rs", "    let s = a + b * 5;\n    s - {i1}",
              "    let sum = a + b * 5;\n    sum - {i1}"),
+    "rust-warned": (rust_warned_files, "src/m{i}.rs", "    let s = a + b * 5;\n    s - {i1}",
+                    "    let sum = a + b * 5;\n    sum - {i1}"),
+    "go-warned": (go_warned_files, "m{i}.go", "\ts := a + b*5\n\treturn s - {i1}",
+                  "\tsum := a + b*5\n\treturn sum - {i1}"),
     "rust-ws": (rust_ws_files, "{crate}/src/m{i}.rs", "    let s = a + b * 5;\n    {tail}",
                 "    let sum = a + b * 5;\n    {tail_new}"),
 }
