@@ -224,8 +224,8 @@ fn mirrored(
         Lang::Rust => {
             let cargo = program(cx.config, "cargo", "cargo", &project.root, cx.repo_root)
                 .map_err(Ran::Missing)?;
-            let (ws, name) = cargo_package::<()>(&cargo, cx.repo_root, project, cx.timeout)?;
-            Ok((ws, Some(name), Some((Toolchain::Cargo, cargo))))
+            let p = cargo_package::<()>(&cargo, cx.repo_root, project, cx.timeout)?;
+            Ok((p.ws_rel, Some(p.spec), Some((Toolchain::Cargo, cargo))))
         }
         Lang::Go => Ok((
             project.rel_root.clone(),

@@ -98,6 +98,15 @@ impl Session {
             .count()
     }
 
+    /// How many clippy runs so far checked `state` (`patched` or `original`).
+    fn clippy_runs(&self, state: &str) -> usize {
+        std::fs::read_to_string(&self.stderr)
+            .expect("stderr")
+            .lines()
+            .filter(|l| l.contains("package run: clippy ") && l.ends_with(state))
+            .count()
+    }
+
     fn close(mut self) {
         drop(self.stdin);
         let status = self.child.wait().expect("exit");
@@ -302,5 +311,64 @@ fn a_go_modules_next_baseline_is_the_last_calls_patched_run() {
     let r = s.apply("step.go", "a + 2", "a + 3");
     assert_eq!(check(&r, "step.go", "go-lint")["status"], "pass");
     assert_eq!(s.marks(remembered), 1);
+    s.close();
+}
+
+/// A patch across both crates of a workspace with a warning before it, so that each state is
+/// checked: one cargo run per state names both packages (`-p app -p engine`: the shared crate
+/// built once, the packages side by side), and the other package's job takes its findings. The
+/// next call's baselines are both that run's. A new warning is still refused.
+#[test]
+fn a_patch_across_a_workspace_is_one_cargo_run_per_state() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = workspace();
+    repo.write(
+        "engine/src/lib.rs",
+        "pub fn scale(a: i64, b: i64) -> i64 {\n    let s = a + b * 3;\n    s - 1\n}\n\npub fn total(xs: &Vec<i64>) -> i64 {\n    xs.iter().sum()\n}\n",
+    );
+    repo.git(&["commit", "-qam", "a warning"]);
+    let log = repo.path().join(".git/mcp-stderr.txt");
+    let mut s = Session::start(repo.path(), log);
+    let shared = "package run: shared";
+    let remembered = "package baseline: remembered";
+
+    // 1. Patched and original state: a cargo run each, for both packages.
+    let r = s.apply_edits(json!([
+        {"file_path": "engine/src/lib.rs", "old_string": "a + b * 3", "new_string": "b * 3 + a"},
+        {"file_path": "app/src/lib.rs", "old_string": "t + 1", "new_string": "t + 2"}]));
+    let engine = check(&r, "engine/src/lib.rs", "clippy");
+    assert_eq!(engine["status"], "pass", "{r:#}");
+    assert_eq!(engine["findings"][0]["new"], false, "{r:#}");
+    assert_eq!(check(&r, "app/src/lib.rs", "clippy")["status"], "pass");
+    assert_eq!(
+        (s.clippy_runs("patched"), s.clippy_runs("original")),
+        (1, 1)
+    );
+    assert_eq!(s.marks(shared), 2);
+
+    // 2. Both baselines are call 1's patched run; the patched state is one run again, and the
+    // warning it adds in `app` is new.
+    let msg = s.request(
+        "tools/call",
+        json!({"name": "apply_patch", "arguments": {"patch": {"edits": [
+            {"file_path": "engine/src/lib.rs", "old_string": "s - 1", "new_string": "s - 2"},
+            {"file_path": "app/src/lib.rs", "old_string": "pub fn run(",
+             "new_string": "pub fn count(xs: &Vec<i64>) -> usize {\n    xs.len()\n}\n\npub fn run("}]}}}),
+    );
+    let report = &msg["result"]["structuredContent"];
+    assert_eq!(report["status"], "checks_failed", "{msg:#}");
+    let app = check(report, "app/src/lib.rs", "clippy");
+    assert_eq!(app["status"], "fail", "{app:#}");
+    assert_eq!(
+        check(report, "engine/src/lib.rs", "clippy")["status"],
+        "pass"
+    );
+    assert_eq!(
+        (s.clippy_runs("patched"), s.clippy_runs("original")),
+        (2, 1)
+    );
+    assert_eq!(s.marks(remembered), 2);
     s.close();
 }

@@ -1,5 +1,10 @@
 //! `cargo clippy`: every Cargo project's linter, over the whole package (tests and benches
 //! included, `--all-targets`) in the mirror, findings anywhere in it.
+//!
+//! A patch across several packages of a workspace is one job per package, but one cargo run per
+//! state: the first job's run names every package the patch changes (`-p app -p engine`), and
+//! leaves the findings to the others' jobs (`Remembered::share`). One run builds the shared
+//! crates once and spreads the packages over the cores; separate runs took twice as long.
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
 use crate::checks::exec::package::{
@@ -41,26 +46,27 @@ fn clippy(call: &Call, project: &Project, overlays: &[Overlay]) -> Ran<Vec<RawFi
     let (argv, repo_root, git_dir) = (call.argv, call.repo_root, call.git_dir);
     let (timeout, offline, baseline) = (call.timeout, call.offline, call.baseline);
     let _serial = CARGO.lock().unwrap_or_else(|p| p.into_inner());
-    let (ws_rel, name) = match cargo_package(argv, repo_root, project, timeout) {
+    let package = match cargo_package(argv, repo_root, project, timeout) {
         Ok(x) => x,
         Err(r) => return r,
     };
-    let name = name.as_str();
-    let mirror = match mirror_with(repo_root, git_dir, &ws_rel, overlays) {
+    let (ws_rel, name) = (package.ws_rel.as_str(), package.spec.as_str());
+    let mirror = match mirror_with(repo_root, git_dir, ws_rel, overlays) {
         Ok(m) => m,
         Err(e) => return Ran::Error(e),
     };
-    let runs = Remembered::new(git_dir, "clippy", name, argv, &mirror, overlays);
-    if let Some(found) = runs.baseline(baseline) {
+    let runs = Remembered::new(git_dir, "clippy", name, argv, &mirror, overlays, baseline);
+    if let Some(found) = runs.shared().or_else(|| runs.taken()) {
         return Ran::Done(found);
     }
-    let real_dir = prepare::real_dir(repo_root, &ws_rel);
+    let along = package.others_holding(call.patched.iter().map(|(rel, _)| rel.as_str()));
+    let real_dir = prepare::real_dir(repo_root, ws_rel);
     let prep = prepare::Package {
         toolchain: Toolchain::Cargo,
         argv,
         git_dir,
         mirror: &mirror,
-        mirror_rel: &ws_rel,
+        mirror_rel: ws_rel,
         package_rel: &project.rel_root,
         real_dir: &real_dir,
         overlays,
@@ -80,6 +86,10 @@ fn clippy(call: &Call, project: &Project, overlays: &[Overlay]) -> Ran<Vec<RawFi
             "-p",
             name,
         ])
+        .args(along.iter().flat_map(|spec| ["-p", spec.as_str()]))
+        // A package that does not build must not stop the others' lints, as it would not in
+        // runs of their own.
+        .args((!along.is_empty()).then_some("--keep-going"))
         .env("CARGO_TARGET_DIR", crate::fs::layout::cargo_target(git_dir))
         .timeout(timeout);
     cmd = cmd.env("CARGO_TERM_COLOR", "never");
@@ -101,10 +111,10 @@ fn clippy(call: &Call, project: &Project, overlays: &[Overlay]) -> Ran<Vec<RawFi
     let findings: Vec<RawFinding> = findings
         .into_iter()
         .map(|mut f| {
-            f.path = join_rel(&ws_rel, &f.path);
+            f.path = join_rel(ws_rel, &f.path);
             f
         })
         .collect();
-    runs.keep(&findings);
+    runs.keep(&findings, &along);
     Ran::Done(findings)
 }

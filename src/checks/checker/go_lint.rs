@@ -53,8 +53,10 @@ fn go_lint(call: &Call, project: &Project, overlays: &[Overlay]) -> Ran<Vec<RawF
         Some(p) => vec![p.clone().into_os_string()],
         None => go.to_vec(),
     };
-    let runs = Remembered::new(git_dir, "go-lint", "./...", &tool, &mirror, overlays);
-    if let Some(found) = runs.baseline(baseline) {
+    let runs = Remembered::new(
+        git_dir, "go-lint", "./...", &tool, &mirror, overlays, baseline,
+    );
+    if let Some(found) = runs.taken() {
         return Ran::Done(found);
     }
     // Every package of the module, not only the edited ones: a patch breaks the packages that
@@ -99,7 +101,7 @@ fn go_lint(call: &Call, project: &Project, overlays: &[Overlay]) -> Ran<Vec<RawF
         vet(&prep, cmd, &mirror.root, &project.rel_root)
     };
     if let Ran::Done(findings) = &ran {
-        runs.keep(findings);
+        runs.keep(findings, &[]);
     }
     ran
 }

@@ -38,6 +38,11 @@ fn rel_of(repo_root: &Path, abs: &Path) -> Option<String> {
         .map(|p| p.to_string_lossy().replace('\\', "/"))
 }
 
+/// Whether repository path `rel` is inside folder `dir` (repository-relative, `""` the root).
+fn inside(dir: &str, rel: &str) -> bool {
+    dir.is_empty() || rel.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
+}
+
 pub(crate) fn join_rel(base: &str, rel: &str) -> String {
     let rel = rel.trim_start_matches("./");
     if base.is_empty() {
@@ -86,6 +91,8 @@ pub(crate) struct Remembered<'a> {
     checker: &'a str,
     target: String,
     key: Vec<u8>,
+    /// This run checks the original state.
+    baseline: bool,
 }
 
 impl<'a> Remembered<'a> {
@@ -96,6 +103,7 @@ impl<'a> Remembered<'a> {
         argv: &[OsString],
         mirror: &Mirror,
         overlays: &[Overlay],
+        baseline: bool,
     ) -> Remembered<'a> {
         let mut key = Vec::new();
         for a in argv {
@@ -108,12 +116,13 @@ impl<'a> Remembered<'a> {
             checker,
             target: format!("package {target}"),
             key,
+            baseline,
         }
     }
 
     /// The findings of an earlier run on this content, for a baseline run only.
-    pub(crate) fn baseline(&self, baseline: bool) -> Option<Vec<RawFinding>> {
-        if !baseline {
+    pub(crate) fn taken(&self) -> Option<Vec<RawFinding>> {
+        if !self.baseline {
             return None;
         }
         let found =
@@ -124,58 +133,137 @@ impl<'a> Remembered<'a> {
         found
     }
 
-    pub(crate) fn keep(&self, findings: &[RawFinding]) {
-        crate::checks::baseline::put(
-            self.git_dir,
-            self.checker,
-            &self.target,
-            &self.key,
-            findings,
-        );
+    /// The findings of a run this process made moments ago on this content for this package
+    /// along with others (see [`Remembered::share`]), either state; taken once.
+    pub(crate) fn shared(&self) -> Option<Vec<RawFinding>> {
+        let mut shared = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+        let found = shared
+            .as_mut()?
+            .remove(&(self.target.clone(), self.key.clone()));
+        if found.is_some() {
+            crate::timing::mark("package run: shared");
+        }
+        found
+    }
+
+    /// Keeps the findings of the run the tool just made, which checked the packages `along`
+    /// (specs) with this one: for later baselines of each, and for those packages' own jobs of
+    /// this call, which take them instead of running the tool ([`Remembered::shared`]).
+    pub(crate) fn keep(&self, findings: &[RawFinding], along: &[String]) {
+        if crate::timing::enabled() {
+            let state = if self.baseline { "original" } else { "patched" };
+            crate::timing::mark(&format!(
+                "package run: {} {} {state}",
+                self.checker, self.target
+            ));
+        }
+        let others: Vec<String> = along.iter().map(|a| format!("package {a}")).collect();
+        for target in std::iter::once(&self.target).chain(&others) {
+            crate::checks::baseline::put(self.git_dir, self.checker, target, &self.key, findings);
+        }
         crate::checks::baseline::prune(self.git_dir);
+        if others.is_empty() {
+            return;
+        }
+        let mut shared = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+        let map = shared.get_or_insert_with(HashMap::new);
+        if map.len() + others.len() > SHARED_KEPT {
+            map.clear();
+        }
+        for target in others {
+            map.insert((target, self.key.clone()), findings.to_vec());
+        }
     }
 }
 
-/// The Cargo workspace root (repository-relative) and the package spec (`name@version`) of
-/// `project`, read from the real tree with `cargo metadata` (which needs no build and no network),
-/// or from [`PACKAGES`] when no manifest it depends on changed since (a server's second call).
+/// A Cargo package as `cargo metadata` describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CargoPackage {
+    /// The workspace root, repository-relative.
+    pub ws_rel: String,
+    /// The package spec, `name@version`.
+    pub spec: String,
+    /// Every package of the workspace: its folder (repository-relative) and spec.
+    pub members: Vec<(String, String)>,
+}
+
+impl CargoPackage {
+    /// The specs of the workspace's other packages that hold one of `paths` (repository-relative),
+    /// each once, in the workspace's order: a file belongs to the package whose folder is the
+    /// deepest one holding it.
+    pub fn others_holding<'p>(&self, paths: impl Iterator<Item = &'p str>) -> Vec<String> {
+        let mut held: Vec<&str> = Vec::new();
+        for path in paths {
+            let owner = self
+                .members
+                .iter()
+                .filter(|(dir, _)| inside(dir, path))
+                .max_by_key(|(dir, _)| dir.len());
+            if let Some((_, spec)) = owner
+                && *spec != self.spec
+                && !held.contains(&spec.as_str())
+            {
+                held.push(spec);
+            }
+        }
+        self.members
+            .iter()
+            .filter(|(_, spec)| held.contains(&spec.as_str()))
+            .map(|(_, spec)| spec.clone())
+            .collect()
+    }
+}
+
+/// Findings a package run left to the other packages it checked along ([`Remembered::share`]),
+/// by package and content. Held in the process only: a patched state's findings are never read
+/// from disk, and these come from a run of the same call, on the same bytes.
+type Shared = HashMap<(String, Vec<u8>), Vec<RawFinding>>;
+static SHARED: Mutex<Option<Shared>> = Mutex::new(None);
+/// A call's packages; a later call finds what it left only if it checks the same content.
+const SHARED_KEPT: usize = 64;
+
+/// The Cargo workspace root (repository-relative), the package spec (`name@version`) of
+/// `project` and the workspace's packages, read from the real tree with `cargo metadata` (which
+/// needs no build and no network), or from [`PACKAGES`] when no manifest it depends on changed
+/// since (a server's second call).
 pub fn cargo_package<T>(
     argv: &[OsString],
     repo_root: &Path,
     project: &Project,
     timeout: Duration,
-) -> Result<(String, String), Ran<T>> {
+) -> Result<CargoPackage, Ran<T>> {
     let key = manifests_key(argv, repo_root, &project.root);
     if let Some(found) = key.as_ref().and_then(|k| cached_package(k, repo_root)) {
         crate::timing::mark("cargo package: cached");
         return Ok(found);
     }
-    let (ws_rel, spec) = read_cargo_package(argv, repo_root, project, timeout)?;
+    let package = read_cargo_package(argv, repo_root, project, timeout)?;
     if let Some(key) = key {
-        let ws_manifest = manifest_digest(&prepare::real_dir(repo_root, &ws_rel));
+        let ws_manifest = manifest_digest(&prepare::real_dir(repo_root, &package.ws_rel));
         let mut cache = PACKAGES.lock().unwrap_or_else(|p| p.into_inner());
         let known = cache.get_or_insert_with(HashMap::new);
         if known.len() >= PACKAGES_KEPT {
             known.clear();
         }
-        known.insert(key, (ws_rel.clone(), spec.clone(), ws_manifest));
+        known.insert(key, (package.clone(), ws_manifest));
     }
-    Ok((ws_rel, spec))
+    Ok(package)
 }
 
 /// What `cargo metadata` said per package, by [`manifests_key`]; with the workspace root's
-/// manifest digest, checked again on a hit (a `package.workspace` may point anywhere).
-type Known = HashMap<String, (String, String, Option<String>)>;
+/// manifest digest, checked again on a hit (a `package.workspace` may point anywhere, and the
+/// root lists the members).
+type Known = HashMap<String, (CargoPackage, Option<String>)>;
 static PACKAGES: Mutex<Option<Known>> = Mutex::new(None);
 /// Plenty for one server's projects; a long session over many repositories starts over.
 const PACKAGES_KEPT: usize = 256;
 
-fn cached_package(key: &str, repo_root: &Path) -> Option<(String, String)> {
+fn cached_package(key: &str, repo_root: &Path) -> Option<CargoPackage> {
     let cache = PACKAGES.lock().unwrap_or_else(|p| p.into_inner());
-    let (ws_rel, spec, ws_manifest) = cache.as_ref()?.get(key)?.clone();
+    let (package, ws_manifest) = cache.as_ref()?.get(key)?.clone();
     drop(cache);
-    let now = manifest_digest(&prepare::real_dir(repo_root, &ws_rel));
-    (now == ws_manifest).then_some((ws_rel, spec))
+    let now = manifest_digest(&prepare::real_dir(repo_root, &package.ws_rel));
+    (now == ws_manifest).then_some(package)
 }
 
 /// The identity of what `cargo metadata --no-deps` answers for the package in `dir`: the cargo
@@ -219,7 +307,7 @@ fn read_cargo_package<T>(
     repo_root: &Path,
     project: &Project,
     timeout: Duration,
-) -> Result<(String, String), Ran<T>> {
+) -> Result<CargoPackage, Ran<T>> {
     crate::timing::mark("cargo package: cargo metadata");
     let meta = Cmd::new(argv[0].clone(), &project.root)
         .args([
@@ -248,17 +336,25 @@ fn read_cargo_package<T>(
     let manifest = project.root.join("Cargo.toml");
     // `name@version`, not the bare name: a crate whose dev-dependencies pull in a published
     // copy of itself (itoa does) makes `-p itoa` ambiguous, and cargo refuses it.
-    let name = meta["packages"].as_array().and_then(|ps| {
-        ps.iter()
-            .find(|p| p["manifest_path"].as_str().map(Path::new) == Some(manifest.as_path()))
-            .and_then(|p| {
-                let name = p["name"].as_str()?;
-                Some(match p["version"].as_str() {
-                    Some(v) => format!("{name}@{v}"),
-                    None => name.to_string(),
-                })
-            })
-    });
+    let spec_of = |p: &serde_json::Value| {
+        let name = p["name"].as_str()?;
+        Some(match p["version"].as_str() {
+            Some(v) => format!("{name}@{v}"),
+            None => name.to_string(),
+        })
+    };
+    let packages = meta["packages"].as_array().map_or(&[][..], Vec::as_slice);
+    let name = packages
+        .iter()
+        .find(|p| p["manifest_path"].as_str().map(Path::new) == Some(manifest.as_path()))
+        .and_then(spec_of);
+    let members: Vec<(String, String)> = packages
+        .iter()
+        .filter_map(|p| {
+            let dir = Path::new(p["manifest_path"].as_str()?).parent()?;
+            Some((rel_of(repo_root, dir)?, spec_of(p)?))
+        })
+        .collect();
     let Some(name) = name else {
         return Err(Ran::Skipped(format!(
             "{} is not a package (a virtual workspace manifest?)",
@@ -274,7 +370,11 @@ fn read_cargo_package<T>(
             "the Cargo workspace root is outside the repository".into(),
         ));
     };
-    Ok((ws_rel, name.to_string()))
+    Ok(CargoPackage {
+        ws_rel,
+        spec: name,
+        members,
+    })
 }
 
 #[cfg(test)]
@@ -298,6 +398,33 @@ mod tests {
             std::fs::write(path, text).expect("file");
         }
         (dir, root)
+    }
+
+    /// The packages a patch's files belong to, besides the one being checked: each file's
+    /// deepest package folder (a root package holds what no member below it holds), each package
+    /// once, none for a file outside the workspace's packages.
+    #[test]
+    fn the_other_packages_are_those_holding_a_patched_file() {
+        let ws = CargoPackage {
+            ws_rel: "rs".into(),
+            spec: "app@0.1.0".into(),
+            members: vec![
+                ("rs".into(), "root@1.0.0".into()),
+                ("rs/app".into(), "app@0.1.0".into()),
+                ("rs/engine".into(), "engine@0.2.0".into()),
+                ("rs/engine-extra".into(), "extra@0.1.0".into()),
+            ],
+        };
+        let others = |paths: &[&str]| ws.others_holding(paths.iter().copied());
+        assert_eq!(others(&["rs/app/src/lib.rs"]), Vec::<String>::new());
+        assert_eq!(
+            others(&["rs/engine/src/a.rs", "rs/app/src/lib.rs", "rs/engine/b.rs"]),
+            vec!["engine@0.2.0"]
+        );
+        assert_eq!(
+            others(&["rs/engine-extra/src/lib.rs", "rs/build.rs", "web/x.js"]),
+            vec!["root@1.0.0", "extra@0.1.0"]
+        );
     }
 
     /// A package run is handed the whole patch: what its mirror covers is laid over it, and a
