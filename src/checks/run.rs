@@ -676,9 +676,17 @@ fn baselines(
 ) -> BTreeMap<String, Vec<RawFinding>> {
     let mut bases = BTreeMap::new();
     let mut to_run: Vec<&Item> = Vec::new();
-    for (item, _) in pending {
+    for (item, out) in pending {
         let Some(b) = &item.before else { continue };
-        match baseline::get(ctx.git_dir, checker.name, &item.rel, b.as_bytes()) {
+        // A lint's baseline may hold just the rules it needs (see `baseline::get_for`).
+        let cached = match out {
+            FileOut::Findings(found) => {
+                let rules = found.iter().map(|f| f.rule.as_str());
+                baseline::get_for(ctx.git_dir, checker.name, &item.rel, b.as_bytes(), rules)
+            }
+            _ => baseline::get(ctx.git_dir, checker.name, &item.rel, b.as_bytes()),
+        };
+        match cached {
             Some(hit) => {
                 bases.insert(item.rel.clone(), hit);
             }

@@ -1156,6 +1156,82 @@ fn demo_keeps_its_promises_with_and_without_ruff() {
     );
 }
 
+/// eslint checks an original with just the rules its patched text broke (half the work of every
+/// rule), and the cache says which rules its entry holds: a later patch of the same original that
+/// breaks another rule has the original checked again with that rule too; one that breaks none
+/// takes the entry as it is.
+#[test]
+fn an_eslint_baseline_holds_the_rules_broken_and_grows_with_them() {
+    if !require_all(NODE.tools) {
+        return;
+    }
+    let repo = NODE.repo();
+    repo.write(
+        "src/legacy.js",
+        "const old = 1;\n\nexport function other() {\n  missing();\n  return 2;\n}\n",
+    );
+    repo.git(&["commit", "-qam", "an undefined call"]);
+    let eslint = |run: &Run| check(&run.json(), "src/legacy.js", "eslint").clone();
+    let entry = || {
+        let entries = baseline_entries(&repo);
+        assert_eq!(entries.len(), 1, "{entries:?}");
+        let text = std::fs::read_to_string(&entries[0]).expect("the entry");
+        (entries[0].clone(), text)
+    };
+
+    // 1. The patch removes the undefined call; the unused constant stays, and is old. The
+    // original was linted with no-unused-vars alone: no-undef is not in its baseline.
+    let fix = patch("src/legacy.js", "  missing();\n", "");
+    let run = repo.apply(&fix, &["--dry-run"]);
+    run.assert_code(0);
+    assert_subset(
+        &eslint(&run)["findings"],
+        &json!([{"line": 1, "rule": "no-unused-vars", "new": false}]),
+        "first patch",
+    );
+    let (_, kept) = entry();
+    assert!(
+        kept.contains("no-unused-vars") && !kept.contains("no-undef"),
+        "{kept}"
+    );
+
+    // 2. Another undefined call beside the first: no-undef fired, so the original is checked
+    // again with it; the old call is old, the new one new.
+    let run = repo.apply(
+        &patch(
+            "src/legacy.js",
+            "  return 2;\n",
+            "  another();\n  return 2;\n",
+        ),
+        &["--dry-run"],
+    );
+    run.assert_code(1);
+    assert_subset(
+        &eslint(&run)["findings"],
+        &json!([
+            {"line": 1, "rule": "no-unused-vars", "new": false},
+            {"line": 4, "rule": "no-undef", "new": false},
+            {"line": 5, "rule": "no-undef", "new": true}
+        ]),
+        "second patch",
+    );
+    let (path, kept) = entry();
+    assert!(kept.contains("no-undef"), "{kept}");
+
+    // 3. The first patch again: its rule is among the entry's, which is taken as it is (a
+    // tampered entry without findings turns the old finding new: the original was not linted).
+    let tampered = kept.replace(r#""findings":["#, r#""findings":[],"was":["#);
+    assert_ne!(tampered, kept);
+    std::fs::write(&path, tampered).expect("tamper");
+    let run = repo.apply(&fix, &["--dry-run"]);
+    run.assert_code(1);
+    assert_subset(
+        &eslint(&run)["findings"],
+        &json!([{"line": 1, "rule": "no-unused-vars", "new": true}]),
+        "taken from the cache",
+    );
+}
+
 /// A checker that fails on the original text leaves no baseline: its findings on the patched text
 /// all count as new (the safe side), and the report says why instead of blaming silently.
 #[test]

@@ -327,18 +327,31 @@ pub fn node_run(tool: NodeTool, call: &Call) -> Ran<Out> {
     // An original whose baseline is not cached goes along: if the patched text needs it, the
     // same node process checks it and the cache gets it, so the scheduler's baseline step finds
     // it there instead of starting node a second time.
-    let wants_base = |i: &Input| {
-        let b = i.before.filter(|_| !call.baseline)?;
-        let cached = super::baseline::get(call.git_dir, name, i.rel, b.as_bytes()).is_some();
-        (!cached).then(|| b.to_string())
+    // A baseline of some rules goes along with them: the bridge checks the original again only
+    // if the patched text breaks another rule.
+    let wants_base = |i: &Input| -> (Option<String>, Option<Vec<String>>) {
+        let Some(b) = i.before.filter(|_| !call.baseline) else {
+            return (None, None);
+        };
+        match super::baseline::known(call.git_dir, name, i.rel, b.as_bytes()) {
+            Some(super::baseline::Known::All) => (None, None),
+            Some(super::baseline::Known::Rules(r)) => {
+                (Some(b.to_string()), Some(r.into_iter().collect()))
+            }
+            None => (Some(b.to_string()), None),
+        }
     };
     let files: Vec<NodeFile> = call
         .files
         .iter()
-        .map(|i| NodeFile {
-            path: i.real.to_path_buf(),
-            text: i.text().to_string(),
-            before: wants_base(i),
+        .map(|i| {
+            let (before, before_rules) = wants_base(i);
+            NodeFile {
+                path: i.real.to_path_buf(),
+                text: i.text().to_string(),
+                before,
+                before_rules,
+            }
         })
         .collect();
     let scratch = crate::fs::layout::node(call.git_dir);
@@ -367,9 +380,23 @@ pub fn node_run(tool: NodeTool, call: &Call) -> Ran<Out> {
     let mut outs = Vec::with_capacity(results.len());
     for ((r, base), input) in results.into_iter().zip(call.files) {
         if let (Some(base), Some(before)) = (base, input.before)
-            && let Some(found) = super::baseline::of(input.rel, before, out(base))
+            && let Some(found) = super::baseline::of(input.rel, before, out(base.result))
         {
-            super::baseline::put(call.git_dir, name, input.rel, before.as_bytes(), &found);
+            // A baseline of some rules only is kept as such: a later patch that breaks
+            // another rule needs more of it.
+            match base.rules {
+                Some(rules) => super::baseline::put_rules(
+                    call.git_dir,
+                    name,
+                    input.rel,
+                    before.as_bytes(),
+                    rules.into_iter().collect(),
+                    found,
+                ),
+                None => {
+                    super::baseline::put(call.git_dir, name, input.rel, before.as_bytes(), &found)
+                }
+            }
         }
         outs.push(out(r));
     }

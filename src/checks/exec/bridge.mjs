@@ -13,6 +13,10 @@
 //   "before" (optional): the file's original text. When the patched text has findings (lint) or
 //   would be reformatted (format), the original is checked too, in this same process, and its
 //   result is the file's "baseline" (same shape as a result); a clean file never costs it.
+//   A linter's baseline runs only the rules the patched text broke, where the linter can be told
+//   so (ESLint's `ruleFilter`): its "rules" lists them, and it holds no other rule's findings.
+//   "beforeRules" (optional): the rules whose findings on "before" are known (cached); none is
+//   computed when they include every rule the patched text broke, else they run along.
 //   output: ONE line of JSON on stdout, the last line written:
 //     {"pid", "version", "ok": true, "results": [..]} or {"pid", "ok": false, "error"}
 //   lint result:     {"ignored": bool, "messages": [{ruleId, severity, message, line, column, fatal}]}
@@ -91,13 +95,22 @@ function member(mod, name) {
   return mod[name] ?? mod.default?.[name];
 }
 
+// The rules an engine runs: all, or (`only`, for a baseline) those in the set. An ESLint without
+// the `ruleFilter` option (before 9.x) rejects it; that engine always runs all.
 function newEngine(mod, input) {
   const ESLint = member(mod, "ESLint");
   if (typeof ESLint !== "function") throw new Error("this eslint has no ESLint class");
-  return new ESLint({ cwd: input.projectRoot });
+  const rules = { only: null };
+  const ruleFilter = ({ ruleId }) => rules.only === null || rules.only.has(ruleId);
+  try {
+    const engine = new ESLint({ cwd: input.projectRoot, ruleFilter });
+    return { engine, rules };
+  } catch {
+    return { engine: new ESLint({ cwd: input.projectRoot }), rules: null };
+  }
 }
 
-async function eslint(mod, input, engine = newEngine(mod, input)) {
+async function eslint(mod, input, { engine, rules } = newEngine(mod, input)) {
   const lint = async (text, filePath) => {
     const out = await engine.lintText(text, { filePath, warnIgnored: false });
     const messages = (out[0]?.messages ?? []).map((m) => ({
@@ -119,7 +132,25 @@ async function eslint(mod, input, engine = newEngine(mod, input)) {
     }
     const result = await lint(f.text, f.path);
     if (typeof f.before === "string" && !result.ignored && result.messages.length > 0) {
-      result.baseline = await lint(f.before, f.path);
+      // The original's findings are only compared with the patched text's, rule by rule: the
+      // rules that fired are all it needs (half the work of a full lint with `recommended`). A
+      // message without a rule (a parse error, an unused directive) needs every rule.
+      // "beforeRules": the rules whose findings on the original patchgate has cached; if
+      // those cover the ones that fired, the original is not checked again.
+      const fired = result.messages.every((m) => m.ruleId)
+        ? new Set(result.messages.map((m) => m.ruleId))
+        : null;
+      const known = Array.isArray(f.beforeRules) ? new Set(f.beforeRules) : null;
+      if (!(fired && known && [...fired].every((r) => known.has(r)))) {
+        const only = rules && fired ? new Set([...fired, ...(known ?? [])]) : null;
+        if (only) rules.only = only;
+        try {
+          result.baseline = await lint(f.before, f.path);
+        } finally {
+          if (rules) rules.only = null;
+        }
+        if (only) result.baseline.rules = [...only].sort();
+      }
     }
     results.push(result);
   }
@@ -161,7 +192,7 @@ async function prettier(mod, input) {
 
 async function serve() {
   const tools = new Map(); // moduleDir -> { mod, version }
-  const engines = new Map(); // moduleDir + projectRoot -> ESLint (its configs stay loaded)
+  const engines = new Map(); // moduleDir + projectRoot -> { engine, rules } (its configs stay loaded)
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (!line.trim()) continue;

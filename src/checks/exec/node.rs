@@ -30,6 +30,9 @@ pub struct NodeFile {
     /// checks it in the same process, only if the patched content has findings (or would be
     /// reformatted), so a clean file costs nothing and a dirty one no second node start.
     pub before: Option<String>,
+    /// The rules whose findings on `before` are known already (a cached baseline of some rules):
+    /// the bridge checks it only if the patched text breaks another rule.
+    pub before_rules: Option<Vec<String>>,
 }
 
 /// Which of the bridge's two drivers runs a tool: a linter through the ESLint API (an `ESLint`
@@ -151,6 +154,17 @@ struct BridgeResult {
     error: Option<String>,
     /// The original text's result (when asked for and needed).
     baseline: Option<Box<BridgeResult>>,
+    /// A baseline's rules, when only those ran (the rules the patched text broke).
+    rules: Option<Vec<String>>,
+}
+
+/// A file's baseline as the bridge computed it along with the patched text's result.
+pub struct Baseline {
+    pub result: FileResult,
+    /// The only rules that ran, when the linter was told to run just those (see the bridge):
+    /// then the result holds no other rule's findings, and is that file's baseline for a
+    /// patched result whose findings are of exactly these rules.
+    pub rules: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -192,7 +206,7 @@ pub fn run_with_baselines(
     files: &[NodeFile],
     scratch: &Path,
     timeout: Duration,
-) -> Result<Vec<(FileResult, Option<FileResult>)>, NodeError> {
+) -> Result<Vec<(FileResult, Option<Baseline>)>, NodeError> {
     let name = tool.package();
     if !module_dir.join("package.json").is_file() {
         let why = format!("{name} not found in node_modules or on PATH");
@@ -213,6 +227,9 @@ pub fn run_with_baselines(
                 let mut file = serde_json::json!({"path": f.path.to_string_lossy(), "text": f.text});
                 if let Some(b) = &f.before {
                     file["before"] = b.as_str().into();
+                }
+                if let Some(r) = &f.before_rules {
+                    file["beforeRules"] = r.clone().into();
                 }
                 file
             })
@@ -264,7 +281,11 @@ pub fn run_with_baselines(
     let results = files.iter().zip(doc.results).map(|(f, mut r)| {
         // Only an asked-for baseline counts: a stray one would be for text we did not send.
         let base = r.baseline.take().filter(|_| f.before.is_some());
-        (result(&f.path, r), base.map(|b| result(&f.path, *b)))
+        let base = base.map(|mut b| Baseline {
+            rules: b.rules.take(),
+            result: result(&f.path, *b),
+        });
+        (result(&f.path, r), base)
     });
     Ok(results.collect())
 }
@@ -409,6 +430,7 @@ mod tests {
             path: root.join(p),
             text: t.to_string(),
             before: None,
+            before_rules: None,
         };
         let files: Vec<NodeFile> = list.iter().map(file).collect();
         let module = find_module(tool.package(), root, root).expect("module");
@@ -471,6 +493,48 @@ mod tests {
             on_disk, "export const a = 1;\n",
             "the working tree was touched"
         );
+    }
+
+    /// An original is linted with the rules its patched text broke, and says so; a patched text
+    /// with a message of no rule (a parse error) has its original linted with every rule.
+    #[test]
+    fn eslint_checks_an_original_with_the_rules_the_patched_text_broke() {
+        let Some((_d, root)) = project(Some(RECOMMENDED)) else {
+            return;
+        };
+        let before = "let unused = 1;\nmissing();\n";
+        let files = [
+            ("a.js", "let unused = 2;\n"),
+            ("b.js", "let unused = 2;\nx = ;\n"),
+        ]
+        .map(|(p, text)| NodeFile {
+            path: root.join(p),
+            text: text.to_string(),
+            before: Some(before.to_string()),
+            before_rules: None,
+        });
+        let module = find_module(ESLINT.package(), &root, &root).expect("module");
+        let scratch = tempfile::tempdir().expect("scratch");
+        let got = run_with_baselines(
+            ESLINT,
+            &module,
+            &root,
+            &files,
+            scratch.path(),
+            Duration::from_secs(60),
+        )
+        .expect("runs");
+        let rules =
+            |r: &FileResult| -> Vec<String> { lint(r).0.iter().map(|f| f.rule.clone()).collect() };
+        let a = got[0].1.as_ref().expect("a's baseline");
+        assert_eq!(
+            a.rules.as_deref(),
+            Some(&["no-unused-vars".to_string()][..])
+        );
+        assert_eq!(rules(&a.result), ["no-unused-vars"]);
+        let b = got[1].1.as_ref().expect("b's baseline");
+        assert_eq!(b.rules, None);
+        assert_eq!(rules(&b.result), ["no-unused-vars", "no-undef"]);
     }
 
     #[test]
