@@ -370,5 +370,24 @@ fn a_patch_across_a_workspace_is_one_cargo_run_per_state() {
         (2, 1)
     );
     assert_eq!(s.marks(remembered), 2);
+
+    // 3. engine's version bumped (app's manifests unchanged): the workspace is read again, and
+    // the run names `engine@0.2.0`, not the `engine@0.1.0` the session knew.
+    repo.write("engine/Cargo.toml", manifest("engine", "0.2.0", ""));
+    repo.git(&["commit", "-qam", "engine 0.2.0"]);
+    let r = s.apply_edits(json!([
+        {"file_path": "engine/src/lib.rs", "old_string": "s - 1", "new_string": "s - 3"},
+        {"file_path": "app/src/lib.rs", "old_string": "t + 2", "new_string": "t + 3"}]));
+    assert_eq!(
+        check(&r, "engine/src/lib.rs", "clippy")["status"],
+        "pass",
+        "{r:#}"
+    );
+    assert_eq!(
+        check(&r, "app/src/lib.rs", "clippy")["status"],
+        "pass",
+        "{r:#}"
+    );
+    assert_eq!(s.clippy_runs("patched"), 3);
     s.close();
 }

@@ -239,7 +239,7 @@ pub fn cargo_package<T>(
     }
     let package = read_cargo_package(argv, repo_root, project, timeout)?;
     if let Some(key) = key {
-        let ws_manifest = manifest_digest(&prepare::real_dir(repo_root, &package.ws_rel));
+        let ws_manifest = workspace_digest(repo_root, &package);
         let mut cache = PACKAGES.lock().unwrap_or_else(|p| p.into_inner());
         let known = cache.get_or_insert_with(HashMap::new);
         if known.len() >= PACKAGES_KEPT {
@@ -250,9 +250,8 @@ pub fn cargo_package<T>(
     Ok(package)
 }
 
-/// What `cargo metadata` said per package, by [`manifests_key`]; with the workspace root's
-/// manifest digest, checked again on a hit (a `package.workspace` may point anywhere, and the
-/// root lists the members).
+/// What `cargo metadata` said per package, by [`manifests_key`]; with the digest of the
+/// workspace's manifests ([`workspace_digest`]), checked again on a hit.
 type Known = HashMap<String, (CargoPackage, Option<String>)>;
 static PACKAGES: Mutex<Option<Known>> = Mutex::new(None);
 /// Plenty for one server's projects; a long session over many repositories starts over.
@@ -262,8 +261,24 @@ fn cached_package(key: &str, repo_root: &Path) -> Option<CargoPackage> {
     let cache = PACKAGES.lock().unwrap_or_else(|p| p.into_inner());
     let (package, ws_manifest) = cache.as_ref()?.get(key)?.clone();
     drop(cache);
-    let now = manifest_digest(&prepare::real_dir(repo_root, &package.ws_rel));
-    (now == ws_manifest).then_some(package)
+    let now = workspace_digest(repo_root, &package);
+    (now.is_some() && now == ws_manifest).then_some(package)
+}
+
+/// The workspace root's manifest and every member's, as `package` lists them: a
+/// `package.workspace` may point anywhere, the root lists the members, and a member's manifest
+/// gives the spec a patch across the workspace names it by (a version bump in another crate
+/// would leave a stale `-p engine@0.1.0`). `None` when one cannot be read.
+fn workspace_digest(repo_root: &Path, package: &CargoPackage) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    let dirs = std::iter::once(package.ws_rel.as_str())
+        .chain(package.members.iter().map(|(d, _)| d.as_str()));
+    for dir in dirs {
+        h.update(manifest_digest(&prepare::real_dir(repo_root, dir))?.as_bytes());
+        h.update([0]);
+    }
+    Some(format!("{:x}", h.finalize()))
 }
 
 /// The identity of what `cargo metadata --no-deps` answers for the package in `dir`: the cargo
