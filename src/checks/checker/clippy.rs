@@ -3,8 +3,9 @@
 //!
 //! A patch across several packages of a workspace is one job per package, but one cargo run per
 //! state: the first job's run names every package the patch changes (`-p app -p engine`), and
-//! leaves the findings to the others' jobs (`Remembered::share`). One run builds the shared
-//! crates once and spreads the packages over the cores; separate runs took twice as long.
+//! leaves the findings to the others' jobs (`Remembered::keep`, `Remembered::shared`). One run
+//! builds the shared crates once and checks the packages side by side; separate runs took twice
+//! as long. The workspace's packages come from `cargo metadata` (`CargoPackage::members`).
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
 use crate::checks::exec::package::{
