@@ -389,5 +389,23 @@ fn a_patch_across_a_workspace_is_one_cargo_run_per_state() {
         "{r:#}"
     );
     assert_eq!(s.clippy_runs("patched"), 3);
+    // Both runs (the original's too: the version bump made a state no run saw) named engine.
+    let along = "package run: along engine@0.2.0";
+    assert_eq!(s.marks(along), 2);
+
+    // 4. A patch of app's code and of a text file in engine: engine has no clippy job, and app's
+    // run does not check it along.
+    repo.write("engine/NOTES.md", "notes\n");
+    repo.git(&["add", "engine/NOTES.md"]);
+    repo.git(&["commit", "-qm", "notes"]);
+    let r = s.apply_edits(json!([
+        {"file_path": "engine/NOTES.md", "old_string": "notes", "new_string": "more notes"},
+        {"file_path": "app/src/lib.rs", "old_string": "t + 3", "new_string": "t + 4"}]));
+    assert_eq!(
+        check(&r, "app/src/lib.rs", "clippy")["status"],
+        "pass",
+        "{r:#}"
+    );
+    assert_eq!((s.clippy_runs("patched"), s.marks(along)), (4, 2));
     s.close();
 }

@@ -60,7 +60,15 @@ fn clippy(call: &Call, project: &Project, overlays: &[Overlay]) -> Ran<Vec<RawFi
     if let Some(found) = runs.shared().or_else(|| runs.taken()) {
         return Ran::Done(found);
     }
-    let along = package.others_holding(call.patched.iter().map(|(rel, _)| rel.as_str()));
+    // The packages whose own clippy jobs this run stands for: those with a patched Rust file
+    // (a patched README in another crate starts no job there).
+    let rust = |rel: &&str| crate::project::detect::lang_of(rel) == Some(Lang::Rust);
+    let along = package.others_holding(
+        call.patched
+            .iter()
+            .map(|(rel, _)| rel.as_str())
+            .filter(rust),
+    );
     let real_dir = prepare::real_dir(repo_root, ws_rel);
     let prep = prepare::Package {
         toolchain: Toolchain::Cargo,

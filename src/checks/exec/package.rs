@@ -156,6 +156,9 @@ impl<'a> Remembered<'a> {
                 "package run: {} {} {state}",
                 self.checker, self.target
             ));
+            for a in along {
+                crate::timing::mark(&format!("package run: along {a}"));
+            }
         }
         let others: Vec<String> = along.iter().map(|a| format!("package {a}")).collect();
         for target in std::iter::once(&self.target).chain(&others) {
