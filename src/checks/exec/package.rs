@@ -241,14 +241,29 @@ pub fn cargo_package<T>(
         return Ok(found);
     }
     let package = read_cargo_package(argv, repo_root, project, timeout)?;
-    if let Some(key) = key {
+    if key.is_some() {
+        // The answer describes every package of the workspace: the other crates' jobs of a
+        // cross-crate patch need not ask cargo again.
         let ws_manifest = workspace_digest(repo_root, &package);
         let mut cache = PACKAGES.lock().unwrap_or_else(|p| p.into_inner());
         let known = cache.get_or_insert_with(HashMap::new);
-        if known.len() >= PACKAGES_KEPT {
+        if known.len() + package.members.len() >= PACKAGES_KEPT {
             known.clear();
         }
-        known.insert(key, (package.clone(), ws_manifest));
+        for (dir, spec) in &package.members {
+            // The folder as `project::detect` names a project's root, which the key hashes.
+            let Some(key) = manifests_key(argv, repo_root, &repo_root.join(dir)) else {
+                continue;
+            };
+            let member = CargoPackage {
+                spec: spec.clone(),
+                ..package.clone()
+            };
+            known.insert(key, (member, ws_manifest.clone()));
+        }
+        if let Some(key) = key {
+            known.insert(key, (package.clone(), ws_manifest));
+        }
     }
     Ok(package)
 }
