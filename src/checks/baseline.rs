@@ -6,7 +6,9 @@
 //! run prunes the oldest); a corrupt or missing entry is simply recomputed. (A change of the
 //! checker's configuration is not part of the key: after one, `rm -r .git/patchgate/cache`
 //! forgets the old results.) A package checker keeps its runs here too
-//! (`checks::exec::package::Remembered`).
+//! (`checks::exec::package::Remembered`). An entry may hold the findings of some rules only
+//! (eslint's original checked with the rules the patched text broke): it says which, and only
+//! [`get_for`] reads it, for patched findings of those rules.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -93,7 +95,7 @@ pub fn put_rules(
 /// baseline, written much more often, does not read the folder).
 const MAX_ENTRIES: usize = 4096;
 
-/// Prunes the cache to its most recent entries (see [`MAX_ENTRIES`]).
+/// Prunes the cache to its most recent entries (see `MAX_ENTRIES`).
 pub fn prune(git_dir: &Path) {
     crate::fs::prune_cache(&crate::fs::layout::baseline_cache(git_dir), MAX_ENTRIES);
 }

@@ -121,6 +121,7 @@ impl Ctx<'_> {
 
 /// Runs every applicable checker on `files` (deleted files have nothing to check).
 pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
+    super::exec::package::forget_shared();
     let ev = Evidence::new(ctx.repo_root);
     let mut items = items(ctx, &ev, files);
     let for_removed = for_removed(ctx, &ev);
@@ -155,6 +156,7 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
         }
     }
     bar.finish_and_clear();
+    merge_untouched(&mut reports);
     reports.sort_by(|a, b| {
         (a.path.as_str(), a.kind as u8, a.checker.as_str()).cmp(&(
             b.path.as_str(),
@@ -179,6 +181,39 @@ pub fn run(ctx: &Ctx, files: &[CheckFile]) -> Outcome {
         },
         blocked,
     }
+}
+
+/// One report per file the patch did not change and checker: a package run sees the files of
+/// the packages it builds, and a run for the crates of a cross-crate patch is every crate's (see
+/// `checker::clippy`), so two package jobs can both report a finding the patch caused in the
+/// same untouched file. Their findings are merged, each once.
+fn merge_untouched(reports: &mut Vec<CheckReport>) {
+    let mut first: BTreeMap<(String, String), usize> = BTreeMap::new();
+    let mut merged: Vec<CheckReport> = Vec::with_capacity(reports.len());
+    for r in reports.drain(..) {
+        if !r.untouched {
+            merged.push(r);
+            continue;
+        }
+        match first.get(&(r.path.clone(), r.checker.clone())) {
+            Some(&i) => {
+                let kept = &mut merged[i];
+                for f in r.findings {
+                    if !kept.findings.contains(&f) {
+                        kept.findings.push(f);
+                    }
+                }
+                if r.status == Status::Fail {
+                    kept.status = Status::Fail;
+                }
+            }
+            None => {
+                first.insert((r.path.clone(), r.checker.clone()), merged.len());
+                merged.push(r);
+            }
+        }
+    }
+    *reports = merged;
 }
 
 /// Each text file to check, with the checkers considered for it (a binary file has none).

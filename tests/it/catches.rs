@@ -882,6 +882,48 @@ fn rust_a_warning_added_in_one_crate_of_a_cross_crate_patch_is_reported_once() {
     );
 }
 
+/// A cross-crate patch that deprecates `engine::scale`, called from a file of `app` the patch
+/// does not change: that file is reported once, though both crates' jobs see it (one cargo run
+/// checks both crates of the patch).
+#[test]
+fn rust_an_untouched_file_a_cross_crate_patch_breaks_is_reported_once() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = rust_workspace();
+    repo.write(
+        "app/src/lib.rs",
+        "pub mod other;\n\npub fn run(a: i64) -> i64 {\n    engine::scale(a, 2) + 1\n}\n",
+    );
+    repo.write(
+        "app/src/other.rs",
+        "pub fn twice(a: i64) -> i64 {\n    engine::scale(a, 2) * 2\n}\n",
+    );
+    repo.git(&["add", "-A"]);
+    repo.git(&["commit", "-qm", "other"]);
+    let patch = json!({"edits": [
+        {"file_path": "engine/src/lib.rs", "old_string": "pub fn scale(",
+         "new_string": "#[deprecated]\npub fn scale("},
+        {"file_path": "app/src/lib.rs", "old_string": "engine::scale(a, 2) + 1",
+         "new_string": "a + 1"}]})
+    .to_string();
+    let report = refused(&repo, &patch);
+    let entries: Vec<&Value> = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["path"] == "app/src/other.rs" && c["checker"] == "clippy")
+        .collect();
+    assert_eq!(entries.len(), 1, "{report:#}");
+    assert_eq!(entries[0]["note"], UNTOUCHED, "{report:#}");
+    assert_subset(
+        &entries[0]["findings"],
+        &json!([{"line": 2, "rule": "deprecated", "new": true}]),
+        "the deprecated call",
+    );
+    assert_eq!(entries[0]["findings"].as_array().map(Vec::len), Some(1));
+}
+
 #[test]
 fn rust_a_use_missed_in_an_integration_test_is_refused() {
     if !require_all(RUST_TOOLS) {

@@ -83,7 +83,9 @@ pub(crate) fn mirror_with(
 /// run already checked takes them instead of running the tool again: the patched state of one
 /// `apply` is the original of the next once it is written (a server's next call, an agent's
 /// next patch), and a refused patch tried again has the same original. Only baselines are read
-/// from it: the patched state is always checked by the tool itself. Like the files' baselines
+/// from disk: a patched state is checked by the tool itself, in this run or in the run of this
+/// call that checked the package along with another ([`Remembered::shared`], in memory). Like
+/// the files' baselines
 /// (`checks::baseline`), a change of the tool's version or of configuration outside the project
 /// is not part of the key.
 pub(crate) struct Remembered<'a> {
@@ -134,7 +136,7 @@ impl<'a> Remembered<'a> {
     }
 
     /// The findings of a run this process made moments ago on this content for this package
-    /// along with others (see [`Remembered::share`]), either state; taken once.
+    /// along with others (see [`Remembered::keep`]), either state; taken once.
     pub(crate) fn shared(&self) -> Option<Vec<RawFinding>> {
         let mut shared = SHARED.lock().unwrap_or_else(|p| p.into_inner());
         let found = shared
@@ -217,13 +219,21 @@ impl CargoPackage {
     }
 }
 
-/// Findings a package run left to the other packages it checked along ([`Remembered::share`]),
+/// Findings a package run left to the other packages it checked along ([`Remembered::keep`]),
 /// by package and content. Held in the process only: a patched state's findings are never read
 /// from disk, and these come from a run of the same call, on the same bytes.
 type Shared = HashMap<(String, Vec<u8>), Vec<RawFinding>>;
 static SHARED: Mutex<Option<Shared>> = Mutex::new(None);
-/// A call's packages; a later call finds what it left only if it checks the same content.
+/// Plenty for one call's packages.
 const SHARED_KEPT: usize = 64;
+
+/// Forgets what earlier checks left (see [`SHARED`]): a finding is shared within one run of the
+/// checks only, never taken by a later call for the same content, which the tool (a newer
+/// clippy, say) might judge otherwise.
+pub(crate) fn forget_shared() {
+    let mut shared = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+    *shared = None;
+}
 
 /// The Cargo workspace root (repository-relative), the package spec (`name@version`) of
 /// `project` and the workspace's packages, read from the real tree with `cargo metadata` (which
@@ -458,6 +468,31 @@ mod tests {
             others(&["rs/engine-extra/src/lib.rs", "rs/build.rs", "web/x.js"]),
             vec!["root@1.0.0", "extra@0.1.0"]
         );
+    }
+
+    /// What a run shares with the other packages of its call is forgotten when the next run of
+    /// the checks starts (`checks::run` calls `forget_shared` first): a later call on the same
+    /// content runs the tool. (Only the forgetting is asserted here: the lib's other tests may run
+    /// the checks, and so forget, at any moment; the sharing itself is
+    /// `mcp_warm::a_patch_across_a_workspace_is_one_cargo_run_per_state`.)
+    #[test]
+    fn what_a_run_shares_is_forgotten_by_the_next_checks() {
+        let (_dir, root) = repo(&[("b/src/lib.rs", "pub fn b() {}\n")]);
+        let git_dir = root.join(".git");
+        let mirror = mirror_with(&root, &git_dir, "", &[]).expect("mirror");
+        let argv = [OsString::from("cargo-for-forget-test")];
+        let runs = |pkg: &str| Remembered::new(&git_dir, "clippy", pkg, &argv, &mirror, &[], false);
+        let finding = RawFinding {
+            path: "b/src/lib.rs".into(),
+            line: 1,
+            column: 1,
+            rule: "r".into(),
+            severity: crate::checks::finding::Severity::Warning,
+            message: "m".into(),
+        };
+        runs("a@1.0.0").keep(&[finding], &["b@1.0.0".to_string()]);
+        forget_shared();
+        assert_eq!(runs("b@1.0.0").shared(), None);
     }
 
     /// A package run is handed the whole patch: what its mirror covers is laid over it, and a

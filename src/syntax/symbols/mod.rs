@@ -14,7 +14,7 @@
 //! - [`lookup`] sees more: it also walks function bodies, for `within` on nested functions.
 //! - Uses are identifier-like leaves (variables, types, fields, properties), never text in
 //!   comments or strings; the name node of each definition is not a use of it, nor is a
-//!   name bound inside a function or a use of it there ([`locals`]: a parameter, a `let`, a
+//!   name bound inside a function or a use of it there (`locals`: a parameter, a `let`, a
 //!   Python assignment …), which means the local, not an item of the same name.
 
 mod locals;
