@@ -17,6 +17,7 @@
 //! refs/patchgate/txn/<worktree key>/<id>       the objects of a transaction in flight
 //! refs/patchgate/history/<worktree key>/<id>   the objects a history entry needs for undo
 //! $XDG_CACHE_HOME/patchgate/<name>-<id>/       a project's mirror (project::mirror)
+//! $XDG_CACHE_HOME/patchgate/node-code/         node tools' compiled code (checks::exec::node)
 //! ```
 //!
 //! Refs are shared by all working trees of a repository while `<git dir>` is each one's own, so
@@ -99,9 +100,26 @@ pub fn legacy_mirrors(git_dir: &Path) -> [PathBuf; 2] {
     ["node_modules", "mirrors"].map(|d| root(git_dir).join(d))
 }
 
+/// The user-level cache home: `$XDG_CACHE_HOME`, else `$HOME/.cache` (each only when absolute,
+/// as the XDG specification says of a relative one).
+pub fn cache_home() -> Option<PathBuf> {
+    let absolute = |v: Option<std::ffi::OsString>| v.map(PathBuf::from).filter(|p| p.is_absolute());
+    absolute(std::env::var_os("XDG_CACHE_HOME"))
+        .or_else(|| absolute(std::env::var_os("HOME")).map(|h| h.join(".cache")))
+}
+
 /// The user-level cache folder of project mirrors, under the cache home (`$XDG_CACHE_HOME`).
 pub fn mirrors(cache_home: &Path) -> PathBuf {
     cache_home.join("patchgate")
+}
+
+/// The name, among the mirrors, of the folder of node tools' compiled code ([`node_code`]).
+pub const NODE_CODE: &str = "node-code";
+
+/// The compiled code of node tools' modules, kept by the node bridge on a node without a compile
+/// cache of its own (`checks/exec/bridge.mjs`), one folder per node version inside.
+pub fn node_code(cache_home: &Path) -> PathBuf {
+    mirrors(cache_home).join(NODE_CODE)
 }
 
 fn key_of(bytes: &[u8]) -> String {

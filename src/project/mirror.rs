@@ -133,13 +133,8 @@ fn copy_stamp(md: &std::fs::Metadata) -> CopyStamp {
 
 /// The cache entry of the repository whose git directory is `git_dir` (not created).
 pub fn cache_entry(git_dir: &Path) -> Result<PathBuf, String> {
-    let absolute = |v: Option<std::ffi::OsString>| v.map(PathBuf::from).filter(|p| p.is_absolute());
-    let cache = match absolute(std::env::var_os("XDG_CACHE_HOME")) {
-        Some(p) => p,
-        None => absolute(std::env::var_os("HOME"))
-            .map(|h| h.join(".cache"))
-            .ok_or("no cache directory for the project mirror: set XDG_CACHE_HOME or HOME")?,
-    };
+    let cache = crate::fs::layout::cache_home()
+        .ok_or("no cache directory for the project mirror: set XDG_CACHE_HOME or HOME")?;
     let canonical = std::fs::canonicalize(git_dir).unwrap_or_else(|_| git_dir.to_path_buf());
     let named = if canonical.file_name().is_some_and(|n| n == ".git") {
         canonical.parent().unwrap_or(&canonical)
@@ -187,14 +182,16 @@ fn open_entry(git_dir: &Path) -> Result<PathBuf, String> {
 }
 
 /// Removes the entries of repositories whose git directory is gone. An entry without a record
-/// is being created by another process, unless it is a day old.
+/// is being created by another process, unless it is a day old. The node tools' compiled code
+/// beside them is no repository's.
 fn prune(cache: &Path, keep: &Path) {
     let Ok(entries) = std::fs::read_dir(cache) else {
         return;
     };
     for e in entries.flatten() {
         let dir = e.path();
-        if dir == keep || !e.file_type().is_ok_and(|t| t.is_dir()) {
+        let ours = dir == keep || e.file_name() == crate::fs::layout::NODE_CODE;
+        if ours || !e.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
         let gone = match std::fs::read(dir.join("gitdir")) {
@@ -778,10 +775,24 @@ mod tests {
         }
         std::fs::write(dead.join("gitdir"), "/nonexistent/patchgate/.git").expect("write");
         std::fs::write(live.join("gitdir"), cache.path().as_os_str().as_bytes()).expect("write");
+        // Two days old without a record: a creation that never finished, and the node code.
+        let stale = cache.path().join("stale-cdef");
+        let node_code = cache.path().join(crate::fs::layout::NODE_CODE);
+        let old = std::time::SystemTime::now() - Duration::from_secs(2 * 86_400);
+        for d in [&stale, &node_code] {
+            std::fs::create_dir_all(d).expect("mkdir");
+            let dir = std::fs::File::open(d).expect("open");
+            dir.set_modified(old).expect("an old mtime");
+        }
         prune(cache.path(), &fresh);
         assert!(!dead.exists());
         assert!(live.exists());
         // No record yet: another process is creating it.
         assert!(fresh.exists());
+        assert!(!stale.exists());
+        assert!(
+            node_code.exists(),
+            "the node tools' compiled code is no mirror"
+        );
     }
 }

@@ -1232,6 +1232,103 @@ fn an_eslint_baseline_holds_the_rules_broken_and_grows_with_them() {
     );
 }
 
+/// On a node without a compile cache of its own (before 22.1), the bridge keeps the compiled code
+/// of eslint's modules in the user cache (`$XDG_CACHE_HOME/patchgate/node-code/`): the first run
+/// writes it, later runs read it and write nothing (V8 took every entry), with the same verdict.
+/// eslint's config loader imports the project's config at run time and stays node's to compile
+/// (from a cache, node 20's import() fails: every run here would). A damaged cache is an empty one.
+/// On a node with a compile cache the bridge leaves it to node and keeps nothing.
+#[test]
+fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
+    if !require_all(NODE.tools) {
+        return;
+    }
+    let repo = NODE.repo();
+    let cache = tempfile::tempdir().expect("cache home");
+    let pfile = tempfile::NamedTempFile::new().expect("patch file");
+    std::fs::write(
+        pfile.path(),
+        patch("src/app.js", NODE.lint_edit.0, NODE.lint_edit.1),
+    )
+    .expect("write the patch");
+    let run = || -> Run {
+        let out = Command::new(BIN)
+            .args([
+                "apply",
+                "--dry-run",
+                "--checks",
+                "eslint",
+                "--format",
+                "json",
+            ])
+            .arg(pfile.path())
+            .current_dir(repo.path())
+            .env("XDG_CACHE_HOME", cache.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("patchgate runs");
+        let run = Run::from(out);
+        run.assert_code(1);
+        assert_subset(
+            &check(&run.json(), "src/app.js", "eslint")["findings"],
+            &json!([{"line": 2, "rule": "no-unused-vars", "new": true}]),
+            "the verdict",
+        );
+        run
+    };
+    // The bundles, with their content (a bundle written again is a new file: its inode differs).
+    let kept = || -> Vec<(PathBuf, Vec<u8>, u64)> {
+        use std::os::unix::fs::MetadataExt;
+        let root = cache.path().join("patchgate/node-code");
+        let mut all = Vec::new();
+        for version in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+            for f in std::fs::read_dir(version.path())
+                .expect("a version")
+                .flatten()
+            {
+                let ino = f.metadata().expect("a bundle").ino();
+                all.push((f.path(), std::fs::read(f.path()).expect("a bundle"), ino));
+            }
+        }
+        all
+    };
+    let probe = Command::new("node")
+        .args(["-p", "typeof require('module').enableCompileCache"])
+        .output()
+        .expect("node runs");
+    let node_caches = String::from_utf8_lossy(&probe.stdout).trim() == "function";
+
+    run();
+    let first = kept();
+    if node_caches {
+        assert!(first.is_empty(), "node has its own cache: {first:?}");
+        return;
+    }
+    assert_eq!(first.len(), 1, "one bundle for eslint: {first:?}");
+    let (bundle, bytes, _) = &first[0];
+    assert!(bytes.len() > 100_000, "{} bytes", bytes.len());
+
+    run();
+    assert_eq!(kept(), first, "a run that read every entry writes nothing");
+
+    // Every entry's bytes overwritten, the index left whole: V8 rejects them all.
+    let size = u32::from_le_bytes(bytes[..4].try_into().expect("a length")) as usize;
+    let mut damaged = bytes.clone();
+    damaged[4 + size..].fill(0x55);
+    std::fs::write(bundle, &damaged).expect("damage");
+    run();
+    let again = kept();
+    assert_eq!(again.len(), 1);
+    assert!(
+        again[0].1 != damaged && again[0].1.len() > 100_000,
+        "written again"
+    );
+    // Not a bundle at all.
+    std::fs::write(bundle, b"not a bundle").expect("damage");
+    run();
+    assert!(kept()[0].1.len() > 100_000, "written again");
+}
+
 /// A checker that fails on the original text leaves no baseline: its findings on the patched text
 /// all count as new (the safe side), and the report says why instead of blaming silently.
 #[test]

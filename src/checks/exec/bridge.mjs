@@ -15,6 +15,8 @@
 //   result is the file's "baseline" (same shape as a result); a clean file never costs it.
 //   A linter's baseline runs only the rules the patched text broke, where the linter can be told
 //   so (ESLint's `ruleFilter`): its "rules" lists them, and it holds no other rule's findings.
+//   "codeCache" (optional): a private folder for the compiled code of the tool's modules, on a
+//   node without a compile cache of its own (see keepCompiledCode).
 //   "beforeRules" (optional): the rules whose findings on "before" are known (cached); none is
 //   computed when they include every rule the patched text broke, else they run along.
 //   output: ONE line of JSON on stdout, the last line written:
@@ -28,6 +30,8 @@ import readline from "node:readline";
 import nodeModule, { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import v8 from "node:v8";
+import vm from "node:vm";
+import crypto from "node:crypto";
 
 // V8 hands a function to its optimising compiler (TurboFan) after a few thousand calls: right
 // for a program that runs for minutes, a waste for a check of a few hundred milliseconds, which
@@ -46,6 +50,136 @@ v8.setFlagsFromString(
 // those command lines use), so a later start does not compile eslint's hundreds of modules again.
 // Older nodes have no such cache.
 nodeModule.enableCompileCache?.();
+
+// Node before 22.1 keeps no compiled code between runs, and a check's node spends a tenth to a
+// fifth of its start compiling eslint's few hundred CommonJS modules. So, where node has no cache
+// of its own, the bridge keeps V8's code cache of the tool's modules (those under node_modules) in
+// patchgate's cache folder ("codeCache" of the first input), the way v8-compile-cache did for
+// eslint's own command line up to eslint 8: one file per node version and tool, read once at the
+// start, and written again when the process ends if a module was compiled afresh (then holding
+// just the modules this run loaded, so it never grows stale). An entry is named by the module's
+// path and content: V8 itself checks only the source's length, its own version and flags, and
+// rejects an entry that fails those.
+let keeping = false;
+let dropCompiledCode = () => {};
+function keepCompiledCode(dir, moduleDir) {
+  const Module = nodeModule.Module ?? nodeModule;
+  const compile = Module.prototype?._compile;
+  if (keeping || nodeModule.enableCompileCache || typeof dir !== "string") return;
+  if (typeof compile !== "function" || typeof Module.wrap !== "function") return;
+  keeping = true;
+  const hash = (...parts) => {
+    const h = crypto.createHash("sha1");
+    for (const p of parts) h.update(p).update("\0");
+    return h.digest("hex");
+  };
+  const folder = path.join(dir, `node-${process.version}-${process.arch}`);
+  const file = path.join(folder, `${hash(String(moduleDir))}.bin`);
+  const known = readBundle(file);
+  if (known === null) return;
+  const used = new Map();
+  let fresh = false;
+  const sep = `${path.sep}node_modules${path.sep}`;
+  Module.prototype._compile = function (content, filename, ...rest) {
+    if (!filename.includes(sep) || content.startsWith("#!") || importsLater(content)) {
+      return compile.call(this, content, filename, ...rest);
+    }
+    const key = hash(filename, content);
+    const cachedData = known.get(key);
+    const script = new vm.Script(Module.wrap(content), { filename, cachedData });
+    const rejected = cachedData === undefined || script.cachedDataRejected;
+    fresh ||= rejected;
+    used.set(key, rejected ? script : cachedData);
+    // What node's own _compile passes (its makeRequireFunction, without policies).
+    const mod = this;
+    const require = (id) => mod.require(id);
+    const resolve = (request, options) => Module._resolveFilename(request, mod, false, options);
+    resolve.paths = (request) => Module._resolveLookupPaths(request, mod);
+    require.resolve = resolve;
+    require.main = process.mainModule;
+    require.extensions = Module._extensions;
+    require.cache = Module._cache;
+    const wrapper = script.runInThisContext({ displayErrors: true });
+    return wrapper.call(mod.exports, mod.exports, require, mod, filename, path.dirname(filename));
+  };
+  // Written at the end, so an entry holds every function this run compiled, not just the
+  // module's top level.
+  // A module that imports at run time yet got past `importsLater` fails from the cache: this
+  // tool's cache is turned off, so that only this run fails.
+  dropCompiledCode = () => {
+    fresh = false;
+    writeBundle(folder, file, [["off", Buffer.alloc(0)]]);
+  };
+  process.once("exit", () => {
+    if (!fresh) return;
+    const entries = [...used].map(([k, v]) => [k, Buffer.isBuffer(v) ? v : v.createCachedData()]);
+    writeBundle(folder, file, entries);
+  });
+}
+
+// The bundle: a 4-byte little-endian length, that many bytes of JSON {key: [offset, length]}
+// (offsets into what follows), then the entries. Anything unreadable is an empty cache; an
+// entry "off" turns the cache off (null).
+function readBundle(file) {
+  const known = new Map();
+  try {
+    const bytes = fs.readFileSync(file);
+    const size = bytes.readUInt32LE(0);
+    const index = JSON.parse(bytes.subarray(4, 4 + size).toString("utf8"));
+    const body = bytes.subarray(4 + size);
+    if ("off" in index) return null;
+    for (const [key, [offset, length]] of Object.entries(index)) {
+      if (offset + length <= body.length) known.set(key, body.subarray(offset, offset + length));
+    }
+  } catch {}
+  return known;
+}
+
+// Written under a temp name and renamed: two bridges ending together leave one whole bundle.
+function writeBundle(folder, file, entries) {
+  const index = {};
+  let offset = 0;
+  for (const [key, data] of entries) {
+    index[key] = [offset, data.length];
+    offset += data.length;
+  }
+  const head = Buffer.from(JSON.stringify(index), "utf8");
+  const size = Buffer.alloc(4);
+  size.writeUInt32LE(head.length, 0);
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const body = Buffer.concat([size, head, ...entries.map(([, d]) => d)]);
+    fs.writeFileSync(tmp, body, { mode: 0o600 });
+    fs.renameSync(tmp, file);
+  } catch {
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {}
+  }
+}
+
+// Whether a module's code may call import(), which then stays node's to compile: V8 11 (node 20)
+// loses the dynamic import callback of code read from a cache, and such an import() fails. A
+// line with "import(" anywhere but in a comment line (JSDoc's `@typedef {import("x")}` is in many
+// modules) says yes. Only a wrong "no" would cost; a wrong "yes" keeps a module out of the cache.
+function importsLater(content) {
+  const call = /\bimport\s*\(/;
+  if (!call.test(content)) return false;
+  for (const line of content.split("\n")) {
+    if (!call.test(line)) continue;
+    let code = line.trim();
+    if (code.startsWith("//")) continue;
+    if (code.startsWith("*") || code.startsWith("/*")) {
+      // The rest of a comment: code may follow its end on the same line.
+      const end = code.indexOf("*/");
+      if (end < 0) continue;
+      code = code.slice(end + 2);
+    }
+    if (call.test(code)) return true;
+  }
+  return false;
+}
 
 // A project config that logs (console.log in eslint.config.js) must not corrupt our document.
 console.log = console.info = console.debug = console.error;
@@ -201,6 +335,7 @@ async function serve() {
     try {
       const input = JSON.parse(line);
       id = input.id ?? null;
+      keepCompiledCode(input.codeCache, input.moduleDir);
       if (!tools.has(input.moduleDir)) tools.set(input.moduleDir, await loadTool(input.moduleDir));
       const { mod, version } = tools.get(input.moduleDir);
       let results;
@@ -213,6 +348,7 @@ async function serve() {
       }
       doc = { ok: true, version, results };
     } catch (e) {
+      if (e?.code === "ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING") dropCompiledCode();
       doc = { ok: false, error: String(e?.message ?? e) };
     }
     process.stdout.write(JSON.stringify({ pid: process.pid, id, ...doc }) + "\n");
@@ -225,10 +361,12 @@ if (process.argv[2] === "--serve") {
 } else {
   try {
     const input = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+    keepCompiledCode(input.codeCache, input.moduleDir);
     const { mod, version } = await loadTool(input.moduleDir);
     const run = input.api === "lint" ? eslint : prettier;
     emit({ ok: true, version, results: await run(mod, input) });
   } catch (e) {
+    if (e?.code === "ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING") dropCompiledCode();
     emit({ ok: false, error: String(e?.message ?? e) });
   }
 }

@@ -218,6 +218,7 @@ pub fn run_with_baselines(
     let failed = |what: &str, e: &dyn std::fmt::Display| NodeError::Failed(format!("{what}: {e}"));
     let doc = serde_json::json!({
         "tool": name,
+        "codeCache": crate::fs::layout::cache_home().map(|h| crate::fs::layout::node_code(&h)),
         "api": match tool.api { NodeApi::Lint => "lint", NodeApi::Format => "format" },
         "moduleDir": module_dir.to_string_lossy(),
         "projectRoot": project_root.to_string_lossy(),
