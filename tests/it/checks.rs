@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::harness::{BIN, Run, TestRepo, assert_subset, on_path, tools_node_modules};
+use crate::harness::{BIN, Run, TestRepo, assert_subset, on_path, sha256_hex, tools_node_modules};
 
 // ---------------------------------------------------------------------------------------------
 // Tools
@@ -1251,7 +1251,7 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
         patch("src/app.js", NODE.lint_edit.0, NODE.lint_edit.1),
     )
     .expect("write the patch");
-    let run = || -> Run {
+    let run = |repo: &TestRepo| -> Run {
         let out = Command::new(BIN)
             .args([
                 "apply",
@@ -1276,57 +1276,73 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
         );
         run
     };
-    // The bundles, with their content (a bundle written again is a new file: its inode differs).
-    let kept = || -> Vec<(PathBuf, Vec<u8>, u64)> {
+    // The bundles: path, size, content hash and inode (a bundle written again is a new file).
+    type Kept = Vec<(PathBuf, usize, String, u64)>;
+    let kept = || -> Kept {
         use std::os::unix::fs::MetadataExt;
         let root = cache.path().join("patchgate/node-code");
         let mut all = Vec::new();
         for version in std::fs::read_dir(&root).into_iter().flatten().flatten() {
-            for f in std::fs::read_dir(version.path())
-                .expect("a version")
-                .flatten()
-            {
+            let files = std::fs::read_dir(version.path()).expect("a version");
+            for f in files.flatten() {
                 let ino = f.metadata().expect("a bundle").ino();
-                all.push((f.path(), std::fs::read(f.path()).expect("a bundle"), ino));
+                let bytes = std::fs::read(f.path()).expect("a bundle");
+                all.push((f.path(), bytes.len(), sha256_hex(&bytes), ino));
             }
         }
         all
     };
+    let this = |all: Kept, bundle: &Path| all.into_iter().find(|(p, ..)| p == bundle);
     let probe = Command::new("node")
         .args(["-p", "typeof require('module').enableCompileCache"])
         .output()
         .expect("node runs");
     let node_caches = String::from_utf8_lossy(&probe.stdout).trim() == "function";
 
-    run();
+    run(&repo);
     let first = kept();
     if node_caches {
         assert!(first.is_empty(), "node has its own cache: {first:?}");
         return;
     }
     assert_eq!(first.len(), 1, "one bundle for eslint: {first:?}");
-    let (bundle, bytes, _) = &first[0];
-    assert!(bytes.len() > 100_000, "{} bytes", bytes.len());
+    let bundle = first[0].0.clone();
+    assert!(first[0].1 > 100_000, "{first:?}");
 
-    run();
+    run(&repo);
     assert_eq!(kept(), first, "a run that read every entry writes nothing");
+    // Another project linking the same installation shares the bundle.
+    let other = NODE.repo();
+    run(&other);
+    assert_eq!(kept(), first, "the installation's bundle, read as it is");
+
+    // Bundles of other installations, older: the folder keeps the 16 written last.
+    let folder = bundle.parent().expect("the version's folder");
+    let old = std::time::SystemTime::now() - Duration::from_secs(3600);
+    for i in 0..20 {
+        let f = std::fs::File::create(folder.join(format!("{i:040}.bin"))).expect("a bundle");
+        f.set_modified(old).expect("an old mtime");
+    }
 
     // Every entry's bytes overwritten, the index left whole: V8 rejects them all.
+    let bytes = std::fs::read(&bundle).expect("the bundle");
     let size = u32::from_le_bytes(bytes[..4].try_into().expect("a length")) as usize;
     let mut damaged = bytes.clone();
     damaged[4 + size..].fill(0x55);
-    std::fs::write(bundle, &damaged).expect("damage");
-    run();
-    let again = kept();
-    assert_eq!(again.len(), 1);
+    std::fs::write(&bundle, &damaged).expect("damage");
+    run(&repo);
+    let all = kept();
+    assert_eq!(all.len(), 16, "the 16 written last");
+    let again = this(all, &bundle).expect("this bundle kept");
     assert!(
-        again[0].1 != damaged && again[0].1.len() > 100_000,
+        again.2 != sha256_hex(&damaged) && again.1 > 100_000,
         "written again"
     );
     // Not a bundle at all.
-    std::fs::write(bundle, b"not a bundle").expect("damage");
-    run();
-    assert!(kept()[0].1.len() > 100_000, "written again");
+    std::fs::write(&bundle, b"not a bundle").expect("damage");
+    run(&repo);
+    let again = this(kept(), &bundle).expect("this bundle kept");
+    assert!(again.1 > 100_000, "written again");
 }
 
 /// A checker that fails on the original text leaves no baseline: its findings on the patched text

@@ -74,7 +74,12 @@ function keepCompiledCode(dir, moduleDir) {
     return h.digest("hex");
   };
   const folder = path.join(dir, `node-${process.version}-${process.arch}`);
-  const file = path.join(folder, `${hash(String(moduleDir))}.bin`);
+  // Projects that link one installation of the tool share its bundle.
+  let tool = String(moduleDir);
+  try {
+    tool = fs.realpathSync(tool);
+  } catch {}
+  const file = path.join(folder, `${hash(tool)}.bin`);
   const known = readBundle(file);
   if (known === null) return;
   const used = new Map();
@@ -152,11 +157,26 @@ function writeBundle(folder, file, entries) {
     const body = Buffer.concat([size, head, ...entries.map(([, d]) => d)]);
     fs.writeFileSync(tmp, body, { mode: 0o600 });
     fs.renameSync(tmp, file);
+    forgetOldBundles(folder);
   } catch {
     try {
       fs.rmSync(tmp, { force: true });
     } catch {}
   }
+}
+
+// A node version's folder keeps the bundles of the 16 tools' installations written last (each
+// is about a megabyte), so projects with their own node_modules come and go without it growing.
+function forgetOldBundles(folder) {
+  const bundles = fs
+    .readdirSync(folder)
+    .filter((n) => n.endsWith(".bin"))
+    .map((n) => {
+      const at = path.join(folder, n);
+      return [fs.statSync(at).mtimeMs, at];
+    })
+    .sort((a, b) => b[0] - a[0]);
+  for (const [, at] of bundles.slice(16)) fs.rmSync(at, { force: true });
 }
 
 // Whether a module's code may call import(), which then stays node's to compile: V8 11 (node 20)
