@@ -1236,7 +1236,8 @@ fn an_eslint_baseline_holds_the_rules_broken_and_grows_with_them() {
 /// of eslint's modules in the user cache (`$XDG_CACHE_HOME/patchgate/node-code/`): the first run
 /// writes it, later runs read it and write nothing (V8 took every entry), with the same verdict.
 /// eslint's config loader imports the project's config at run time and stays node's to compile
-/// (from a cache, node 20's import() fails: every run here would). A damaged cache is an empty one.
+/// (from a cache, node 20's import() fails: every later run here would). A damaged cache is an
+/// empty one.
 /// On a node with a compile cache the bridge leaves it to node and keeps nothing.
 #[test]
 fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
@@ -1308,6 +1309,18 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
     assert_eq!(first.len(), 1, "one bundle for eslint: {first:?}");
     let bundle = first[0].0.clone();
     assert!(first[0].1 > 100_000, "{first:?}");
+    // Its index: an entry per module, an empty one for each module node compiles itself
+    // (eslint's config loader among them).
+    let bytes = std::fs::read(&bundle).expect("the bundle");
+    let size = u32::from_le_bytes(bytes[..4].try_into().expect("a length")) as usize;
+    let index: Value = serde_json::from_slice(&bytes[4..4 + size]).expect("the index");
+    let index = index.as_object().expect("an object");
+    let empty = index.values().filter(|e| e[1] == 0).count();
+    assert!(
+        index.len() > 100 && (1..10).contains(&empty),
+        "{} entries, {empty} empty",
+        index.len()
+    );
 
     run(&repo);
     assert_eq!(kept(), first, "a run that read every entry writes nothing");
@@ -1325,8 +1338,6 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
     }
 
     // Every entry's bytes overwritten, the index left whole: V8 rejects them all.
-    let bytes = std::fs::read(&bundle).expect("the bundle");
-    let size = u32::from_le_bytes(bytes[..4].try_into().expect("a length")) as usize;
     let mut damaged = bytes.clone();
     damaged[4 + size..].fill(0x55);
     std::fs::write(&bundle, &damaged).expect("damage");

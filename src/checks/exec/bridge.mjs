@@ -52,14 +52,20 @@ v8.setFlagsFromString(
 nodeModule.enableCompileCache?.();
 
 // Node before 22.1 keeps no compiled code between runs, and a check's node spends a tenth to a
-// fifth of its start compiling eslint's few hundred CommonJS modules. So, where node has no cache
-// of its own, the bridge keeps V8's code cache of the tool's modules (those under node_modules) in
-// patchgate's cache folder ("codeCache" of the first input), the way v8-compile-cache did for
-// eslint's own command line up to eslint 8: one file per node version and tool, read once at the
-// start, and written again when the process ends if a module was compiled afresh (then holding
-// just the modules this run loaded, so it never grows stale). An entry is named by the module's
-// path and content: V8 itself checks only the source's length, its own version and flags, and
-// rejects an entry that fails those.
+// fifth of its start compiling eslint's few hundred CommonJS modules (and typescript-eslint's
+// typescript.js, 9 MB, when a config checks types). So, where node has no cache of its own, the
+// bridge keeps V8's code cache of the tool's modules (those under node_modules) in patchgate's
+// cache folder ("codeCache" of the first input), the way v8-compile-cache did for eslint's own
+// command line up to eslint 8: one file per node version and tool installation, read once at
+// the start, and written again when the process ends if a module was compiled afresh (then
+// holding just the modules this run loaded, so it never grows stale). An entry is named by the
+// module's path and content: V8 itself checks only the source's length, its own version and
+// flags, and rejects an entry that fails those.
+//
+// A module that calls import() is never compiled from the cache: V8 11 (node 20) loses the
+// dynamic import callback of code read from one, and such an import() fails. Its entry is empty
+// and node compiles it. Which modules do is decided when an entry is written, by acorn's
+// tokenizer (eslint's own parser's), for modules whose text has "import(" at all.
 let keeping = false;
 let dropCompiledCode = () => {};
 function keepCompiledCode(dir, moduleDir) {
@@ -82,19 +88,26 @@ function keepCompiledCode(dir, moduleDir) {
   const file = path.join(folder, `${hash(tool)}.bin`);
   const known = readBundle(file);
   if (known === null) return;
+  // Compiled afresh, a module's import() works with node's default loader (node >= 20.12);
+  // without it, a module whose text may call import() is left to node.
+  const loader = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+  quietly(/USE_MAIN_CONTEXT_DEFAULT_LOADER/);
   const used = new Map();
   let fresh = false;
   const sep = `${path.sep}node_modules${path.sep}`;
   Module.prototype._compile = function (content, filename, ...rest) {
-    if (!filename.includes(sep) || content.startsWith("#!") || importsLater(content)) {
+    const key = filename.includes(sep) && !content.startsWith("#!") ? hash(filename, content) : "";
+    const cachedData = known.get(key);
+    const mayImport = key !== "" && cachedData === undefined && IMPORT_CALL.test(content);
+    if (cachedData?.length === 0) used.set(key, cachedData);
+    if (key === "" || cachedData?.length === 0 || (mayImport && loader === undefined)) {
       return compile.call(this, content, filename, ...rest);
     }
-    const key = hash(filename, content);
-    const cachedData = known.get(key);
-    const script = new vm.Script(Module.wrap(content), { filename, cachedData });
+    const options = { filename, cachedData, importModuleDynamically: loader };
+    const script = new vm.Script(Module.wrap(content), options);
     const rejected = cachedData === undefined || script.cachedDataRejected;
     fresh ||= rejected;
-    used.set(key, rejected ? script : cachedData);
+    used.set(key, rejected ? { script, content: mayImport ? content : null } : cachedData);
     // What node's own _compile passes (its makeRequireFunction, without policies).
     const mod = this;
     const require = (id) => mod.require(id);
@@ -107,17 +120,22 @@ function keepCompiledCode(dir, moduleDir) {
     const wrapper = script.runInThisContext({ displayErrors: true });
     return wrapper.call(mod.exports, mod.exports, require, mod, filename, path.dirname(filename));
   };
-  // Written at the end, so an entry holds every function this run compiled, not just the
-  // module's top level.
-  // A module that imports at run time yet got past `importsLater` fails from the cache: this
-  // tool's cache is turned off, so that only this run fails.
+  // A module that imports at run time yet was judged not to fails from the cache: this tool's
+  // cache is turned off, so that only this run fails.
   dropCompiledCode = () => {
     fresh = false;
     writeBundle(folder, file, [["off", Buffer.alloc(0)]]);
   };
+  // Written at the end, so that an entry holds every function this run compiled, not just the
+  // module's top level.
   process.once("exit", () => {
     if (!fresh) return;
-    const entries = [...used].map(([k, v]) => [k, Buffer.isBuffer(v) ? v : v.createCachedData()]);
+    const acorn = findAcorn(moduleDir);
+    const entries = [...used].map(([key, v]) => {
+      if (Buffer.isBuffer(v)) return [key, v];
+      const imports = v.content !== null && importsAtRunTime(v.content, acorn);
+      return [key, imports ? Buffer.alloc(0) : v.script.createCachedData()];
+    });
     writeBundle(folder, file, entries);
   });
 }
@@ -179,15 +197,28 @@ function forgetOldBundles(folder) {
   for (const [, at] of bundles.slice(16)) fs.rmSync(at, { force: true });
 }
 
-// Whether a module's code may call import(), which then stays node's to compile: V8 11 (node 20)
-// loses the dynamic import callback of code read from a cache, and such an import() fails. A
-// line with "import(" anywhere but in a comment line (JSDoc's `@typedef {import("x")}` is in many
-// modules) says yes. Only a wrong "no" would cost; a wrong "yes" keeps a module out of the cache.
-function importsLater(content) {
-  const call = /\bimport\s*\(/;
-  if (!call.test(content)) return false;
+const IMPORT_CALL = /\bimport\s*\(/;
+
+// Whether a module's code calls import(): the keyword followed by a parenthesis, in acorn's
+// tokens (a string, a template or a comment that says "import(" is not a call; typescript.js
+// has five). Without acorn, or if it cannot read the module, the answer is the safe one: any
+// line with "import(" outside a comment line (JSDoc's `@typedef {import("x")}` is in many
+// modules) says yes. Only a wrong "no" would cost; a wrong "yes" keeps a module out.
+function importsAtRunTime(content, acorn) {
+  if (acorn) {
+    try {
+      const { _import, parenL } = acorn.tokTypes;
+      let last = null;
+      const options = { ecmaVersion: "latest", allowHashBang: true, allowReturnOutsideFunction: true };
+      for (const token of acorn.tokenizer(content, options)) {
+        if (last === _import && token.type === parenL) return true;
+        last = token.type;
+      }
+      return false;
+    } catch {}
+  }
   for (const line of content.split("\n")) {
-    if (!call.test(line)) continue;
+    if (!IMPORT_CALL.test(line)) continue;
     let code = line.trim();
     if (code.startsWith("//")) continue;
     if (code.startsWith("*") || code.startsWith("/*")) {
@@ -196,13 +227,35 @@ function importsLater(content) {
       if (end < 0) continue;
       code = code.slice(end + 2);
     }
-    if (call.test(code)) return true;
+    if (IMPORT_CALL.test(code)) return true;
   }
   return false;
 }
 
-// A project config that logs (console.log in eslint.config.js) must not corrupt our document.
-console.log = console.info = console.debug = console.error;
+// eslint's acorn (through espree, its parser), when the tool has one.
+function findAcorn(moduleDir) {
+  try {
+    const tool = createRequire(path.join(String(moduleDir), "package.json"));
+    let acorn;
+    try {
+      acorn = tool("acorn");
+    } catch {
+      acorn = createRequire(tool.resolve("espree"))("acorn");
+    }
+    return typeof acorn?.tokenizer === "function" && acorn.tokTypes ? acorn : null;
+  } catch {
+    return null;
+  }
+}
+
+// Drops node's warnings whose message matches `pattern` (an experimental API used on purpose).
+function quietly(pattern) {
+  const emit = process.emitWarning;
+  process.emitWarning = function (warning, ...rest) {
+    if (pattern.test(String(warning?.message ?? warning))) return;
+    return emit.call(this, warning, ...rest);
+  };
+}
 
 function emit(doc) {
   const line = JSON.stringify({ pid: process.pid, ...doc }) + "\n";
