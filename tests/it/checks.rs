@@ -1329,6 +1329,40 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
     run(&other);
     assert_eq!(kept(), first, "the installation's bundle, read as it is");
 
+    // A module this run does not load (another config's plugin) stays when the bundle is
+    // written again: here one of eslint's entries is dropped from the index, so the next run
+    // compiles it afresh and writes the bundle, and an entry of no module is added.
+    let index_of = |bytes: &[u8]| -> (usize, serde_json::Map<String, Value>) {
+        let size = u32::from_le_bytes(bytes[..4].try_into().expect("a length")) as usize;
+        let index: Value = serde_json::from_slice(&bytes[4..4 + size]).expect("the index");
+        (size, index.as_object().expect("an object").clone())
+    };
+    let (size, mut index) = index_of(&bytes);
+    let body = &bytes[4 + size..];
+    let dropped = index
+        .iter()
+        .find(|(_, e)| e[1].as_u64() > Some(0))
+        .map(|(k, _)| k.clone())
+        .expect("an entry");
+    index.remove(&dropped);
+    index.insert("0".repeat(40), json!([body.len(), 3]));
+    let head = Value::Object(index).to_string();
+    let mut edited = (head.len() as u32).to_le_bytes().to_vec();
+    edited.extend_from_slice(head.as_bytes());
+    edited.extend_from_slice(body);
+    edited.extend_from_slice(b"abc");
+    std::fs::write(&bundle, &edited).expect("edit the bundle");
+    run(&repo);
+    let (_, index) = index_of(&std::fs::read(&bundle).expect("the bundle"));
+    assert!(
+        index.contains_key(&dropped),
+        "the module compiled afresh is back"
+    );
+    assert!(
+        index.contains_key(&"0".repeat(40)),
+        "the entry not loaded stays"
+    );
+
     // Bundles of other installations, older: the folder keeps the 16 written last.
     let folder = bundle.parent().expect("the version's folder");
     let old = std::time::SystemTime::now() - Duration::from_secs(3600);
@@ -1338,6 +1372,8 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
     }
 
     // Every entry's bytes overwritten, the index left whole: V8 rejects them all.
+    let bytes = std::fs::read(&bundle).expect("the bundle");
+    let size = u32::from_le_bytes(bytes[..4].try_into().expect("a length")) as usize;
     let mut damaged = bytes.clone();
     damaged[4 + size..].fill(0x55);
     std::fs::write(&bundle, &damaged).expect("damage");

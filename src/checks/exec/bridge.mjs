@@ -57,10 +57,9 @@ nodeModule.enableCompileCache?.();
 // bridge keeps V8's code cache of the tool's modules (those under node_modules) in patchgate's
 // cache folder ("codeCache" of the first input), the way v8-compile-cache did for eslint's own
 // command line up to eslint 8: one file per node version and tool installation, read once at
-// the start, and written again when the process ends if a module was compiled afresh (then
-// holding just the modules this run loaded, so it never grows stale). An entry is named by the
-// module's path and content: V8 itself checks only the source's length, its own version and
-// flags, and rejects an entry that fails those.
+// the start, and written again when the process ends if a module was compiled afresh. An entry
+// is named by the module's path and content: V8 itself checks only the source's length, its own
+// version and flags, and rejects an entry that fails those.
 //
 // A module that calls import() is never compiled from the cache: V8 11 (node 20) loses the
 // dynamic import callback of code read from one, and such an import() fails. Its entry is empty
@@ -136,6 +135,15 @@ function keepCompiledCode(dir, moduleDir) {
       const imports = v.content !== null && importsAtRunTime(v.content, acorn);
       return [key, imports ? Buffer.alloc(0) : v.script.createCachedData()];
     });
+    // The entries this run did not load stay while the bundle is under 32 MiB, so that runs
+    // loading different modules (another config's plugins) do not write it in turn; past that,
+    // they are what a tool's upgrade left behind.
+    let size = entries.reduce((n, [, d]) => n + d.length, 0);
+    for (const [key, data] of known) {
+      if (used.has(key) || size + data.length > 32 << 20) continue;
+      entries.push([key, data]);
+      size += data.length;
+    }
     writeBundle(folder, file, entries);
   });
 }
