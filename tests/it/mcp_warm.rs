@@ -2,7 +2,8 @@
 //! when it lets go: the package clippy is asked for (no `cargo metadata` again until a manifest
 //! changes), and the shared target directory's build of a package no later patch touched. And
 //! what the next call takes from the last one on any project: a package checker's baseline (the
-//! original state is the state the last patch left, which clippy or go vet already checked).
+//! original state is the state the last patch left, which clippy or go vet already checked), and
+//! what a warm node host leaves for the next session (its tool's compiled code).
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -26,9 +27,14 @@ struct Session {
 
 impl Session {
     fn start(repo: &Path, stderr: PathBuf) -> Session {
+        Session::start_with(repo, stderr, &[])
+    }
+
+    fn start_with(repo: &Path, stderr: PathBuf, env: &[(&str, &Path)]) -> Session {
         let mut child = Command::new(BIN)
             .args(["mcp"])
             .current_dir(repo)
+            .envs(env.iter().copied())
             .env("PATCHGATE_TIMINGS", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -407,5 +413,59 @@ fn a_patch_across_a_workspace_is_one_cargo_run_per_state() {
         "{r:#}"
     );
     assert_eq!((s.clippy_runs("patched"), s.marks(along)), (4, 2));
+    s.close();
+}
+
+/// A warm node host keeps the compiled code of its tool's modules (on a node without a compile
+/// cache of its own) once it has answered, not at its exit: the server kills the hosts' process
+/// groups, so a host never exits by itself.
+#[test]
+fn a_warm_node_host_keeps_its_compiled_code_before_it_is_stopped() {
+    if !require_all(&["prettier", "eslint", "@eslint/js"]) {
+        return;
+    }
+    let repo = TestRepo::new();
+    crate::checks::node_setup(&repo);
+    let repo = repo.commit();
+    let cache = tempfile::tempdir().expect("cache home");
+    let log = tempfile::NamedTempFile::new().expect("stderr file");
+    let mut s = Session::start_with(
+        repo.path(),
+        log.path().to_path_buf(),
+        &[("XDG_CACHE_HOME", cache.path())],
+    );
+    let report = s.apply("src/app.js", "  return a + b;\n", "  return b + a;\n");
+    assert_eq!(
+        check(&report, "src/app.js", "eslint")["status"],
+        "pass",
+        "{report:#}"
+    );
+    let probe = Command::new("node")
+        .args(["-p", "typeof require('module').enableCompileCache"])
+        .output()
+        .expect("node runs");
+    let node_caches = String::from_utf8_lossy(&probe.stdout).trim() == "function";
+    let root = cache.path().join("patchgate/node-code");
+    let bundles = || -> Vec<PathBuf> {
+        let versions = std::fs::read_dir(&root).into_iter().flatten().flatten();
+        let files = versions.flat_map(|v| std::fs::read_dir(v.path()).into_iter().flatten());
+        files
+            .flatten()
+            .map(|f| f.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "bin"))
+            .collect()
+    };
+    // Written right after the answer: a moment to finish writing.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !node_caches && bundles().is_empty() && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let kept = bundles();
+    if node_caches {
+        assert!(kept.is_empty(), "node keeps its own: {kept:?}");
+    } else {
+        // eslint's host's (prettier's modules are ES modules, which this cache does not hold).
+        assert_eq!(kept.len(), 1, "{kept:?}");
+    }
     s.close();
 }

@@ -67,6 +67,7 @@ nodeModule.enableCompileCache?.();
 // tokenizer (eslint's own parser's), for modules whose text has "import(" at all.
 let keeping = false;
 let dropCompiledCode = () => {};
+let saveCompiledCode = () => {};
 function keepCompiledCode(dir, moduleDir) {
   const Module = nodeModule.Module ?? nodeModule;
   const compile = Module.prototype?._compile;
@@ -125,10 +126,12 @@ function keepCompiledCode(dir, moduleDir) {
     fresh = false;
     writeBundle(folder, file, [["off", Buffer.alloc(0)]]);
   };
-  // Written at the end, so that an entry holds every function this run compiled, not just the
-  // module's top level.
-  process.once("exit", () => {
+  // Written once the work is done (at the exit of a one-batch run, after each answer of a warm
+  // host, whose process group is killed, not ended), so that an entry holds every function the
+  // run compiled, not just the module's top level.
+  saveCompiledCode = () => {
     if (!fresh) return;
+    fresh = false;
     const acorn = findAcorn(moduleDir);
     const entries = [...used].map(([key, v]) => {
       if (Buffer.isBuffer(v)) return [key, v];
@@ -144,8 +147,11 @@ function keepCompiledCode(dir, moduleDir) {
       entries.push([key, data]);
       size += data.length;
     }
+    for (const [key, data] of entries) known.set(key, data);
+    for (const [key, data] of entries) used.set(key, data);
     writeBundle(folder, file, entries);
-  });
+  };
+  process.once("exit", saveCompiledCode);
 }
 
 // The bundle: a 4-byte little-endian length, that many bytes of JSON {key: [offset, length]}
@@ -433,6 +439,7 @@ async function serve() {
       doc = { ok: false, error: String(e?.message ?? e) };
     }
     process.stdout.write(JSON.stringify({ pid: process.pid, id, ...doc }) + "\n");
+    saveCompiledCode();
   }
   process.exit(0);
 }
