@@ -1227,3 +1227,63 @@ fn rust_a_package_sharing_its_name_with_a_dependency_is_still_checked() {
     let clippy = entry(&report, "src/lib.rs", "clippy").expect("clippy on lib.rs");
     assert_eq!(clippy["status"], "pass", "{clippy:#}");
 }
+
+/// cargo before 1.74 has no `--keep-going`, which the one run of a cross-crate patch asks for,
+/// and rejects it: each crate is then checked alone, as before, with the same verdict (here a
+/// cargo that rejects the flag as cargo 1.73 did, in front of the real one).
+#[test]
+fn rust_a_cargo_without_keep_going_checks_the_crates_one_at_a_time() {
+    if !require_all(RUST_TOOLS) {
+        return;
+    }
+    let repo = rust_workspace();
+    let real = crate::harness::on_path("cargo").expect("cargo");
+    let bin = tempfile::tempdir().expect("bin");
+    let log = bin.path().join("rejected");
+    let script = format!(
+        "#!/bin/sh\nfor a in \"$@\"; do\n  if [ \"$a\" = --keep-going ]; then\n    echo x >> '{}'\n    echo \"error: unexpected argument '--keep-going' found\" >&2\n    exit 1\n  fi\ndone\nexec '{}' \"$@\"\n",
+        log.display(),
+        real.display()
+    );
+    let cargo = bin.path().join("cargo");
+    std::fs::write(&cargo, script).expect("the script");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = std::env::join_paths(std::iter::once(bin.path().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .expect("PATH");
+    let patch = json!({"edits": [
+        {"file_path": "engine/src/lib.rs", "old_string": "pub fn scale(",
+         "new_string": "pub fn total(xs: &Vec<i64>) -> i64 {\n    xs.iter().sum()\n}\n\npub fn scale("},
+        {"file_path": "app/src/lib.rs", "old_string": "engine::scale(a, 2) + 1",
+         "new_string": "engine::scale(a, 3) + 1"}]})
+    .to_string();
+    let pfile = tempfile::NamedTempFile::new().expect("patch file");
+    std::fs::write(pfile.path(), patch).expect("write patch");
+    let out = std::process::Command::new(crate::harness::BIN)
+        .args([
+            "apply",
+            "--dry-run",
+            "--checks",
+            "clippy",
+            "--format",
+            "json",
+        ])
+        .arg(pfile.path())
+        .current_dir(repo.path())
+        .env("PATH", path)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("patchgate runs");
+    let run = Run::from(out);
+    run.assert_code(1);
+    let report = run.json();
+    assert!(
+        log.exists(),
+        "the cross-crate run asked for --keep-going: {report:#}"
+    );
+    caught(&report, "engine/src/lib.rs", 1, "clippy", "Vec", false);
+    let app = entry(&report, "app/src/lib.rs", "clippy").expect("app's check");
+    assert_eq!(app["status"], "pass", "{report:#}");
+}

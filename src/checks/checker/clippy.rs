@@ -5,7 +5,8 @@
 //! state: the first job's run names every package the patch changes (`-p app -p engine`), and
 //! leaves the findings to the others' jobs (`Remembered::keep`, `Remembered::shared`). One run
 //! builds the shared crates once and checks the packages side by side; separate runs took twice
-//! as long. The workspace's packages come from `cargo metadata` (`CargoPackage::members`).
+//! as long. The workspace's packages come from `cargo metadata` (`CargoPackage::members`). A
+//! cargo before 1.74 rejects the run's `--keep-going`; each package then runs alone.
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
 use crate::checks::exec::package::{
@@ -85,32 +86,50 @@ fn clippy(call: &Call, project: &Project, overlays: &[Overlay]) -> Ran<Vec<RawFi
     if let Err(u) = prep.ensure() {
         return u.into();
     }
-    let mut cmd = Cmd::new(argv[0].clone(), &mirror.root)
-        .args(argv[1..].iter().cloned())
-        .args([
-            "clippy",
-            "--message-format=json",
-            "--all-targets",
-            "--offline",
-            "-p",
-            name,
-        ])
-        .args(along.iter().flat_map(|spec| ["-p", spec.as_str()]))
-        // A package that does not build must not stop the others' lints, as it would not in
-        // runs of their own.
-        .args((!along.is_empty()).then_some("--keep-going"))
-        .env("CARGO_TARGET_DIR", crate::fs::layout::cargo_target(git_dir))
-        .timeout(timeout);
-    cmd = cmd.env("CARGO_TERM_COLOR", "never");
-    let out = match prep.run(|| run_cmd(cmd.clone())) {
-        Ok(Ok(o)) => o,
-        Ok(Err(r)) => return r,
-        Err(u) => return u.into(),
+    let command = |along: &[String]| {
+        Cmd::new(argv[0].clone(), &mirror.root)
+            .args(argv[1..].iter().cloned())
+            .args([
+                "clippy",
+                "--message-format=json",
+                "--all-targets",
+                "--offline",
+                "-p",
+                name,
+            ])
+            .args(along.iter().flat_map(|spec| ["-p", spec.as_str()]))
+            // A package that does not build must not stop the others' lints, as it would not
+            // in runs of their own.
+            .args((!along.is_empty()).then_some("--keep-going"))
+            .env("CARGO_TARGET_DIR", crate::fs::layout::cargo_target(git_dir))
+            .env("CARGO_TERM_COLOR", "never")
+            .timeout(timeout)
     };
-    let findings = match parse::cargo::cargo_json(&out.stdout_str()) {
-        Ok(f) => f,
-        Err(e) => return Ran::Error(format!("unreadable cargo output: {e}")),
+    let run = |along: &[String]| match prep.run(|| run_cmd(command(along))) {
+        Ok(Ok(out)) => match parse::cargo::cargo_json(&out.stdout_str()) {
+            Ok(findings) => Ok((out, findings)),
+            Err(e) => Err(Ran::Error(format!("unreadable cargo output: {e}"))),
+        },
+        Ok(Err(r)) => Err(r),
+        Err(u) => Err(u.into()),
     };
+    let (mut out, mut findings) = match run(&along) {
+        Ok(x) => x,
+        Err(r) => return r,
+    };
+    // cargo before 1.74 has no `--keep-going` and rejects it: this package alone, as before.
+    let mut along = along;
+    if !along.is_empty()
+        && !out.success()
+        && findings.is_empty()
+        && out.stderr_str().contains("--keep-going")
+    {
+        along.clear();
+        (out, findings) = match run(&along) {
+            Ok(x) => x,
+            Err(r) => return r,
+        };
+    }
     if !out.success() && findings.is_empty() {
         if let Some(u) = prep.explain(&out.stderr_str()) {
             return u.into();
