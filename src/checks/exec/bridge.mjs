@@ -86,6 +86,14 @@ function keepCompiledCode(dir, moduleDir) {
     tool = fs.realpathSync(tool);
   } catch {}
   const file = path.join(folder, `${hash(tool)}.bin`);
+  // A cache that cannot be written (a read-only home in a sandbox) would cost every run the
+  // work of writing it; there is none then.
+  try {
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    fs.accessSync(folder, fs.constants.W_OK);
+  } catch {
+    return;
+  }
   const known = readBundle(file);
   if (known === null) return;
   // Compiled afresh, a module's import() works with node's default loader (node >= 20.12);
