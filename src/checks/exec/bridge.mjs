@@ -279,6 +279,9 @@ function quietly(pattern) {
   };
 }
 
+// A project config that logs (console.log in eslint.config.js) must not corrupt our document.
+console.log = console.info = console.debug = console.error;
+
 function emit(doc) {
   const line = JSON.stringify({ pid: process.pid, ...doc }) + "\n";
   process.stdout.write(line, () => process.exit(0));
