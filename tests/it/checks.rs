@@ -1232,6 +1232,16 @@ fn an_eslint_baseline_holds_the_rules_broken_and_grows_with_them() {
     );
 }
 
+/// Whether the node on PATH keeps its modules' compiled code itself (`module.enableCompileCache`,
+/// node >= 22.8), so that the bridge keeps none.
+pub(crate) fn node_keeps_compiled_code() -> bool {
+    let probe = Command::new("node")
+        .args(["-p", "typeof require('module').enableCompileCache"])
+        .output()
+        .expect("node runs");
+    String::from_utf8_lossy(&probe.stdout).trim() == "function"
+}
+
 /// On a node without a compile cache of its own (before 22.1), the bridge keeps the compiled code
 /// of eslint's modules in the user cache (`$XDG_CACHE_HOME/patchgate/node-code/`): the first run
 /// writes it, later runs read it and write nothing (V8 took every entry), with the same verdict.
@@ -1294,11 +1304,7 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
         all
     };
     let this = |all: Kept, bundle: &Path| all.into_iter().find(|(p, ..)| p == bundle);
-    let probe = Command::new("node")
-        .args(["-p", "typeof require('module').enableCompileCache"])
-        .output()
-        .expect("node runs");
-    let node_caches = String::from_utf8_lossy(&probe.stdout).trim() == "function";
+    let node_caches = node_keeps_compiled_code();
 
     run(&repo);
     let first = kept();

@@ -440,11 +440,7 @@ fn a_warm_node_host_keeps_its_compiled_code_before_it_is_stopped() {
         "pass",
         "{report:#}"
     );
-    let probe = Command::new("node")
-        .args(["-p", "typeof require('module').enableCompileCache"])
-        .output()
-        .expect("node runs");
-    let node_caches = String::from_utf8_lossy(&probe.stdout).trim() == "function";
+    let node_caches = crate::checks::node_keeps_compiled_code();
     let root = cache.path().join("patchgate/node-code");
     let bundles = || -> Vec<PathBuf> {
         let versions = std::fs::read_dir(&root).into_iter().flatten().flatten();
