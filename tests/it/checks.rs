@@ -1398,6 +1398,99 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
     assert!(again.1 > 100_000, "written again");
 }
 
+/// A tool's CommonJS module may require() an ES module (node >= 20.19), or one node finds to be
+/// an ES module only when it cannot parse it as CommonJS: both stay node's to load, on the first
+/// run and on those that read the compiled code (here a local eslint plugin, CommonJS, whose rule
+/// takes its message from an ES-module package and its name from a package with no type).
+#[test]
+fn eslint_plugins_that_require_es_modules_load_with_the_compiled_code_kept() {
+    if !require_all(NODE.tools) {
+        return;
+    }
+    let repo = TestRepo::new();
+    repo.write(
+        "package.json",
+        "{\"name\": \"demo\", \"private\": true, \"type\": \"module\"}\n",
+    );
+    repo.write(
+        "eslint.config.js",
+        "import local from \"eslint-plugin-local\";\n\n\
+         export default [{ plugins: { local }, rules: { \"local/no-foo\": \"error\" } }];\n",
+    );
+    repo.write(".gitignore", "node_modules\n");
+    repo.write("src/app.js", "export const bar = 1;\n");
+    let modules = repo.path().join("node_modules");
+    std::fs::create_dir_all(&modules).expect("node_modules");
+    for m in ["eslint", "@eslint"] {
+        std::os::unix::fs::symlink(tools_node_modules().join(m), modules.join(m)).expect("link");
+    }
+    let package = |name: &str, manifest: &str, files: &[(&str, &str)]| {
+        let dir = modules.join(name);
+        std::fs::create_dir_all(&dir).expect("a package");
+        std::fs::write(dir.join("package.json"), manifest).expect("its manifest");
+        for (file, text) in files {
+            std::fs::write(dir.join(file), text).expect("a file");
+        }
+    };
+    package(
+        "eslint-plugin-local",
+        "{\"name\": \"eslint-plugin-local\", \"main\": \"index.js\"}\n",
+        &[(
+            "index.js",
+            "const { say } = require(\"local-messages\");\nconst { name } = require(\"local-name\");\n\
+             module.exports = { rules: { \"no-foo\": { meta: { schema: [] }, create(context) {\n\
+             return { Identifier(node) { if (node.name === name) context.report({ node, message: say(name) }); } };\n\
+             } } } };\n",
+        )],
+    );
+    package(
+        "local-messages",
+        "{\"name\": \"local-messages\", \"type\": \"module\", \"main\": \"index.js\"}\n",
+        &[(
+            "index.js",
+            "export function say(name) {\n  return `no ${name} here`;\n}\n",
+        )],
+    );
+    package(
+        "local-name",
+        "{\"name\": \"local-name\", \"main\": \"index.js\"}\n",
+        &[("index.js", "export const name = \"foo\";\n")],
+    );
+    let repo = repo.commit();
+    let cache = tempfile::tempdir().expect("cache home");
+    let pfile = tempfile::NamedTempFile::new().expect("patch file");
+    let edit = patch(
+        "src/app.js",
+        "export const bar = 1;\n",
+        "export const foo = 1;\n",
+    );
+    std::fs::write(pfile.path(), edit).expect("write the patch");
+    for run in 1..=3 {
+        let out = Command::new(BIN)
+            .args([
+                "apply",
+                "--dry-run",
+                "--checks",
+                "eslint",
+                "--format",
+                "json",
+            ])
+            .arg(pfile.path())
+            .current_dir(repo.path())
+            .env("XDG_CACHE_HOME", cache.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("patchgate runs");
+        let got = Run::from(out);
+        got.assert_code(1);
+        assert_subset(
+            &check(&got.json(), "src/app.js", "eslint")["findings"],
+            &json!([{"line": 1, "rule": "local/no-foo", "message": "no foo here", "new": true}]),
+            &format!("run {run}"),
+        );
+    }
+}
+
 /// A checker that fails on the original text leaves no baseline: its findings on the patched text
 /// all count as new (the safe side), and the report says why instead of blaming silently.
 #[test]

@@ -104,15 +104,25 @@ function keepCompiledCode(dir, moduleDir) {
   let fresh = false;
   const sep = `${path.sep}node_modules${path.sep}`;
   Module.prototype._compile = function (content, filename, ...rest) {
-    const key = filename.includes(sep) && !content.startsWith("#!") ? hash(filename, content) : "";
+    // Only CommonJS is ours: node >= 20.19 also hands this an ES module that is require()d
+    // (its format "module") or that it finds to be one when it cannot parse it as CommonJS.
+    const commonjs = rest[0] === undefined || rest[0] === "commonjs";
+    const ours = commonjs && filename.includes(sep) && !content.startsWith("#!");
+    const key = ours ? hash(filename, content) : "";
     const cachedData = known.get(key);
     const mayImport = key !== "" && cachedData === undefined && IMPORT_CALL.test(content);
     if (cachedData?.length === 0) used.set(key, cachedData);
     if (key === "" || cachedData?.length === 0 || (mayImport && loader === undefined)) {
       return compile.call(this, content, filename, ...rest);
     }
-    const options = { filename, cachedData, importModuleDynamically: loader };
-    const script = new vm.Script(Module.wrap(content), options);
+    let script;
+    try {
+      const options = { filename, cachedData, importModuleDynamically: loader };
+      script = new vm.Script(Module.wrap(content), options);
+    } catch {
+      // ES module syntax in a file node took for CommonJS (or an error node reports its way).
+      return compile.call(this, content, filename, ...rest);
+    }
     const rejected = cachedData === undefined || script.cachedDataRejected;
     fresh ||= rejected;
     used.set(key, rejected ? { script, content: mayImport ? content : null } : cachedData);
