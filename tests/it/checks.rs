@@ -1491,6 +1491,134 @@ fn eslint_plugins_that_require_es_modules_load_with_the_compiled_code_kept() {
     }
 }
 
+/// Compiled code that makes the tool fail is not the tool's verdict: the batch runs again
+/// without the cache, which that run turns off for the installation. Here the cache holds, under
+/// a local plugin's name and content, the code of another text of the same length that throws
+/// (V8 checks only the length), as a damaged or forged entry could.
+#[test]
+fn compiled_code_that_makes_eslint_fail_is_dropped_for_eslints_own_verdict() {
+    use sha1::{Digest, Sha1};
+    if !require_all(NODE.tools) || node_keeps_compiled_code() {
+        return;
+    }
+    const GOOD: &str = "module.exports = { rules: { \"no-foo\": { meta: { schema: [] }, create(context) {\n\
+        return { Identifier(node) { if (node.name === \"foo\") context.report({ node, message: \"no foo\" }); } };\n\
+        } } } };\n";
+    let bad = format!(
+        "throw new Error(\"poisoned\");\n{}\n",
+        "/".repeat(GOOD.len() - 30)
+    );
+    assert_eq!(bad.len(), GOOD.len());
+    let repo = TestRepo::new();
+    repo.write(
+        "package.json",
+        "{\"name\": \"demo\", \"private\": true, \"type\": \"module\"}\n",
+    );
+    repo.write(
+        "eslint.config.js",
+        "import local from \"eslint-plugin-local\";\n\n\
+         export default [{ plugins: { local }, rules: { \"local/no-foo\": \"error\" } }];\n",
+    );
+    repo.write(".gitignore", "node_modules\n");
+    repo.write("src/app.js", "export const bar = 1;\n");
+    let modules = repo.path().join("node_modules");
+    std::fs::create_dir_all(modules.join("eslint-plugin-local")).expect("the plugin");
+    for m in ["eslint", "@eslint"] {
+        std::os::unix::fs::symlink(tools_node_modules().join(m), modules.join(m)).expect("link");
+    }
+    let plugin = modules.join("eslint-plugin-local/index.js");
+    std::fs::write(
+        modules.join("eslint-plugin-local/package.json"),
+        "{\"name\": \"eslint-plugin-local\", \"main\": \"index.js\"}\n",
+    )
+    .expect("its manifest");
+    std::fs::write(&plugin, &bad).expect("the throwing text");
+    let repo = repo.commit();
+    let cache = tempfile::tempdir().expect("cache home");
+    let pfile = tempfile::NamedTempFile::new().expect("patch file");
+    let edit = patch(
+        "src/app.js",
+        "export const bar = 1;\n",
+        "export const foo = 1;\n",
+    );
+    std::fs::write(pfile.path(), edit).expect("write the patch");
+    let run = || -> Run {
+        let out = Command::new(BIN)
+            .args([
+                "apply",
+                "--dry-run",
+                "--checks",
+                "eslint",
+                "--format",
+                "json",
+            ])
+            .arg(pfile.path())
+            .current_dir(repo.path())
+            .env("XDG_CACHE_HOME", cache.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("patchgate runs");
+        Run::from(out)
+    };
+    let bundle = || -> PathBuf {
+        let root = cache.path().join("patchgate/node-code");
+        let version = std::fs::read_dir(&root)
+            .expect("node-code")
+            .flatten()
+            .next();
+        let files = std::fs::read_dir(version.expect("a version").path()).expect("a version");
+        files.flatten().map(|f| f.path()).next().expect("a bundle")
+    };
+    let index_of = |bytes: &[u8]| -> (usize, serde_json::Map<String, Value>) {
+        let size = u32::from_le_bytes(bytes[..4].try_into().expect("a length")) as usize;
+        let index: Value = serde_json::from_slice(&bytes[4..4 + size]).expect("the index");
+        (size, index.as_object().expect("an object").clone())
+    };
+    let key = |text: &str| {
+        let file = plugin.canonicalize().expect("the plugin's path");
+        let mut h = Sha1::new();
+        for part in [file.to_string_lossy().as_bytes(), text.as_bytes()] {
+            h.update(part);
+            h.update(b"\0");
+        }
+        format!("{:x}", h.finalize())
+    };
+
+    // 1. The throwing plugin: eslint fails with and without the cache; its code is kept.
+    let first = run();
+    assert_eq!(
+        check(&first.json(), "src/app.js", "eslint")["status"],
+        "error",
+        "{}",
+        first.stdout
+    );
+    let path = bundle();
+    let bytes = std::fs::read(&path).expect("the bundle");
+    let (size, mut index) = index_of(&bytes);
+    let entry = index.remove(&key(&bad)).expect("the throwing text's entry");
+    // 2. That code, named as the working plugin's.
+    index.insert(key(GOOD), entry);
+    let head = Value::Object(index).to_string();
+    let mut forged = (head.len() as u32).to_le_bytes().to_vec();
+    forged.extend_from_slice(head.as_bytes());
+    forged.extend_from_slice(&bytes[4 + size..]);
+    std::fs::write(&path, forged).expect("forge");
+    std::fs::write(&plugin, GOOD).expect("the working plugin");
+
+    // 3. eslint's own verdict, and the cache turned off; then again, without it.
+    for step in ["the cache dropped", "the cache off"] {
+        let got = run();
+        got.assert_code(1);
+        assert_subset(
+            &check(&got.json(), "src/app.js", "eslint")["findings"],
+            &json!([{"line": 1, "rule": "local/no-foo", "new": true}]),
+            step,
+        );
+        let (_, index) = index_of(&std::fs::read(&path).expect("the bundle"));
+        assert!(index.contains_key("off"), "{step}: {index:?}");
+    }
+}
+
 /// A checker that fails on the original text leaves no baseline: its findings on the patched text
 /// all count as new (the safe side), and the report says why instead of blaming silently.
 #[test]

@@ -16,7 +16,8 @@
 //   A linter's baseline runs only the rules the patched text broke, where the linter can be told
 //   so (ESLint's `ruleFilter`): its "rules" lists them, and it holds no other rule's findings.
 //   "codeCache" (optional): a private folder for the compiled code of the tool's modules, on a
-//   node without a compile cache of its own (see keepCompiledCode).
+//   node without a compile cache of its own (see keepCompiledCode); "codeCacheCheck": true runs
+//   without it, and turns it off for the tool if this run succeeds (see turnCompiledCodeOff).
 //   "beforeRules" (optional): the rules whose findings on "before" are known (cached); none is
 //   computed when they include every rule the patched text broke, else they run along.
 //   output: ONE line of JSON on stdout, the last line written:
@@ -64,9 +65,10 @@ nodeModule.enableCompileCache?.();
 // A module that calls import() is never compiled from the cache: V8 11 (node 20) loses the
 // dynamic import callback of code read from one, and such an import() fails. Its entry is empty
 // and node compiles it. Which modules do is decided when an entry is written, by acorn's
-// tokenizer (eslint's own parser's), for modules whose text has "import(" at all.
+// tokenizer (eslint's own parser's), for modules whose text has "import(" at all. Should the
+// cache still make a tool fail, patchgate runs the batch again without it, which turns it off
+// (turnCompiledCodeOff).
 let keeping = false;
-let dropCompiledCode = () => {};
 let saveCompiledCode = () => {};
 function keepCompiledCode(dir, moduleDir) {
   const Module = nodeModule.Module ?? nodeModule;
@@ -74,18 +76,7 @@ function keepCompiledCode(dir, moduleDir) {
   if (keeping || nodeModule.enableCompileCache || typeof dir !== "string") return;
   if (typeof compile !== "function" || typeof Module.wrap !== "function") return;
   keeping = true;
-  const hash = (...parts) => {
-    const h = crypto.createHash("sha1");
-    for (const p of parts) h.update(p).update("\0");
-    return h.digest("hex");
-  };
-  const folder = path.join(dir, `node-${process.version}-${process.arch}`);
-  // Projects that link one installation of the tool share its bundle.
-  let tool = String(moduleDir);
-  try {
-    tool = fs.realpathSync(tool);
-  } catch {}
-  const file = path.join(folder, `${hash(tool)}.bin`);
+  const { folder, file } = bundleOf(dir, moduleDir);
   // A cache that cannot be written (a read-only home in a sandbox) would cost every run the
   // work of writing it; there is none then.
   try {
@@ -138,12 +129,6 @@ function keepCompiledCode(dir, moduleDir) {
     const wrapper = script.runInThisContext({ displayErrors: true });
     return wrapper.call(mod.exports, mod.exports, require, mod, filename, path.dirname(filename));
   };
-  // A module that imports at run time yet was judged not to fails from the cache: this tool's
-  // cache is turned off, so that only this run fails.
-  dropCompiledCode = () => {
-    fresh = false;
-    writeBundle(folder, file, [["off", Buffer.alloc(0)]]);
-  };
   // Written once the work is done (at the exit of a one-batch run, after each answer of a warm
   // host, whose process group is killed, not ended), so that an entry holds every function the
   // run compiled, not just the module's top level.
@@ -170,6 +155,31 @@ function keepCompiledCode(dir, moduleDir) {
     writeBundle(folder, file, entries);
   };
   process.once("exit", saveCompiledCode);
+}
+
+function hash(...parts) {
+  const h = crypto.createHash("sha1");
+  for (const p of parts) h.update(p).update("\0");
+  return h.digest("hex");
+}
+
+// Where the compiled code of the tool installed at `moduleDir` is kept: projects that link one
+// installation share it.
+function bundleOf(dir, moduleDir) {
+  const folder = path.join(dir, `node-${process.version}-${process.arch}`);
+  let tool = String(moduleDir);
+  try {
+    tool = fs.realpathSync(tool);
+  } catch {}
+  return { folder, file: path.join(folder, `${hash(tool)}.bin`) };
+}
+
+// patchgate runs a batch again without the cache ("codeCacheCheck") when the tool failed with
+// it; this run succeeding says the cache was the cause, and it is turned off for the tool.
+function turnCompiledCodeOff(input) {
+  if (input.codeCacheCheck !== true || typeof input.codeCache !== "string") return;
+  const { folder, file } = bundleOf(input.codeCache, input.moduleDir);
+  writeBundle(folder, file, [["off", Buffer.alloc(0)]]);
 }
 
 // The bundle: a 4-byte little-endian length, that many bytes of JSON {key: [offset, length]}
@@ -456,7 +466,6 @@ async function serve() {
       }
       doc = { ok: true, version, results };
     } catch (e) {
-      if (e?.code === "ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING") dropCompiledCode();
       doc = { ok: false, error: String(e?.message ?? e) };
     }
     process.stdout.write(JSON.stringify({ pid: process.pid, id, ...doc }) + "\n");
@@ -470,12 +479,13 @@ if (process.argv[2] === "--serve") {
 } else {
   try {
     const input = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
-    keepCompiledCode(input.codeCache, input.moduleDir);
+    if (input.codeCacheCheck !== true) keepCompiledCode(input.codeCache, input.moduleDir);
     const { mod, version } = await loadTool(input.moduleDir);
     const run = input.api === "lint" ? eslint : prettier;
-    emit({ ok: true, version, results: await run(mod, input) });
+    const results = await run(mod, input);
+    turnCompiledCodeOff(input);
+    emit({ ok: true, version, results });
   } catch (e) {
-    if (e?.code === "ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING") dropCompiledCode();
     emit({ ok: false, error: String(e?.message ?? e) });
   }
 }

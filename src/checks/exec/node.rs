@@ -216,9 +216,10 @@ pub fn run_with_baselines(
         return Ok(Vec::new());
     }
     let failed = |what: &str, e: &dyn std::fmt::Display| NodeError::Failed(format!("{what}: {e}"));
-    let doc = serde_json::json!({
+    let code_cache = crate::fs::layout::cache_home().map(|h| crate::fs::layout::node_code(&h));
+    let mut doc = serde_json::json!({
         "tool": name,
-        "codeCache": crate::fs::layout::cache_home().map(|h| crate::fs::layout::node_code(&h)),
+        "codeCache": code_cache,
         "api": match tool.api { NodeApi::Lint => "lint", NodeApi::Format => "format" },
         "moduleDir": module_dir.to_string_lossy(),
         "projectRoot": project_root.to_string_lossy(),
@@ -238,9 +239,10 @@ pub fn run_with_baselines(
     });
     #[cfg(test)]
     BRIDGES.with_borrow_mut(|b| b.push(0));
-    let doc = if super::node_host::warm() {
+    let warm = super::node_host::warm();
+    let first = if warm {
         let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
-        let line = super::node_host::request(
+        super::node_host::request(
             tool,
             module_dir,
             project_root,
@@ -248,11 +250,32 @@ pub fn run_with_baselines(
             &paths,
             BRIDGE,
             timeout,
-        )?;
-        serde_json::from_str::<BridgeDoc>(&line)
-            .map_err(|e| failed(&format!("{name} (the node host's answer)"), &e))?
+        )
+        .and_then(|line| {
+            serde_json::from_str::<BridgeDoc>(&line)
+                .map_err(|e| failed(&format!("{name} (the node host's answer)"), &e))
+        })
     } else {
-        one_shot(name, project_root, &doc, scratch, timeout)?
+        one_shot(name, project_root, &doc, scratch, timeout)
+    };
+    // A tool that failed with the bridge's compiled-code cache (bridge.mjs) runs again without
+    // it, in a process of its own: if that run succeeds, the cache was the cause, and the bridge
+    // turns it off for that installation. Either way the verdict is the tool's own. A tool that
+    // is missing or timed out is not run again.
+    let doc = match first {
+        Ok(d) if d.ok => d,
+        Err(e @ (NodeError::Missing(_) | NodeError::Timeout)) => return Err(e),
+        first if code_cache.is_some() => {
+            if warm {
+                super::node_host::forget(tool, module_dir, project_root);
+            }
+            doc["codeCacheCheck"] = true.into();
+            match one_shot(name, project_root, &doc, scratch, timeout) {
+                Ok(d) if d.ok => d,
+                _ => first?,
+            }
+        }
+        first => first?,
     };
     #[cfg(test)]
     BRIDGES.with_borrow_mut(|b| b.last_mut().map(|p| *p = doc.pid));

@@ -84,6 +84,17 @@ pub fn shutdown() {
     drop(hosts);
 }
 
+/// Stops the host of this tool and project, if one runs: the next batch starts a fresh one.
+pub(super) fn forget(tool: NodeTool, module_dir: &Path, project_root: &Path) {
+    let key = Key {
+        tool: tool.package(),
+        module_dir: module_dir.to_path_buf(),
+        project_root: project_root.to_path_buf(),
+    };
+    let host = HOSTS.lock().ok().and_then(|mut h| h.as_mut()?.remove(&key));
+    drop(host);
+}
+
 /// One batch through the warm host for this tool and project: the bridge's answer line.
 pub(super) fn request(
     tool: NodeTool,
