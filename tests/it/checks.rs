@@ -1232,6 +1232,81 @@ fn an_eslint_baseline_holds_the_rules_broken_and_grows_with_them() {
     );
 }
 
+/// `patchgate apply --dry-run --checks eslint` of the patch in `patch`, with `cache` as the user
+/// cache (where the bridge keeps compiled code).
+fn eslint_dry_run(repo: &TestRepo, patch: &Path, cache: &Path) -> Run {
+    let out = Command::new(BIN)
+        .args([
+            "apply",
+            "--dry-run",
+            "--checks",
+            "eslint",
+            "--format",
+            "json",
+        ])
+        .arg(patch)
+        .current_dir(repo.path())
+        .env("XDG_CACHE_HOME", cache)
+        .stdin(Stdio::null())
+        .output()
+        .expect("patchgate runs");
+    Run::from(out)
+}
+
+/// A bundle of the bridge's compiled code: the length of its index, and the index.
+fn bundle_index(bytes: &[u8]) -> (usize, serde_json::Map<String, Value>) {
+    let size = u32::from_le_bytes(bytes[..4].try_into().expect("a length")) as usize;
+    let index: Value = serde_json::from_slice(&bytes[4..4 + size]).expect("the index");
+    (size, index.as_object().expect("an object").clone())
+}
+
+/// A package for [`local_plugin_project`]: its name, its package.json, its files and texts.
+type Package<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
+
+/// A module project whose eslint config uses the rule `local/no-foo` of a plugin in its own
+/// `node_modules` (eslint linked from the pinned tools), `packages` written there;
+/// `src/app.js` is clean. Committed.
+fn local_plugin_project(packages: &[Package]) -> TestRepo {
+    let repo = TestRepo::new();
+    repo.write(
+        "package.json",
+        "{\"name\": \"demo\", \"private\": true, \"type\": \"module\"}\n",
+    );
+    repo.write(
+        "eslint.config.js",
+        "import local from \"eslint-plugin-local\";\n\n\
+         export default [{ plugins: { local }, rules: { \"local/no-foo\": \"error\" } }];\n",
+    );
+    repo.write(".gitignore", "node_modules\n");
+    repo.write("src/app.js", "export const bar = 1;\n");
+    let modules = repo.path().join("node_modules");
+    std::fs::create_dir_all(&modules).expect("node_modules");
+    for m in ["eslint", "@eslint"] {
+        std::os::unix::fs::symlink(tools_node_modules().join(m), modules.join(m)).expect("link");
+    }
+    for (name, manifest, files) in packages {
+        let dir = modules.join(name);
+        std::fs::create_dir_all(&dir).expect("a package");
+        std::fs::write(dir.join("package.json"), manifest).expect("its manifest");
+        for (file, text) in *files {
+            std::fs::write(dir.join(file), text).expect("a file");
+        }
+    }
+    repo.commit()
+}
+
+/// The patch that names a constant `foo`, in a file outside the repository.
+fn foo_patch() -> tempfile::NamedTempFile {
+    let pfile = tempfile::NamedTempFile::new().expect("patch file");
+    let edit = patch(
+        "src/app.js",
+        "export const bar = 1;\n",
+        "export const foo = 1;\n",
+    );
+    std::fs::write(pfile.path(), edit).expect("write the patch");
+    pfile
+}
+
 /// Whether the node on PATH keeps its modules' compiled code itself (`module.enableCompileCache`,
 /// node >= 22.8), so that the bridge keeps none.
 pub(crate) fn node_keeps_compiled_code() -> bool {
@@ -1263,22 +1338,7 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
     )
     .expect("write the patch");
     let run = |repo: &TestRepo| -> Run {
-        let out = Command::new(BIN)
-            .args([
-                "apply",
-                "--dry-run",
-                "--checks",
-                "eslint",
-                "--format",
-                "json",
-            ])
-            .arg(pfile.path())
-            .current_dir(repo.path())
-            .env("XDG_CACHE_HOME", cache.path())
-            .stdin(Stdio::null())
-            .output()
-            .expect("patchgate runs");
-        let run = Run::from(out);
+        let run = eslint_dry_run(repo, pfile.path(), cache.path());
         run.assert_code(1);
         assert_subset(
             &check(&run.json(), "src/app.js", "eslint")["findings"],
@@ -1338,11 +1398,7 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
     // A module this run does not load (another config's plugin) stays when the bundle is
     // written again: here one of eslint's entries is dropped from the index, so the next run
     // compiles it afresh and writes the bundle, and an entry of no module is added.
-    let index_of = |bytes: &[u8]| -> (usize, serde_json::Map<String, Value>) {
-        let size = u32::from_le_bytes(bytes[..4].try_into().expect("a length")) as usize;
-        let index: Value = serde_json::from_slice(&bytes[4..4 + size]).expect("the index");
-        (size, index.as_object().expect("an object").clone())
-    };
+    let index_of = bundle_index;
     let (size, mut index) = index_of(&bytes);
     let body = &bytes[4 + size..];
     let dropped = index
@@ -1407,81 +1463,34 @@ fn eslint_plugins_that_require_es_modules_load_with_the_compiled_code_kept() {
     if !require_all(NODE.tools) {
         return;
     }
-    let repo = TestRepo::new();
-    repo.write(
-        "package.json",
-        "{\"name\": \"demo\", \"private\": true, \"type\": \"module\"}\n",
-    );
-    repo.write(
-        "eslint.config.js",
-        "import local from \"eslint-plugin-local\";\n\n\
-         export default [{ plugins: { local }, rules: { \"local/no-foo\": \"error\" } }];\n",
-    );
-    repo.write(".gitignore", "node_modules\n");
-    repo.write("src/app.js", "export const bar = 1;\n");
-    let modules = repo.path().join("node_modules");
-    std::fs::create_dir_all(&modules).expect("node_modules");
-    for m in ["eslint", "@eslint"] {
-        std::os::unix::fs::symlink(tools_node_modules().join(m), modules.join(m)).expect("link");
-    }
-    let package = |name: &str, manifest: &str, files: &[(&str, &str)]| {
-        let dir = modules.join(name);
-        std::fs::create_dir_all(&dir).expect("a package");
-        std::fs::write(dir.join("package.json"), manifest).expect("its manifest");
-        for (file, text) in files {
-            std::fs::write(dir.join(file), text).expect("a file");
-        }
-    };
-    package(
-        "eslint-plugin-local",
-        "{\"name\": \"eslint-plugin-local\", \"main\": \"index.js\"}\n",
-        &[(
-            "index.js",
-            "const { say } = require(\"local-messages\");\nconst { name } = require(\"local-name\");\n\
-             module.exports = { rules: { \"no-foo\": { meta: { schema: [] }, create(context) {\n\
-             return { Identifier(node) { if (node.name === name) context.report({ node, message: say(name) }); } };\n\
-             } } } };\n",
-        )],
-    );
-    package(
-        "local-messages",
-        "{\"name\": \"local-messages\", \"type\": \"module\", \"main\": \"index.js\"}\n",
-        &[(
-            "index.js",
-            "export function say(name) {\n  return `no ${name} here`;\n}\n",
-        )],
-    );
-    package(
-        "local-name",
-        "{\"name\": \"local-name\", \"main\": \"index.js\"}\n",
-        &[("index.js", "export const name = \"foo\";\n")],
-    );
-    let repo = repo.commit();
+    let plugin = "const { say } = require(\"local-messages\");\nconst { name } = require(\"local-name\");\n\
+        module.exports = { rules: { \"no-foo\": { meta: { schema: [] }, create(context) {\n\
+        return { Identifier(node) { if (node.name === name) context.report({ node, message: say(name) }); } };\n\
+        } } } };\n";
+    let repo = local_plugin_project(&[
+        (
+            "eslint-plugin-local",
+            "{\"name\": \"eslint-plugin-local\", \"main\": \"index.js\"}\n",
+            &[("index.js", plugin)],
+        ),
+        (
+            "local-messages",
+            "{\"name\": \"local-messages\", \"type\": \"module\", \"main\": \"index.js\"}\n",
+            &[(
+                "index.js",
+                "export function say(name) {\n  return `no ${name} here`;\n}\n",
+            )],
+        ),
+        (
+            "local-name",
+            "{\"name\": \"local-name\", \"main\": \"index.js\"}\n",
+            &[("index.js", "export const name = \"foo\";\n")],
+        ),
+    ]);
     let cache = tempfile::tempdir().expect("cache home");
-    let pfile = tempfile::NamedTempFile::new().expect("patch file");
-    let edit = patch(
-        "src/app.js",
-        "export const bar = 1;\n",
-        "export const foo = 1;\n",
-    );
-    std::fs::write(pfile.path(), edit).expect("write the patch");
+    let pfile = foo_patch();
     for run in 1..=3 {
-        let out = Command::new(BIN)
-            .args([
-                "apply",
-                "--dry-run",
-                "--checks",
-                "eslint",
-                "--format",
-                "json",
-            ])
-            .arg(pfile.path())
-            .current_dir(repo.path())
-            .env("XDG_CACHE_HOME", cache.path())
-            .stdin(Stdio::null())
-            .output()
-            .expect("patchgate runs");
-        let got = Run::from(out);
+        let got = eslint_dry_run(&repo, pfile.path(), cache.path());
         got.assert_code(1);
         assert_subset(
             &check(&got.json(), "src/app.js", "eslint")["findings"],
@@ -1509,57 +1518,14 @@ fn compiled_code_that_makes_eslint_fail_is_dropped_for_eslints_own_verdict() {
         "/".repeat(GOOD.len() - 30)
     );
     assert_eq!(bad.len(), GOOD.len());
-    let repo = TestRepo::new();
-    repo.write(
-        "package.json",
-        "{\"name\": \"demo\", \"private\": true, \"type\": \"module\"}\n",
-    );
-    repo.write(
-        "eslint.config.js",
-        "import local from \"eslint-plugin-local\";\n\n\
-         export default [{ plugins: { local }, rules: { \"local/no-foo\": \"error\" } }];\n",
-    );
-    repo.write(".gitignore", "node_modules\n");
-    repo.write("src/app.js", "export const bar = 1;\n");
-    let modules = repo.path().join("node_modules");
-    std::fs::create_dir_all(modules.join("eslint-plugin-local")).expect("the plugin");
-    for m in ["eslint", "@eslint"] {
-        std::os::unix::fs::symlink(tools_node_modules().join(m), modules.join(m)).expect("link");
-    }
-    let plugin = modules.join("eslint-plugin-local/index.js");
-    std::fs::write(
-        modules.join("eslint-plugin-local/package.json"),
-        "{\"name\": \"eslint-plugin-local\", \"main\": \"index.js\"}\n",
-    )
-    .expect("its manifest");
-    std::fs::write(&plugin, &bad).expect("the throwing text");
-    let repo = repo.commit();
+    let manifest = "{\"name\": \"eslint-plugin-local\", \"main\": \"index.js\"}\n";
+    let repo = local_plugin_project(&[("eslint-plugin-local", manifest, &[("index.js", &bad)])]);
+    let plugin = repo
+        .path()
+        .join("node_modules/eslint-plugin-local/index.js");
     let cache = tempfile::tempdir().expect("cache home");
-    let pfile = tempfile::NamedTempFile::new().expect("patch file");
-    let edit = patch(
-        "src/app.js",
-        "export const bar = 1;\n",
-        "export const foo = 1;\n",
-    );
-    std::fs::write(pfile.path(), edit).expect("write the patch");
-    let run = || -> Run {
-        let out = Command::new(BIN)
-            .args([
-                "apply",
-                "--dry-run",
-                "--checks",
-                "eslint",
-                "--format",
-                "json",
-            ])
-            .arg(pfile.path())
-            .current_dir(repo.path())
-            .env("XDG_CACHE_HOME", cache.path())
-            .stdin(Stdio::null())
-            .output()
-            .expect("patchgate runs");
-        Run::from(out)
-    };
+    let pfile = foo_patch();
+    let run = || eslint_dry_run(&repo, pfile.path(), cache.path());
     let bundle = || -> PathBuf {
         let root = cache.path().join("patchgate/node-code");
         let version = std::fs::read_dir(&root)
@@ -1569,11 +1535,7 @@ fn compiled_code_that_makes_eslint_fail_is_dropped_for_eslints_own_verdict() {
         let files = std::fs::read_dir(version.expect("a version").path()).expect("a version");
         files.flatten().map(|f| f.path()).next().expect("a bundle")
     };
-    let index_of = |bytes: &[u8]| -> (usize, serde_json::Map<String, Value>) {
-        let size = u32::from_le_bytes(bytes[..4].try_into().expect("a length")) as usize;
-        let index: Value = serde_json::from_slice(&bytes[4..4 + size]).expect("the index");
-        (size, index.as_object().expect("an object").clone())
-    };
+    let index_of = bundle_index;
     let key = |text: &str| {
         let file = plugin.canonicalize().expect("the plugin's path");
         let mut h = Sha1::new();
