@@ -21,7 +21,9 @@
 //   "beforeRules" (optional): the rules whose findings on "before" are known (cached); none is
 //   computed when they include every rule the patched text broke, else they run along.
 //   output: ONE line of JSON on stdout, the last line written:
-//     {"pid", "version", "ok": true, "results": [..]} or {"pid", "ok": false, "error"}
+//     {"pid", "fromCache", "version", "ok": true, "results": [..]} or
+//     {"pid", "fromCache", "ok": false, "error"} ("fromCache": modules run from keepCompiledCode's
+//     cache by this process)
 //   lint result:     {"ignored": bool, "messages": [{ruleId, severity, message, line, column, fatal}]}
 //   format result:   {"formatted": string|null, "error": string|null}
 // Results are in the order of the input files.
@@ -69,6 +71,9 @@ nodeModule.enableCompileCache?.();
 // cache still make a tool fail, patchgate runs the batch again without it, which turns it off
 // (turnCompiledCodeOff).
 let keeping = false;
+// How many modules this process ran from the cache: an answer says so ("fromCache"), so that
+// patchgate runs a failed batch again without the cache only when the cache could be the cause.
+let fromCache = 0;
 let saveCompiledCode = () => {};
 function keepCompiledCode(dir, moduleDir) {
   const Module = nodeModule.Module ?? nodeModule;
@@ -116,6 +121,7 @@ function keepCompiledCode(dir, moduleDir) {
     }
     const rejected = cachedData === undefined || script.cachedDataRejected;
     fresh ||= rejected;
+    if (!rejected) fromCache += 1;
     used.set(key, rejected ? { script, content: mayImport ? content : null } : cachedData);
     // What node's own _compile passes (its makeRequireFunction, without policies).
     const mod = this;
@@ -303,7 +309,7 @@ function quietly(pattern) {
 console.log = console.info = console.debug = console.error;
 
 function emit(doc) {
-  const line = JSON.stringify({ pid: process.pid, ...doc }) + "\n";
+  const line = JSON.stringify({ pid: process.pid, fromCache, ...doc }) + "\n";
   process.stdout.write(line, () => process.exit(0));
 }
 
@@ -468,7 +474,7 @@ async function serve() {
     } catch (e) {
       doc = { ok: false, error: String(e?.message ?? e) };
     }
-    process.stdout.write(JSON.stringify({ pid: process.pid, id, ...doc }) + "\n");
+    process.stdout.write(JSON.stringify({ pid: process.pid, id, fromCache, ...doc }) + "\n");
     saveCompiledCode();
   }
   process.exit(0);

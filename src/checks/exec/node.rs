@@ -140,6 +140,9 @@ fn find_on_path(name: &str, path_var: &std::ffi::OsStr) -> Option<PathBuf> {
 #[serde(default)]
 struct BridgeDoc {
     pid: u32,
+    /// How many modules the bridge's process ran from its compiled-code cache.
+    #[serde(rename = "fromCache")]
+    from_cache: u64,
     ok: bool,
     error: Option<String>,
     results: Vec<BridgeResult>,
@@ -259,19 +262,19 @@ pub fn run_with_baselines(
         one_shot(name, project_root, &doc, scratch, timeout)
     };
     // A tool that failed with the bridge's compiled-code cache (bridge.mjs) runs again without
-    // it, in a process of its own: if that run succeeds, the cache was the cause, and the bridge
-    // turns it off for that installation. Either way the verdict is the tool's own. A tool that
-    // is missing or timed out is not run again.
+    // it, in a process of its own: if that run succeeds, the cache was the cause, the bridge
+    // turns it off for that installation, and a warm host (which holds the cached code) is
+    // stopped. Either way the verdict is the tool's own.
     let doc = match first {
-        Ok(d) if d.ok => d,
-        Err(e @ (NodeError::Missing(_) | NodeError::Timeout)) => return Err(e),
-        first if code_cache.is_some() => {
-            if warm {
-                super::node_host::forget(tool, module_dir, project_root);
-            }
+        first if code_cache.is_some() && may_be_the_cache(&first) => {
             doc["codeCacheCheck"] = true.into();
             match one_shot(name, project_root, &doc, scratch, timeout) {
-                Ok(d) if d.ok => d,
+                Ok(d) if d.ok => {
+                    if warm {
+                        super::node_host::forget(tool, module_dir, project_root);
+                    }
+                    d
+                }
                 _ => first?,
             }
         }
@@ -312,6 +315,17 @@ pub fn run_with_baselines(
         (result(&f.path, r), base)
     });
     Ok(results.collect())
+}
+
+/// Whether a batch's failure may come from the bridge's compiled-code cache: the tool failed
+/// after running code from it, or node itself crashed (no answer tells). A tool that is
+/// missing or timed out, or that failed with no cached code run (node keeps its own cache, or
+/// the bridge had none yet), fails for its own reasons.
+fn may_be_the_cache(first: &Result<BridgeDoc, NodeError>) -> bool {
+    match first {
+        Ok(doc) => !doc.ok && doc.from_cache > 0,
+        Err(e) => matches!(e, NodeError::Failed(_)),
+    }
 }
 
 /// One node process for one batch: the input as a file in a private scratch directory (children
@@ -559,6 +573,25 @@ mod tests {
         let b = got[1].1.as_ref().expect("b's baseline");
         assert_eq!(b.rules, None);
         assert_eq!(rules(&b.result), ["no-unused-vars", "no-undef"]);
+    }
+
+    /// A failed batch runs again without the compiled-code cache only when that cache could be
+    /// the cause.
+    #[test]
+    fn only_a_failure_after_cached_code_ran_is_tried_again_without_it() {
+        let doc = |ok: bool, from_cache: u64| -> Result<BridgeDoc, NodeError> {
+            Ok(BridgeDoc {
+                ok,
+                from_cache,
+                ..BridgeDoc::default()
+            })
+        };
+        assert!(may_be_the_cache(&doc(false, 3)));
+        assert!(!may_be_the_cache(&doc(false, 0)), "no cached code ran");
+        assert!(!may_be_the_cache(&doc(true, 3)), "it did not fail");
+        assert!(may_be_the_cache(&Err(NodeError::Failed("crashed".into()))));
+        assert!(!may_be_the_cache(&Err(NodeError::Timeout)));
+        assert!(!may_be_the_cache(&Err(NodeError::Missing("node".into()))));
     }
 
     #[test]
