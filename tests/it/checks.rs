@@ -1432,6 +1432,14 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
         let f = std::fs::File::create(folder.join(format!("{i:040}.bin"))).expect("a bundle");
         f.set_modified(old).expect("an old mtime");
     }
+    // And the temp files of bridges killed while writing: one of two hours ago goes, one being
+    // written now stays.
+    let killed = folder.join(format!("{}.bin.1.tmp", "a".repeat(40)));
+    let writing = folder.join(format!("{}.bin.2.tmp", "b".repeat(40)));
+    let f = std::fs::File::create(&killed).expect("a temp file");
+    f.set_modified(std::time::SystemTime::now() - Duration::from_secs(7200))
+        .expect("an old mtime");
+    std::fs::File::create(&writing).expect("a temp file");
 
     // Every entry's bytes overwritten, the index left whole: V8 rejects them all.
     let bytes = std::fs::read(&bundle).expect("the bundle");
@@ -1440,6 +1448,8 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
     damaged[4 + size..].fill(0x55);
     std::fs::write(&bundle, &damaged).expect("damage");
     run(&repo);
+    assert!(!killed.exists() && writing.exists());
+    std::fs::remove_file(&writing).expect("remove");
     let all = kept();
     assert_eq!(all.len(), 16, "the 16 written last");
     let again = this(all, &bundle).expect("this bundle kept");

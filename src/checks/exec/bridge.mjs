@@ -232,17 +232,20 @@ function writeBundle(folder, file, entries) {
 }
 
 // A node version's folder keeps the bundles of the 16 tools' installations written last (each
-// is about a megabyte), so projects with their own node_modules come and go without it growing.
+// is about a megabyte), so projects with their own node_modules come and go without it growing;
+// and a bundle's temp file an hour old, left by a bridge killed while writing it (another may be
+// writing one now).
 function forgetOldBundles(folder) {
-  const bundles = fs
-    .readdirSync(folder)
-    .filter((n) => n.endsWith(".bin"))
-    .map((n) => {
-      const at = path.join(folder, n);
-      return [fs.statSync(at).mtimeMs, at];
-    })
-    .sort((a, b) => b[0] - a[0]);
-  for (const [, at] of bundles.slice(16)) fs.rmSync(at, { force: true });
+  const names = fs.readdirSync(folder);
+  const stamped = (n) => {
+    const at = path.join(folder, n);
+    return [fs.statSync(at).mtimeMs, at];
+  };
+  const bundles = names.filter((n) => n.endsWith(".bin")).map(stamped);
+  bundles.sort((a, b) => b[0] - a[0]);
+  const left = names.filter((n) => n.endsWith(".tmp")).map(stamped);
+  const stale = left.filter(([mtime]) => Date.now() - mtime > 3600e3);
+  for (const [, at] of [...bundles.slice(16), ...stale]) fs.rmSync(at, { force: true });
 }
 
 const IMPORT_CALL = /\bimport\s*\(/;
