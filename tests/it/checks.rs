@@ -1440,6 +1440,25 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
     f.set_modified(std::time::SystemTime::now() - Duration::from_secs(7200))
         .expect("an old mtime");
     std::fs::File::create(&writing).expect("a temp file");
+    // Other node versions' folders: one unused for 40 days goes; one whose bundle was read
+    // yesterday stays, and so does a folder the bridge did not name.
+    let root = folder.parent().expect("the node-code folder");
+    let days_ago = |d: u64| std::time::SystemTime::now() - Duration::from_secs(d * 86400);
+    let plant = |name: &str, read: std::time::SystemTime| {
+        let dir = root.join(name);
+        std::fs::create_dir(&dir).expect("a version's folder");
+        let f =
+            std::fs::File::create(dir.join(format!("{}.bin", "c".repeat(40)))).expect("a bundle");
+        let times = std::fs::FileTimes::new().set_modified(days_ago(40));
+        f.set_times(times.set_accessed(read)).expect("its times");
+        let d = std::fs::File::open(&dir).expect("the folder");
+        d.set_times(times.set_accessed(days_ago(40)))
+            .expect("its times");
+        dir
+    };
+    let unused = plant("node-v18.19.1-x64", days_ago(40));
+    let read = plant("node-v21.7.3-x64", days_ago(1));
+    let unnamed = plant("node-old-copy", days_ago(40));
 
     // Every entry's bytes overwritten, the index left whole: V8 rejects them all.
     let bytes = std::fs::read(&bundle).expect("the bundle");
@@ -1450,6 +1469,14 @@ fn eslint_keeps_its_compiled_code_where_node_keeps_none() {
     run(&repo);
     assert!(!killed.exists() && writing.exists());
     std::fs::remove_file(&writing).expect("remove");
+    assert!(!unused.exists(), "a node version unused for 40 days goes");
+    assert!(
+        read.exists() && unnamed.exists(),
+        "a version read yesterday stays"
+    );
+    for dir in [read, unnamed] {
+        std::fs::remove_dir_all(dir).expect("remove");
+    }
     let all = kept();
     assert_eq!(all.len(), 16, "the 16 written last");
     let again = this(all, &bundle).expect("this bundle kept");

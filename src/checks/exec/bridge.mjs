@@ -234,7 +234,8 @@ function writeBundle(folder, file, entries) {
 // A node version's folder keeps the bundles of the 16 tools' installations written last (each
 // is about a megabyte), so projects with their own node_modules come and go without it growing;
 // and a bundle's temp file an hour old, left by a bridge killed while writing it (another may be
-// writing one now).
+// writing one now). The folders of other node versions go once none of their files has been
+// written or read for 30 days: an upgraded node leaves its old one's behind for good otherwise.
 function forgetOldBundles(folder) {
   const names = fs.readdirSync(folder);
   const stamped = (n) => {
@@ -246,6 +247,30 @@ function forgetOldBundles(folder) {
   const left = names.filter((n) => n.endsWith(".tmp")).map(stamped);
   const stale = left.filter(([mtime]) => Date.now() - mtime > 3600e3);
   for (const [, at] of [...bundles.slice(16), ...stale]) fs.rmSync(at, { force: true });
+  forgetOtherNodes(folder);
+}
+
+const UNUSED_NODE_DAYS = 30;
+
+// Another node version's folder, unused for UNUSED_NODE_DAYS: the last time any of its files was
+// written or read (a read sets the access time at most once a day on a `relatime` mount, never
+// on `noatime`, where a bundle only read goes after 30 days and is written again on its next
+// use). Only folders named as `bundleOf` names them are looked at.
+function forgetOtherNodes(folder) {
+  const parent = path.dirname(folder);
+  const now = Date.now();
+  for (const name of fs.readdirSync(parent)) {
+    const at = path.join(parent, name);
+    if (at === folder || !/^node-v[0-9][0-9.]*-[a-z0-9]+$/.test(name)) continue;
+    try {
+      let last = fs.lstatSync(at).mtimeMs;
+      for (const f of fs.readdirSync(at)) {
+        const st = fs.lstatSync(path.join(at, f));
+        last = Math.max(last, st.mtimeMs, st.atimeMs);
+      }
+      if (now - last > UNUSED_NODE_DAYS * 86400e3) fs.rmSync(at, { recursive: true, force: true });
+    } catch {}
+  }
 }
 
 const IMPORT_CALL = /\bimport\s*\(/;
