@@ -29,6 +29,7 @@ pub mod custom;
 pub mod exec;
 pub mod finding;
 pub mod gate;
+pub mod imports;
 pub mod pairing;
 pub mod parse;
 pub mod references;

@@ -270,7 +270,7 @@ fn has_word(ac: &AhoCorasick, text: &str) -> bool {
 }
 
 /// The repository's files that git tracks or would track (untracked but not ignored), relative.
-fn tracked(repo_root: &Path) -> Result<Vec<String>, String> {
+pub(super) fn tracked(repo_root: &Path) -> Result<Vec<String>, String> {
     let out = Cmd::new("git", repo_root)
         .args([
             "ls-files",

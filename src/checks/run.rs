@@ -71,6 +71,7 @@ impl Item {
             real: &self.real,
             text: Some(&self.text),
             before: self.before.as_deref().map(String::as_str),
+            from: self.from.as_deref(),
         }
     }
 }
@@ -738,6 +739,7 @@ fn baselines(
             real: &i.real,
             text: i.before.as_deref().map(String::as_str),
             before: None,
+            from: None,
         })
         .collect();
     if let Ran::Done(Out::Files(outs)) = call_on(&inputs, true)
@@ -865,6 +867,7 @@ fn package_verdicts(
                     None => i.before.as_deref().map(String::as_str),
                 },
                 before: None,
+                from: None,
             })
             .collect();
         match call_on(&inputs, true) {

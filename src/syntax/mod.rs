@@ -6,11 +6,12 @@
 //! Owns: the extension → language choice ([`Language`]), the per-thread parsers, and the rule
 //! that only errors the patch introduced count ([`new_errors`]); and, from the same parsers,
 //! the definitions and identifier uses of a file ([`symbols`]) for the dangling-reference check
-//! and symbol-scoped edits. Stands alone: nothing here depends on the checker pipeline, which
+//! and symbol-scoped edits, and the relative modules a JS/TS file imports ([`imports`]). Stands alone: nothing here depends on the checker pipeline, which
 //! decides what to do with the errors.
 
 mod data;
 mod errors;
+pub mod imports;
 mod indent;
 pub mod languages;
 pub mod lexer;

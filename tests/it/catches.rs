@@ -131,7 +131,7 @@ fn dangling(report: &Value, path: &str, line: u64, name: &str, defined_at: &str,
             .as_array()
             .expect("findings")
             .iter()
-            .all(|f| f["rule"] == "dangling-reference"),
+            .all(|f| f["rule"] == "dangling-reference" || f["rule"] == "dangling-import"),
         "{c:#}"
     );
 }
@@ -555,6 +555,203 @@ fn ts_renaming_one_of_two_same_named_functions_with_all_its_uses_passes() {
     nothing_flagged(&report);
 }
 
+// ---------------------------------------------------------------------------------------------
+// JS/TS module paths: a relative import whose module the patch moves, deletes or renames
+
+/// The `references` entry of `path` failed with a `dangling-import` at `line` whose message says
+/// `says`.
+#[track_caller]
+fn dangling_import(report: &Value, path: &str, line: u64, says: &str, untouched: bool) {
+    let c = entry(report, path, "references")
+        .unwrap_or_else(|| panic!("no references entry for {path} in:\n{report:#}"));
+    assert_eq!(c["status"], "fail", "{c:#}");
+    if untouched {
+        assert_eq!(c["note"], UNTOUCHED, "{c:#}");
+    }
+    let hit = c["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["line"] == line && f["rule"] == "dangling-import")
+        .unwrap_or_else(|| panic!("no dangling-import at {path}:{line}:\n{c:#}"));
+    assert_subset(hit, &json!({"new": true}), &format!("{path}:{line}"));
+    let message = hit["message"].as_str().unwrap_or_default();
+    assert!(message.contains(says), "{path}:{line}: {message}");
+}
+
+fn move_and_edit(moves: &[(&str, &str)], edits: &[(&str, &str, &str)]) -> String {
+    let mut all: Vec<Value> = moves
+        .iter()
+        .map(|(from, to)| json!({"file_path": from, "move_to": to}))
+        .collect();
+    all.extend(
+        edits
+            .iter()
+            .map(|(f, old, new)| json!({"file_path": f, "old_string": old, "new_string": new})),
+    );
+    json!({ "edits": all }).to_string()
+}
+
+#[test]
+fn ts_moving_a_module_without_its_importers_is_refused() {
+    let repo = ts_repo();
+    let report = refused(
+        &repo,
+        &move_and_edit(&[("src/util.ts", "src/lib/util.ts")], &[]),
+    );
+    for path in ["src/app.ts", "src/cli.ts"] {
+        dangling_import(
+            &report,
+            path,
+            1,
+            "`./util` names no file after the patch (it named `src/util.ts`, which the patch \
+             removes or moves)",
+            true,
+        );
+    }
+    // TypeScript's `./util.js` for `util.ts`, from a JavaScript file.
+    dangling_import(
+        &report,
+        "src/legacy.js",
+        1,
+        "`./util.js` names no file",
+        true,
+    );
+}
+
+#[test]
+fn ts_moving_a_module_with_its_importers_updated_passes() {
+    let repo = ts_repo();
+    let report = passes(
+        &repo,
+        &move_and_edit(
+            &[("src/util.ts", "src/lib/util.ts")],
+            &[
+                ("src/app.ts", "\"./util\"", "\"./lib/util\""),
+                ("src/cli.ts", "\"./util\"", "\"./lib/util\""),
+                ("src/legacy.js", "\"./util.js\"", "\"./lib/util.js\""),
+            ],
+        ),
+        "src/app.ts",
+        "./lib/util",
+    );
+    nothing_flagged(&report);
+    assert!(repo.read_str("src/lib/util.ts").contains("parseConfig"));
+}
+
+#[test]
+fn ts_a_moved_file_whose_own_relative_import_no_longer_resolves_is_refused() {
+    let repo = ts_repo();
+    let report = refused(
+        &repo,
+        &move_and_edit(&[("src/app.ts", "src/bin/app.ts")], &[]),
+    );
+    dangling_import(
+        &report,
+        "src/bin/app.ts",
+        1,
+        "`./util` names no file after the patch (it named `src/util.ts` before the patch)",
+        false,
+    );
+}
+
+/// A rename whose `replace_all` also hits the text of an import path (as commander's
+/// `suggestSimilar`, imported from `./suggestSimilar.js`): every name is consistent, only the
+/// path names a file that does not exist.
+#[test]
+fn js_a_rename_that_also_rewrites_an_import_path_is_refused() {
+    let repo = TestRepo::new()
+        .file(
+            "package.json",
+            "{\"name\": \"demo\", \"private\": true, \"type\": \"module\"}\n",
+        )
+        .file(
+            "lib/suggestSimilar.js",
+            "export function suggestSimilar(word, candidates) {\n  return candidates.filter((c) => c.startsWith(word[0]));\n}\n",
+        )
+        .file(
+            "lib/command.js",
+            "import { suggestSimilar } from './suggestSimilar.js';\n\nexport function unknown(word) {\n  return suggestSimilar(word, ['help', 'run']);\n}\n",
+        )
+        .commit();
+    let all = [
+        (
+            "lib/suggestSimilar.js",
+            "suggestSimilar",
+            "suggestSimilarRenamed",
+        ),
+        ("lib/command.js", "suggestSimilar", "suggestSimilarRenamed"),
+    ];
+    let report = refused(&repo, &rename(&all));
+    dangling_import(
+        &report,
+        "lib/command.js",
+        1,
+        "`./suggestSimilarRenamed.js` names no file after the patch (the patch wrote it)",
+        false,
+    );
+    // The same rename with the module's file renamed too passes.
+    let mut patch: Value = serde_json::from_str(&rename(&all)).expect("json");
+    patch["edits"].as_array_mut().expect("edits").push(
+        json!({"file_path": "lib/suggestSimilar.js", "move_to": "lib/suggestSimilarRenamed.js"}),
+    );
+    let report = passes(
+        &repo,
+        &patch.to_string(),
+        "lib/command.js",
+        "./suggestSimilarRenamed.js",
+    );
+    nothing_flagged(&report);
+}
+
+/// A folder's index file, imported by the folder's name and, from inside it, as `..`.
+#[test]
+fn ts_deleting_a_folders_index_file_breaks_imports_of_the_folder() {
+    let repo = ts_repo()
+        .file("src/c/index.ts", "export const level = 1;\n")
+        .file(
+            "src/c/inner/leaf.ts",
+            "import { level } from \"..\";\n\nexport const next = level + 1;\n",
+        )
+        .file(
+            "src/main.ts",
+            "import { level } from \"./c\";\n\nexport const shown = String(level);\n",
+        )
+        .commit();
+    let patch = json!({"edits": [{"file_path": "src/c/index.ts", "delete": true}]}).to_string();
+    let report = refused(&repo, &patch);
+    dangling_import(
+        &report,
+        "src/c/inner/leaf.ts",
+        1,
+        "`..` names no file",
+        true,
+    );
+    dangling_import(&report, "src/main.ts", 1, "`./c` names no file", true);
+}
+
+/// An import that named nothing before the patch (a file a build generates) is not the patch's.
+#[test]
+fn js_an_import_that_was_already_unresolved_is_not_blamed_on_the_patch() {
+    let repo = ts_repo();
+    let repo = repo
+        .file(
+            "src/schema.ts",
+            "import { fields } from \"./generated/fields.js\";\n\nexport const count = fields.length;\n",
+        )
+        .commit();
+    let report = passes(
+        &repo,
+        &move_and_edit(
+            &[],
+            &[("src/schema.ts", "fields.length", "fields.length + 1")],
+        ),
+        "src/schema.ts",
+        "fields.length + 1",
+    );
+    nothing_flagged(&report);
+}
+
 #[test]
 fn ts_deleting_a_module_whose_function_is_still_imported_is_refused() {
     let repo = ts_repo();
@@ -576,6 +773,10 @@ fn ts_deleting_a_module_whose_function_is_still_imported_is_refused() {
         "src/util.ts:1",
         true,
     );
+    // And the module path of each import.
+    for path in ["src/app.ts", "src/cli.ts"] {
+        dangling_import(&report, path, 1, "`./util` names no file", true);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

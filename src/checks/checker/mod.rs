@@ -152,6 +152,8 @@ pub struct Input<'a> {
     pub text: Option<&'a str>,
     /// The original text, for a checker that compares itself (the syntax gate).
     pub before: Option<&'a str>,
+    /// Where the original text stood, when the patch moved the file.
+    pub from: Option<&'a str>,
 }
 
 impl Input<'_> {

@@ -1,9 +1,10 @@
-//! The built-in dangling-reference check (`checks::references`): a definition the patch removes
-//! or renames whose old name is still used elsewhere. Needs no tool; on unless disabled.
+//! The built-in dangling-reference check: a definition the patch removes or renames whose old
+//! name is still used elsewhere (`checks::references`), and a relative JS/TS import whose module
+//! the patch moves or deletes (`checks::imports`). Needs no tool; on unless disabled.
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
 use crate::checks::exec::Ran;
-use crate::checks::references;
+use crate::checks::{imports, references};
 use crate::project::config::Kind;
 
 pub static CHECKER: Checker = Checker {
@@ -17,8 +18,13 @@ pub static CHECKER: Checker = Checker {
 };
 
 fn run(call: &Call) -> Ran<Out> {
-    match references::check(call.repo_root, call.files, call.removed) {
-        Ok(f) => Ran::Done(Out::Package(f)),
-        Err(e) => Ran::Error(e),
+    let names = references::check(call.repo_root, call.files, call.removed);
+    let modules = imports::check(call.repo_root, call.files, call.removed);
+    match (names, modules) {
+        (Ok(mut f), Ok(m)) => {
+            f.extend(m);
+            Ran::Done(Out::Package(f))
+        }
+        (Err(e), _) | (_, Err(e)) => Ran::Error(e),
     }
 }

@@ -1,0 +1,350 @@
+//! Dangling imports, built in (part of the `references` check): a relative module specifier of
+//! a JavaScript or TypeScript file (`import … from "./util.js"`, `require("../lib")`) that named
+//! a file before the patch and names none after it. The patch moved or deleted the module, moved
+//! the importing file away from it, or rewrote the specifier (a rename that also hit the text of
+//! a path). Linters do not see it (eslint resolves no imports by default) and a compiler only in
+//! the files it is asked to build.
+//!
+//! How:
+//! 1. Every changed or created JS/TS file: its specifiers ([`imports::relative_specifiers`]),
+//!    resolved from its folder against the patched state (the working tree, with the patch's
+//!    files written and its removed files gone). One that resolves to nothing is a finding,
+//!    unless the original text had the same specifier and it resolved to nothing there too
+//!    (from the folder the file stood in: a moved file's old one).
+//! 2. When the patch removes files (deletes or moves them): every other JS/TS file of the
+//!    repository whose text holds a removed file's name is parsed, and a specifier that resolved
+//!    before and resolves to nothing after is a finding.
+//!
+//! Resolution is node's and TypeScript's for relative paths, without configuration: the path as
+//! written, then with each of the usual extensions, then a folder's `index` file or
+//! `package.json`; TypeScript's `./x.js` also names `./x.ts` (and `.jsx`/`.mjs`/`.cjs` their
+//! TypeScript forms). A specifier that leaves the repository is not judged.
+//!
+//! Invariant: a specifier that named nothing before the patch (a generated file not built yet,
+//! a path only a bundler's configuration gives meaning) is never reported, so an unrelated
+//! patch passes.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use aho_corasick::AhoCorasick;
+use rayon::prelude::*;
+
+use super::checker::Input;
+use super::finding::{RawFinding, Severity};
+use crate::syntax::Language;
+use crate::syntax::imports::{self, Specifier};
+use crate::syntax::{languages, trees};
+
+/// What is tried after the path as written, in this order (node's, TypeScript's, and the
+/// bundlers' usual ones).
+const EXTENSIONS: &[&str] = &[
+    ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".d.ts", ".json", ".node",
+    ".vue", ".svelte",
+];
+
+/// TypeScript resolves a JavaScript extension in a specifier to its TypeScript source.
+const TS_FOR_JS: &[(&str, &[&str])] = &[
+    (".js", &[".ts", ".tsx", ".d.ts"]),
+    (".jsx", &[".tsx"]),
+    (".mjs", &[".mts", ".d.mts"]),
+    (".cjs", &[".cts", ".d.cts"]),
+];
+
+/// Which state of the repository a path is looked up in.
+struct States<'a> {
+    repo_root: &'a Path,
+    /// Files the patch writes (changed, created, moved to), after it.
+    written: BTreeSet<&'a str>,
+    /// Files the patch removes (deleted, moved from).
+    removed: BTreeSet<&'a str>,
+}
+
+impl States<'_> {
+    fn on_disk(&self, rel: &str) -> bool {
+        std::fs::metadata(self.repo_root.join(rel)).is_ok_and(|m| m.is_file())
+    }
+
+    /// The checks run before the patch is written: the working tree is the state before it.
+    fn before(&self, rel: &str) -> bool {
+        self.on_disk(rel)
+    }
+
+    fn after(&self, rel: &str) -> bool {
+        self.written.contains(rel) || (!self.removed.contains(rel) && self.on_disk(rel))
+    }
+}
+
+/// Where a specifier leads.
+#[derive(Debug, PartialEq, Eq)]
+enum Resolved {
+    /// The file it names.
+    File(String),
+    Nothing,
+    /// It leaves the repository (or cannot be read as a path): not judged.
+    Outside,
+}
+
+/// Resolves `spec` from the folder `dir` (repository-relative, "" for the root), a file existing
+/// where `exists` says.
+fn resolve(dir: &str, spec: &str, exists: &dyn Fn(&str) -> bool) -> Resolved {
+    let spec = spec.split(['?', '#']).next().unwrap_or(spec);
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in spec.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return Resolved::Outside;
+                }
+            }
+            p => parts.push(p),
+        }
+    }
+    if parts.is_empty() {
+        return Resolved::Outside;
+    }
+    let base = parts.join("/");
+    let mut tried: Vec<String> = vec![base.clone()];
+    tried.extend(EXTENSIONS.iter().map(|e| format!("{base}{e}")));
+    for (js, ts) in TS_FOR_JS {
+        if let Some(stem) = base.strip_suffix(js) {
+            tried.extend(ts.iter().map(|e| format!("{stem}{e}")));
+        }
+    }
+    tried.extend(EXTENSIONS.iter().map(|e| format!("{base}/index{e}")));
+    tried.push(format!("{base}/package.json"));
+    tried
+        .into_iter()
+        .find(|p| exists(p))
+        .map_or(Resolved::Nothing, Resolved::File)
+}
+
+fn folder(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+fn script(rel: &str) -> Option<Language> {
+    Language::from_path(rel).filter(|l| {
+        matches!(
+            l,
+            Language::JavaScript | Language::TypeScript | Language::Tsx
+        )
+    })
+}
+
+/// The dangling imports the patch leaves: findings with repository-relative paths.
+pub fn check(
+    repo_root: &Path,
+    files: &[Input],
+    removed: &[(String, std::sync::Arc<Vec<u8>>)],
+) -> Result<Vec<RawFinding>, String> {
+    let states = States {
+        repo_root,
+        written: files
+            .iter()
+            .filter(|i| i.text.is_some())
+            .map(|i| i.rel)
+            .collect(),
+        removed: removed.iter().map(|(r, _)| r.as_str()).collect(),
+    };
+    let mut out: Vec<RawFinding> = files
+        .par_iter()
+        .filter_map(|i| Some((i, script(i.rel)?)))
+        .flat_map_iter(|(i, lang)| in_written_file(&states, i, lang))
+        .collect();
+    out.extend(in_other_files(&states, files, removed)?);
+    Ok(out)
+}
+
+/// Step 1: a changed, created or moved file's specifiers.
+fn in_written_file(states: &States, i: &Input, lang: Language) -> Vec<RawFinding> {
+    let Some(text) = i.text else {
+        return Vec::new();
+    };
+    // Through the tree cache: the syntax gate and the references check parse it too.
+    let Some(tree) = trees::tree(lang, text, i.before) else {
+        return Vec::new();
+    };
+    let after = imports::relative_specifiers(lang, text, &tree);
+    if after.is_empty() {
+        return Vec::new();
+    }
+    let dir = folder(i.rel);
+    let broken: Vec<&Specifier> = after
+        .iter()
+        .filter(|s| resolve(dir, &s.text, &|p| states.after(p)) == Resolved::Nothing)
+        .collect();
+    if broken.is_empty() {
+        return Vec::new();
+    }
+    // The original's specifiers, from the folder it stood in.
+    let was_dir = folder(i.from.unwrap_or(i.rel));
+    let before: BTreeMap<String, Resolved> = i
+        .before
+        .and_then(|b| {
+            Some(imports::relative_specifiers(
+                lang,
+                b,
+                &languages::parse(lang, b)?,
+            ))
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|s| broken.iter().any(|x| x.text == s.text))
+        .map(|s| {
+            let r = resolve(was_dir, &s.text, &|p| states.before(p));
+            (s.text, r)
+        })
+        .collect();
+    broken
+        .into_iter()
+        .filter_map(|s| {
+            let was = before.get(&s.text);
+            let why = match was {
+                // Named nothing before either: not the patch's doing.
+                Some(Resolved::Nothing) | Some(Resolved::Outside) => return None,
+                Some(Resolved::File(p)) => format!("it named `{p}` before the patch"),
+                None => "the patch wrote it".to_string(),
+            };
+            Some(finding(i.rel, s, &why))
+        })
+        .collect()
+}
+
+/// Step 2: files the patch does not write that import a file it removes.
+fn in_other_files(
+    states: &States,
+    files: &[Input],
+    removed: &[(String, std::sync::Arc<Vec<u8>>)],
+) -> Result<Vec<RawFinding>, String> {
+    // What a specifier of a removed file holds: `/` and its file name without extension, or
+    // its folder's name for an index file (which `.`, `..`, `./` and `../` name too). Only files
+    // that hold one are parsed.
+    let mut names: BTreeSet<String> = BTreeSet::new();
+    for (rel, _) in removed {
+        let file = rel.rsplit('/').next().unwrap_or(rel);
+        let stem = file.split('.').next().unwrap_or(file);
+        if stem == "index" {
+            if let Some(d) = folder(rel).rsplit('/').next().filter(|d| !d.is_empty()) {
+                names.insert(format!("/{d}"));
+            }
+            for q in ['\'', '"'] {
+                for dots in [".", "..", "./", "../"] {
+                    names.insert(format!("{q}{dots}{q}"));
+                }
+            }
+        } else if !stem.is_empty() {
+            names.insert(format!("/{stem}"));
+        }
+    }
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ac = AhoCorasick::new(&names).map_err(|e| e.to_string())?;
+    let written: BTreeSet<&str> = files.iter().map(|i| i.rel).collect();
+    let paths = super::references::tracked(states.repo_root)?;
+    Ok(paths
+        .par_iter()
+        .filter(|rel| !written.contains(rel.as_str()) && !states.removed.contains(rel.as_str()))
+        .filter_map(|rel| Some((rel, script(rel)?)))
+        .flat_map_iter(|(rel, lang)| {
+            let text = std::fs::read(states.repo_root.join(rel))
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .filter(|t| ac.is_match(t));
+            let specs = text
+                .as_deref()
+                .and_then(|t| {
+                    Some(imports::relative_specifiers(
+                        lang,
+                        t,
+                        &languages::parse(lang, t)?,
+                    ))
+                })
+                .unwrap_or_default();
+            let dir = folder(rel);
+            specs
+                .into_iter()
+                .filter_map(|s| {
+                    let Resolved::File(was) = resolve(dir, &s.text, &|p| states.before(p)) else {
+                        return None;
+                    };
+                    if resolve(dir, &s.text, &|p| states.after(p)) != Resolved::Nothing {
+                        return None;
+                    }
+                    let why = format!("it named `{was}`, which the patch removes or moves");
+                    Some(finding(rel, &s, &why))
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect())
+}
+
+fn finding(rel: &str, s: &Specifier, why: &str) -> RawFinding {
+    RawFinding {
+        path: rel.to_string(),
+        line: s.line,
+        column: s.column,
+        rule: "dangling-import".into(),
+        severity: Severity::Error,
+        message: format!(
+            "`{}` names no file after the patch ({why}): move the import along with the module, \
+             or fix its path",
+            s.text
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with<'a>(files: &'a [&'a str]) -> impl Fn(&str) -> Resolved + 'a {
+        move |spec: &str| {
+            let (dir, spec) = spec.split_once(' ').expect("DIR SPEC");
+            resolve(dir, spec, &|p| files.contains(&p))
+        }
+    }
+
+    #[test]
+    fn resolution_as_node_and_typescript_read_a_relative_path() {
+        let files = [
+            "src/a.js",
+            "src/b.ts",
+            "src/c/index.tsx",
+            "src/d.json",
+            "src/e/package.json",
+            "src/f.d.ts",
+            "src/g.mts",
+            "lib/h.css",
+        ];
+        let r = with(&files);
+        let file = |p: &str| Resolved::File(p.to_string());
+        assert_eq!(r("src ./a.js"), file("src/a.js"));
+        assert_eq!(r("src ./a"), file("src/a.js"));
+        assert_eq!(
+            r("src ./b.js"),
+            file("src/b.ts"),
+            "TypeScript's .js for .ts"
+        );
+        assert_eq!(r("src ./b"), file("src/b.ts"));
+        assert_eq!(r("src ./c"), file("src/c/index.tsx"));
+        assert_eq!(r("src ./c/"), file("src/c/index.tsx"));
+        assert_eq!(r("src ./d.json"), file("src/d.json"));
+        assert_eq!(r("src ./e"), file("src/e/package.json"));
+        assert_eq!(r("src ./f.js"), file("src/f.d.ts"));
+        assert_eq!(r("src ./g.mjs"), file("src/g.mts"));
+        assert_eq!(r("src ../lib/h.css"), file("lib/h.css"));
+        assert_eq!(r("src/c ../a?raw"), file("src/a.js"));
+        assert_eq!(r("src/c ../../src/./a.js"), file("src/a.js"));
+        assert_eq!(r("src ./missing"), Resolved::Nothing);
+        assert_eq!(
+            r("src ./a.ts"),
+            Resolved::Nothing,
+            "no .ts for .js the other way"
+        );
+        assert_eq!(r("src ../../outside"), Resolved::Outside);
+        assert_eq!(r(" ."), Resolved::Outside);
+    }
+}
