@@ -1,6 +1,6 @@
-//! The relative module specifiers a JavaScript or TypeScript file imports (`./util.js`,
-//! `../lib`), from its tree-sitter tree: what a patch that moves or deletes a module can leave
-//! pointing at nothing.
+//! The modules a file imports by path, from its tree-sitter tree: what a patch that moves or
+//! deletes a module can leave pointing at nothing. JavaScript and TypeScript: the relative
+//! specifiers (`./util.js`, `../lib`). Python: every `import` and `from … import` ([`python`]).
 //!
 //! Read where the language says a module is named: `import … from "x"`, `import "x"`,
 //! `export … from "x"`, `import("x")`, `require("x")` and TypeScript's `import a = require("x")`,
@@ -98,6 +98,118 @@ fn is_relative(spec: &str) -> bool {
     spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../")
 }
 
+/// One Python import: `from ..pkg.mod import a, b` is `dots` 2, `module` `["pkg", "mod"]`,
+/// `names` `["a", "b"]`; `import pkg.mod` is `dots` 0, `module` `["pkg", "mod"]`, no names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PythonImport {
+    pub dots: usize,
+    pub module: Vec<String>,
+    /// The names a `from` import takes (a submodule or an attribute; `*` is left out).
+    pub names: Vec<String>,
+    /// Where the module's name starts (1-based line and character column).
+    pub line: usize,
+    pub column: usize,
+}
+
+impl PythonImport {
+    /// The module as written: `..pkg.mod`, `.`, `pkg.mod`.
+    pub fn written(&self) -> String {
+        format!("{}{}", ".".repeat(self.dots), self.module.join("."))
+    }
+}
+
+/// The imports of a Python file, in source order (inside functions and conditions too: an
+/// import anywhere fails when its module is gone).
+pub fn python(text: &str, tree: &Tree) -> Vec<PythonImport> {
+    let lines = Lines::new(text);
+    let dotted = |n: Node| -> Vec<String> {
+        text.get(n.byte_range())
+            .unwrap_or_default()
+            .split('.')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect()
+    };
+    let at = |n: Node| {
+        let p = n.start_position();
+        (p.row + 1, lines.char_column(p.row + 1, p.column))
+    };
+    let mut out = Vec::new();
+    let mut cursor = tree.walk();
+    'walk: loop {
+        let node = cursor.node();
+        match node.kind() {
+            "import_statement" => {
+                let mut c = node.walk();
+                for name in node.children_by_field_name("name", &mut c) {
+                    let module = match name.kind() {
+                        "aliased_import" => name.child_by_field_name("name"),
+                        _ => Some(name),
+                    };
+                    if let Some(m) = module.filter(|m| m.kind() == "dotted_name") {
+                        let (line, column) = at(m);
+                        out.push(PythonImport {
+                            dots: 0,
+                            module: dotted(m),
+                            names: Vec::new(),
+                            line,
+                            column,
+                        });
+                    }
+                }
+            }
+            "import_from_statement" => {
+                if let Some(m) = node.child_by_field_name("module_name") {
+                    let (dots, module) = match m.kind() {
+                        "relative_import" => {
+                            let prefix = m
+                                .named_child(0)
+                                .filter(|p| p.kind() == "import_prefix")
+                                .map_or(0, |p| p.byte_range().len());
+                            let mut c = m.walk();
+                            let rest = m
+                                .named_children(&mut c)
+                                .find(|c| c.kind() == "dotted_name")
+                                .map(dotted)
+                                .unwrap_or_default();
+                            (prefix, rest)
+                        }
+                        _ => (0, dotted(m)),
+                    };
+                    let mut c = node.walk();
+                    let names = node
+                        .children_by_field_name("name", &mut c)
+                        .filter_map(|n| match n.kind() {
+                            "aliased_import" => n.child_by_field_name("name"),
+                            _ => Some(n),
+                        })
+                        .filter_map(|n| text.get(n.byte_range()))
+                        .map(|n| n.trim().to_string())
+                        .collect();
+                    let (line, column) = at(m);
+                    out.push(PythonImport {
+                        dots,
+                        module,
+                        names,
+                        line,
+                        column,
+                    });
+                }
+            }
+            _ => {}
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,5 +254,31 @@ mod tests {
             ]
         );
         assert!(specs("src/x.py", "from . import a\n").is_empty());
+    }
+
+    #[test]
+    fn python_imports_as_written() {
+        let text = "import os\nimport pkg.mod as m, other\nfrom . import config, tools as t\n\
+                    from ..base.util import load\nfrom .x import *\nfrom pkg import (a,\n    b)\n\
+                    def f():\n    import late.one\n";
+        let tree = super::super::languages::parse(Language::Python, text).expect("a tree");
+        let got: Vec<(String, Vec<String>, usize, usize)> = python(text, &tree)
+            .into_iter()
+            .map(|i| (i.written(), i.names, i.line, i.column))
+            .collect();
+        let v = |xs: &[&str]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            got,
+            vec![
+                ("os".to_string(), v(&[]), 1, 8),
+                ("pkg.mod".to_string(), v(&[]), 2, 8),
+                ("other".to_string(), v(&[]), 2, 22),
+                (".".to_string(), v(&["config", "tools"]), 3, 6),
+                ("..base.util".to_string(), v(&["load"]), 4, 6),
+                (".x".to_string(), v(&[]), 5, 6),
+                ("pkg".to_string(), v(&["a", "b"]), 6, 6),
+                ("late.one".to_string(), v(&[]), 9, 12),
+            ]
+        );
     }
 }

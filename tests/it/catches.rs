@@ -353,6 +353,131 @@ fn python_deleting_a_module_whose_function_is_still_imported_is_refused() {
     dangling(&report, "cli.py", 6, "parse_config", "util.py:1", true);
 }
 
+/// A src-layout package: relative imports, absolute ones from `tests/`, a submodule taken
+/// `from` its package.
+fn python_package_repo() -> TestRepo {
+    TestRepo::new()
+        .file("src/app/__init__.py", "")
+        .file("src/app/config.py", "def load():\n    return {}\n")
+        .file("src/app/db/__init__.py", "")
+        .file(
+            "src/app/db/models.py",
+            "from ..config import load\n\nSETTINGS = load()\n",
+        )
+        .file(
+            "src/app/main.py",
+            "from .config import load\nfrom . import db\nfrom app.db import models\n\nprint(load(), db, models)\n",
+        )
+        .file(
+            "tests/test_app.py",
+            "import json\nfrom app.config import load\nimport app.db.models\n\n\ndef test_load():\n    assert load() == {}\n",
+        )
+        .commit()
+}
+
+#[test]
+fn python_moving_a_module_without_its_importers_is_refused() {
+    let repo = python_package_repo();
+    let report = refused(
+        &repo,
+        &move_and_edit(&[("src/app/config.py", "src/app/settings.py")], &[]),
+    );
+    let says = "names no module after the patch (it named `src/app/config.py` before the patch)";
+    dangling_import(
+        &report,
+        "src/app/main.py",
+        1,
+        &format!("`.config` {says}"),
+        true,
+    );
+    dangling_import(
+        &report,
+        "src/app/db/models.py",
+        1,
+        &format!("`..config` {says}"),
+        true,
+    );
+    dangling_import(
+        &report,
+        "tests/test_app.py",
+        2,
+        &format!("`app.config` {says}"),
+        true,
+    );
+}
+
+#[test]
+fn python_moving_a_module_with_its_importers_updated_passes() {
+    let repo = python_package_repo();
+    let report = passes(
+        &repo,
+        &move_and_edit(
+            &[("src/app/config.py", "src/app/settings.py")],
+            &[
+                ("src/app/main.py", "from .config", "from .settings"),
+                ("src/app/db/models.py", "from ..config", "from ..settings"),
+                ("tests/test_app.py", "from app.config", "from app.settings"),
+            ],
+        ),
+        "src/app/main.py",
+        "from .settings",
+    );
+    nothing_flagged(&report);
+}
+
+/// A submodule moved up a level: taken `from` its package, imported by its dotted name, and its
+/// own relative import, which no longer reaches from the new folder.
+#[test]
+fn python_moving_a_submodule_breaks_its_importers_and_its_own_relative_import() {
+    let repo = python_package_repo();
+    let report = refused(
+        &repo,
+        &move_and_edit(&[("src/app/db/models.py", "src/app/models.py")], &[]),
+    );
+    let says = "(it named `src/app/db/models.py` before the patch)";
+    dangling_import(
+        &report,
+        "src/app/main.py",
+        3,
+        &format!("`app.db.models` names no module after the patch {says}"),
+        true,
+    );
+    dangling_import(
+        &report,
+        "tests/test_app.py",
+        3,
+        &format!("`app.db.models` names no module after the patch {says}"),
+        true,
+    );
+    dangling_import(
+        &report,
+        "src/app/models.py",
+        1,
+        "`..config` names no module after the patch (it named `src/app/config.py` before the patch)",
+        false,
+    );
+    // `import json` (the standard library) and `from . import db` are not judged / still fine.
+    for path in ["tests/test_app.py", "src/app/main.py"] {
+        let c = entry(&report, path, "references").expect("entry");
+        assert!(
+            c["findings"]
+                .as_array()
+                .expect("findings")
+                .iter()
+                .all(|f| f["line"] != 1 || path != "tests/test_app.py"),
+            "{c:#}"
+        );
+        assert!(
+            c["findings"]
+                .as_array()
+                .expect("findings")
+                .iter()
+                .all(|f| f["line"] != 2 || path != "src/app/main.py"),
+            "{c:#}"
+        );
+    }
+}
+
 /// The refusal as an agent and a person read it: the summary says what blocked and how much of
 /// it lies outside the patch; the markdown report lists the uses to fix, file and line, first.
 #[test]

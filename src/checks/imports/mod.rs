@@ -1,6 +1,7 @@
 //! Dangling imports, built in (part of the `references` check): a relative module specifier of
-//! a JavaScript or TypeScript file (`import … from "./util.js"`, `require("../lib")`) that named
-//! a file before the patch and names none after it. The patch moved or deleted the module, moved
+//! a JavaScript or TypeScript file (`import … from "./util.js"`, `require("../lib")`), or a
+//! Python import of a module of the repository ([`python`]), that named a file before the patch
+//! and names none after it. The patch moved or deleted the module, moved
 //! the importing file away from it, or rewrote the specifier (a rename that also hit the text of
 //! a path). Linters do not see it (eslint resolves no imports by default) and a compiler only in
 //! the files it is asked to build.
@@ -23,6 +24,8 @@
 //! Invariant: a specifier that named nothing before the patch (a generated file not built yet,
 //! a path only a bundler's configuration gives meaning) is never reported, so an unrelated
 //! patch passes.
+
+mod python;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -58,6 +61,8 @@ struct States<'a> {
     written: BTreeSet<&'a str>,
     /// Files the patch removes (deleted, moved from).
     removed: BTreeSet<&'a str>,
+    /// The texts of the files the patch writes.
+    texts: BTreeMap<&'a str, &'a str>,
 }
 
 impl States<'_> {
@@ -73,6 +78,21 @@ impl States<'_> {
     fn after(&self, rel: &str) -> bool {
         self.written.contains(rel) || (!self.removed.contains(rel) && self.on_disk(rel))
     }
+
+    /// A file's text after the patch, if it exists then.
+    fn after_text(&self, rel: &str) -> Option<String> {
+        if let Some(t) = self.texts.get(rel) {
+            return Some(t.to_string());
+        }
+        if self.removed.contains(rel) {
+            return None;
+        }
+        read(self.repo_root, rel)
+    }
+}
+
+fn read(repo_root: &Path, rel: &str) -> Option<String> {
+    String::from_utf8(std::fs::read(repo_root.join(rel)).ok()?).ok()
 }
 
 /// Where a specifier leads.
@@ -147,11 +167,20 @@ pub fn check(
             .map(|i| i.rel)
             .collect(),
         removed: removed.iter().map(|(r, _)| r.as_str()).collect(),
+        texts: files
+            .iter()
+            .filter_map(|i| Some((i.rel, i.text?)))
+            .collect(),
     };
     let mut out: Vec<RawFinding> = files
         .par_iter()
-        .filter_map(|i| Some((i, script(i.rel)?)))
-        .flat_map_iter(|(i, lang)| in_written_file(&states, i, lang))
+        .flat_map_iter(|i| match Language::from_path(i.rel) {
+            Some(Language::Python) => python::in_written_file(&states, i),
+            _ => match script(i.rel) {
+                Some(lang) => in_written_file(&states, i, lang),
+                None => Vec::new(),
+            },
+        })
         .collect();
     out.extend(in_other_files(&states, files, removed)?);
     Ok(out)
@@ -222,9 +251,21 @@ fn in_other_files(
     // its folder's name for an index file (which `.`, `..`, `./` and `../` name too). Only files
     // that hold one are parsed.
     let mut names: BTreeSet<String> = BTreeSet::new();
+    // A Python module is named by its file name without extension, a package by its folder's.
+    let mut py_names: BTreeSet<String> = BTreeSet::new();
     for (rel, _) in removed {
         let file = rel.rsplit('/').next().unwrap_or(rel);
         let stem = file.split('.').next().unwrap_or(file);
+        if matches!(Language::from_path(rel), Some(Language::Python)) {
+            let name = match stem {
+                "__init__" => folder(rel).rsplit('/').next().unwrap_or_default(),
+                s => s,
+            };
+            if !name.is_empty() {
+                py_names.insert(name.to_string());
+            }
+            continue;
+        }
         if stem == "index" {
             if let Some(d) = folder(rel).rsplit('/').next().filter(|d| !d.is_empty()) {
                 names.insert(format!("/{d}"));
@@ -238,47 +279,68 @@ fn in_other_files(
             names.insert(format!("/{stem}"));
         }
     }
-    if names.is_empty() {
+    if names.is_empty() && py_names.is_empty() {
         return Ok(Vec::new());
     }
     let ac = AhoCorasick::new(&names).map_err(|e| e.to_string())?;
+    let py_ac = AhoCorasick::new(&py_names).map_err(|e| e.to_string())?;
     let written: BTreeSet<&str> = files.iter().map(|i| i.rel).collect();
     let paths = super::references::tracked(states.repo_root)?;
-    Ok(paths
-        .par_iter()
-        .filter(|rel| !written.contains(rel.as_str()) && !states.removed.contains(rel.as_str()))
-        .filter_map(|rel| Some((rel, script(rel)?)))
-        .flat_map_iter(|(rel, lang)| {
-            let text = std::fs::read(states.repo_root.join(rel))
-                .ok()
-                .and_then(|b| String::from_utf8(b).ok())
-                .filter(|t| ac.is_match(t));
-            let specs = text
-                .as_deref()
-                .and_then(|t| {
-                    Some(imports::relative_specifiers(
-                        lang,
-                        t,
-                        &languages::parse(lang, t)?,
-                    ))
-                })
-                .unwrap_or_default();
-            let dir = folder(rel);
-            specs
-                .into_iter()
-                .filter_map(|s| {
-                    let Resolved::File(was) = resolve(dir, &s.text, &|p| states.before(p)) else {
-                        return None;
-                    };
-                    if resolve(dir, &s.text, &|p| states.after(p)) != Resolved::Nothing {
-                        return None;
-                    }
-                    let why = format!("it named `{was}`, which the patch removes or moves");
-                    Some(finding(rel, &s, &why))
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect())
+    let unwritten =
+        |rel: &&String| !written.contains(rel.as_str()) && !states.removed.contains(rel.as_str());
+    let mut out: Vec<RawFinding> = Vec::new();
+    if !py_names.is_empty() {
+        out.par_extend(
+            paths
+                .par_iter()
+                .filter(unwritten)
+                .filter(|rel| matches!(Language::from_path(rel), Some(Language::Python)))
+                .flat_map_iter(|rel| {
+                    read(states.repo_root, rel)
+                        .filter(|t| py_ac.is_match(t))
+                        .map(|t| python::in_other_file(states, rel, &t))
+                        .unwrap_or_default()
+                }),
+        );
+    }
+    if names.is_empty() {
+        return Ok(out);
+    }
+    out.par_extend(
+        paths
+            .par_iter()
+            .filter(unwritten)
+            .filter_map(|rel| Some((rel, script(rel)?)))
+            .flat_map_iter(|(rel, lang)| {
+                let text = read(states.repo_root, rel).filter(|t| ac.is_match(t));
+                let specs = text
+                    .as_deref()
+                    .and_then(|t| {
+                        Some(imports::relative_specifiers(
+                            lang,
+                            t,
+                            &languages::parse(lang, t)?,
+                        ))
+                    })
+                    .unwrap_or_default();
+                let dir = folder(rel);
+                specs
+                    .into_iter()
+                    .filter_map(|s| {
+                        let Resolved::File(was) = resolve(dir, &s.text, &|p| states.before(p))
+                        else {
+                            return None;
+                        };
+                        if resolve(dir, &s.text, &|p| states.after(p)) != Resolved::Nothing {
+                            return None;
+                        }
+                        let why = format!("it named `{was}`, which the patch removes or moves");
+                        Some(finding(rel, &s, &why))
+                    })
+                    .collect::<Vec<_>>()
+            }),
+    );
+    Ok(out)
 }
 
 fn finding(rel: &str, s: &Specifier, why: &str) -> RawFinding {
