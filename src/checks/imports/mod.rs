@@ -79,6 +79,11 @@ impl States<'_> {
         self.written.contains(rel) || (!self.removed.contains(rel) && self.on_disk(rel))
     }
 
+    /// Whether the patch removes no file: then every file that existed still does.
+    fn keeps_every_file(&self) -> bool {
+        self.removed.is_empty()
+    }
+
     /// A file's text after the patch, if it exists then.
     fn after_text(&self, rel: &str) -> Option<String> {
         if let Some(t) = self.texts.get(rel) {
@@ -195,9 +200,25 @@ fn in_written_file(states: &States, i: &Input, lang: Language) -> Vec<RawFinding
     let Some(tree) = trees::tree(lang, text, i.before) else {
         return Vec::new();
     };
-    let after = imports::relative_specifiers(lang, text, &tree);
+    let mut after = imports::relative_specifiers(lang, text, &tree);
     if after.is_empty() {
         return Vec::new();
+    }
+    // The original's specifiers (its tree is the syntax gate's, cached).
+    let original: Vec<Specifier> = i
+        .before
+        .and_then(|b| {
+            Some(imports::relative_specifiers(
+                lang,
+                b,
+                &trees::tree(lang, b, None)?,
+            ))
+        })
+        .unwrap_or_default();
+    if states.keeps_every_file() && i.from.is_none() {
+        // Nothing removed and the file where it was: what resolved still does, so only what
+        // the patch wrote needs looking up (an edit that leaves the imports alone costs none).
+        after.retain(|s| !original.iter().any(|o| o.text == s.text));
     }
     let dir = folder(i.rel);
     let broken: Vec<&Specifier> = after
@@ -209,16 +230,7 @@ fn in_written_file(states: &States, i: &Input, lang: Language) -> Vec<RawFinding
     }
     // The original's specifiers, from the folder it stood in.
     let was_dir = folder(i.from.unwrap_or(i.rel));
-    let before: BTreeMap<String, Resolved> = i
-        .before
-        .and_then(|b| {
-            Some(imports::relative_specifiers(
-                lang,
-                b,
-                &languages::parse(lang, b)?,
-            ))
-        })
-        .unwrap_or_default()
+    let before: BTreeMap<String, Resolved> = original
         .into_iter()
         .filter(|s| broken.iter().any(|x| x.text == s.text))
         .map(|s| {

@@ -241,18 +241,28 @@ pub(super) fn in_written_file(states: &States, i: &Input) -> Vec<RawFinding> {
     let Some(tree) = trees::tree(Language::Python, text, i.before) else {
         return Vec::new();
     };
-    let after = imports::python(text, &tree);
+    let mut after = imports::python(text, &tree);
     if after.is_empty() {
         return Vec::new();
     }
-    let original = i.before.map(|b| {
-        languages::parse(Language::Python, b)
-            .map(|t| imports::python(b, &t))
-            .unwrap_or_default()
-    });
+    // The original's imports (its tree is the syntax gate's, cached). A created file has none:
+    // only its relative imports are judged.
+    let original: Vec<PythonImport> = i
+        .before
+        .and_then(|b| Some(imports::python(b, &trees::tree(Language::Python, b, None)?)))
+        .unwrap_or_default();
+    if states.keeps_every_file() && i.from.is_none() {
+        // Nothing removed and the file where it was: only the imports the patch wrote can fail.
+        after.retain(|a| {
+            !original
+                .iter()
+                .any(|o| o.written() == a.written() && o.names == a.names)
+        });
+        if after.is_empty() {
+            return Vec::new();
+        }
+    }
     let dir_before = super::folder(i.from.unwrap_or(i.rel));
-    // A created file has no original: only its relative imports are judged.
-    let original = original.unwrap_or_default();
     judge(
         states,
         i.rel,
