@@ -96,6 +96,44 @@ impl States<'_> {
     }
 }
 
+/// Whether the patch could have written an import into `i`: it removes no file, the file stays
+/// where it was, and the lines it changed hold none of `import`, `from`, `require` or a quoted
+/// `./` or `../` (a module path is on such a line, or is one); then nothing in `i` needs looking
+/// up, not even its tree: with every file still there, only a module path the patch wrote can
+/// name nothing.
+fn imports_untouched(states: &States, i: &Input, text: &str) -> bool {
+    let Some(before) = i.before else {
+        return false;
+    };
+    if !states.keeps_every_file() || i.from.is_some() {
+        return false;
+    }
+    let (a, b) = (before.as_bytes(), text.as_bytes());
+    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    let rest = a.len().min(b.len()) - prefix;
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(rest)
+        .take_while(|(x, y)| x == y)
+        .count();
+    // The changed lines of the new text, whole.
+    let start = b[..prefix]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |n| n + 1);
+    let end = b.len() - suffix;
+    let end = b[end..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |n| end + n);
+    let changed = &text[start.min(end)..end];
+    !["import", "from", "require", "'./", "\"./", "'../", "\"../"]
+        .iter()
+        .any(|w| changed.contains(w))
+}
+
 fn read(repo_root: &Path, rel: &str) -> Option<String> {
     String::from_utf8(std::fs::read(repo_root.join(rel)).ok()?).ok()
 }
@@ -193,7 +231,7 @@ pub fn check(
 
 /// Step 1: a changed, created or moved file's specifiers.
 fn in_written_file(states: &States, i: &Input, lang: Language) -> Vec<RawFinding> {
-    let Some(text) = i.text else {
+    let Some(text) = i.text.filter(|t| !imports_untouched(states, i, t)) else {
         return Vec::new();
     };
     // Through the tree cache: the syntax gate and the references check parse it too.
@@ -379,6 +417,62 @@ mod tests {
             let (dir, spec) = spec.split_once(' ').expect("DIR SPEC");
             resolve(dir, spec, &|p| files.contains(&p))
         }
+    }
+
+    #[test]
+    fn only_an_edit_of_an_import_line_has_its_imports_looked_up() {
+        let states = |removed: &'static [&'static str]| States {
+            repo_root: Path::new("/nonexistent"),
+            written: BTreeSet::new(),
+            removed: removed.iter().copied().collect(),
+            texts: BTreeMap::new(),
+        };
+        let before = "import {\n  a,\n  b,\n} from './x.js';\n\nconst n = 1;\n";
+        let untouched = |after: &str, from: Option<&'static str>, removed| {
+            let i = Input {
+                rel: "src/m.js",
+                real: Path::new("/nonexistent/src/m.js"),
+                text: Some(after),
+                before: Some(before),
+                from,
+            };
+            imports_untouched(&states(removed), &i, after)
+        };
+        assert!(untouched(&before.replace("n = 1", "n = 2"), None, &[]));
+        assert!(
+            !untouched(&before.replace("./x.js", "./y.js"), None, &[]),
+            "the `from` line"
+        );
+        assert!(
+            !untouched(&before.replace("  b,\n", ""), None, &[]),
+            "next to `from`"
+        );
+        let split = "import { a } from\n  './x.js';\n";
+        let i = Input {
+            rel: "src/m.js",
+            real: Path::new("/nonexistent/src/m.js"),
+            text: None,
+            before: Some(split),
+            from: None,
+        };
+        let moved = split.replace("./x.js", "./y.js");
+        assert!(
+            !imports_untouched(&states(&[]), &i, &moved),
+            "a path on a line of its own"
+        );
+        assert!(
+            !untouched(&before.replace("n = 1", "n = 2"), None, &["src/x.js"]),
+            "a removal"
+        );
+        assert!(
+            !untouched(&before.replace("n = 1", "n = 2"), Some("old/m.js"), &[]),
+            "a move"
+        );
+        assert!(!untouched(
+            &format!("{before}const r = require('./z');\n"),
+            None,
+            &[]
+        ));
     }
 
     #[test]

@@ -235,7 +235,7 @@ fn finding(rel: &str, imp: &PythonImport, module: &str, why: &str) -> RawFinding
 
 /// Step 1 for a changed, created or moved Python file.
 pub(super) fn in_written_file(states: &States, i: &Input) -> Vec<RawFinding> {
-    let Some(text) = i.text else {
+    let Some(text) = i.text.filter(|t| !super::imports_untouched(states, i, t)) else {
         return Vec::new();
     };
     let Some(tree) = trees::tree(Language::Python, text, i.before) else {
