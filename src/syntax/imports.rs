@@ -109,6 +109,9 @@ pub struct PythonImport {
     /// Where the module's name starts (1-based line and character column).
     pub line: usize,
     pub column: usize,
+    /// Inside a `try` whose `except` catches `ImportError` or `ModuleNotFoundError` (or
+    /// anything): the code expects the module to be missing.
+    pub guarded: bool,
 }
 
 impl PythonImport {
@@ -154,6 +157,7 @@ pub fn python(text: &str, tree: &Tree) -> Vec<PythonImport> {
                             names: Vec::new(),
                             line,
                             column,
+                            guarded: guarded(node, text),
                         });
                     }
                 }
@@ -193,6 +197,7 @@ pub fn python(text: &str, tree: &Tree) -> Vec<PythonImport> {
                         names,
                         line,
                         column,
+                        guarded: guarded(node, text),
                     });
                 }
             }
@@ -208,6 +213,31 @@ pub fn python(text: &str, tree: &Tree) -> Vec<PythonImport> {
         }
     }
     out
+}
+
+/// Whether `node` sits in the body of a `try` that catches a failed import.
+fn guarded(node: Node, text: &str) -> bool {
+    let mut at = node;
+    while let Some(parent) = at.parent() {
+        if parent.kind() == "try_statement" && at.kind() == "block" {
+            let mut c = parent.walk();
+            let catches = parent.named_children(&mut c).any(|clause| {
+                clause.kind() == "except_clause" && {
+                    let head = text.get(clause.byte_range()).unwrap_or_default();
+                    let head = head.split(':').next().unwrap_or_default().trim();
+                    head == "except"
+                        || head.contains("ImportError")
+                        || head.contains("ModuleNotFoundError")
+                        || head.contains("Exception")
+                }
+            });
+            if catches {
+                return true;
+            }
+        }
+        at = parent;
+    }
+    false
 }
 
 #[cfg(test)]
@@ -260,7 +290,9 @@ mod tests {
     fn python_imports_as_written() {
         let text = "import os\nimport pkg.mod as m, other\nfrom . import config, tools as t\n\
                     from ..base.util import load\nfrom .x import *\nfrom pkg import (a,\n    b)\n\
-                    def f():\n    import late.one\n";
+                    def f():\n    import late.one\n\
+                    try:\n    from ._speedups import fast\nexcept ImportError:\n    fast = None\n\
+                    try:\n    from .must import it\nexcept ValueError:\n    pass\n";
         let tree = super::super::languages::parse(Language::Python, text).expect("a tree");
         let got: Vec<(String, Vec<String>, usize, usize)> = python(text, &tree)
             .into_iter()
@@ -278,6 +310,15 @@ mod tests {
                 (".x".to_string(), v(&[]), 5, 6),
                 ("pkg".to_string(), v(&["a", "b"]), 6, 6),
                 ("late.one".to_string(), v(&[]), 9, 12),
+                ("._speedups".to_string(), v(&["fast"]), 11, 10),
+                (".must".to_string(), v(&["it"]), 15, 10),
+            ]
+        );
+        let guarded: Vec<bool> = python(text, &tree).iter().map(|i| i.guarded).collect();
+        assert_eq!(
+            guarded,
+            [
+                false, false, false, false, false, false, false, false, true, false
             ]
         );
     }

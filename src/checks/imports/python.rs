@@ -11,7 +11,8 @@
 //! the repository (the standard library, an installed distribution, a single-file module that
 //! may shadow one) is not; a name taken `from` a package counts as a submodule only if it was
 //! one before the patch, and is not dangling while the package's `__init__` still mentions it
-//! (a re-export).
+//! (a re-export); an import inside a `try` that catches `ImportError` (or any exception) expects
+//! to fail and is not judged.
 
 use std::collections::BTreeMap;
 
@@ -153,7 +154,7 @@ fn judge(
         .map(|i| (i.written(), i))
         .collect();
     let mut out = Vec::new();
-    for imp in after {
+    for imp in after.iter().filter(|i| !i.guarded) {
         let written = imp.written();
         let before = was
             .get(&written)
@@ -298,6 +299,7 @@ mod tests {
             names: Vec::new(),
             line: 1,
             column: 1,
+            guarded: false,
         }
     }
 
