@@ -147,6 +147,12 @@ pub fn run(request: &Request, ctx: &Context) -> Result<Report, Error> {
     let cwd = ctx.base();
     let repo = Repo::discover(&ctx.dir)?;
     let files = collect(&repo, &request.paths, request.staged, &cwd)?;
+    // What the change deletes, with HEAD's content: the references check looks for what still
+    // uses it (a name it defined, a module path naming it). Only when every change is checked.
+    let removed = match request.paths.is_empty() {
+        true => deleted(&repo, request.staged, &cwd)?,
+        false => Vec::new(),
+    };
     if request.staged {
         opts.context = staged_context(&repo, &cwd)?;
     }
@@ -157,7 +163,7 @@ pub fn run(request: &Request, ctx: &Context) -> Result<Report, Error> {
         git_dir: &repo.git_dir,
         config: &config,
         opts: &opts,
-        removed: &[],
+        removed: &removed,
         patched: &[],
     };
     let outcome = checks::run::run(&ctx, &files);
@@ -254,6 +260,43 @@ fn wanted(
         }
     }
     Ok(Some(out))
+}
+
+/// The files HEAD has and the working tree (or, `staged`, the index) does not, with HEAD's
+/// content.
+fn deleted(repo: &Repo, staged: bool, cwd: &Path) -> Result<Vec<(String, Arc<Vec<u8>>)>, Error> {
+    let Some(head_tree) = repo.git.head().ok().and_then(|h| h.peel_to_tree().ok()) else {
+        return Ok(Vec::new());
+    };
+    let paths: Vec<String> = if staged {
+        let index = staged_index(repo, cwd)?;
+        let diff = repo
+            .git
+            .diff_tree_to_index(Some(&head_tree), Some(&index), None)
+            .map_err(Error::git)?;
+        diff.deltas()
+            .filter(|d| d.status() == git2::Delta::Deleted)
+            .filter_map(|d| d.old_file().path().and_then(|p| p.to_str()))
+            .map(str::to_string)
+            .collect()
+    } else {
+        let mut opts = git2::StatusOptions::new();
+        opts.include_untracked(false);
+        let statuses = repo.git.statuses(Some(&mut opts)).map_err(Error::git)?;
+        statuses
+            .iter()
+            .filter(|s| s.status().is_wt_deleted() || s.status().is_index_deleted())
+            .filter_map(|s| s.path().map(str::to_string))
+            .collect()
+    };
+    Ok(paths
+        .into_iter()
+        .filter_map(|rel| {
+            let entry = head_tree.get_path(Path::new(&rel)).ok()?;
+            let blob = repo.git.find_blob(entry.id()).ok()?;
+            Some((rel, Arc::new(blob.content().to_vec())))
+        })
+        .collect())
 }
 
 /// The paths whose staged content differs from HEAD's.

@@ -855,6 +855,46 @@ fn ts_deleting_a_folders_index_file_breaks_imports_of_the_folder() {
     dangling_import(&report, "src/main.ts", 1, "`./c` names no file", true);
 }
 
+/// `patchgate check` (a pre-commit hook) sees a move too: the staged `git mv` or the working
+/// tree's, and the importers it leaves; with `--staged`, as the index holds them.
+#[test]
+fn check_finds_the_imports_a_staged_or_unstaged_move_leaves_behind() {
+    let repo = ts_repo();
+    repo.git(&["mv", "src/util.ts", "src/lib-util.ts"]);
+    for args in [
+        &["check", "--staged", "--format", "json"][..],
+        &["check", "--format", "json"],
+    ] {
+        let run = repo.run(args);
+        run.assert_code(1);
+        let report = run.json();
+        assert_eq!(report["status"], "checks_failed", "{report:#}");
+        dangling_import(&report, "src/app.ts", 1, "`./util` names no file", true);
+        dangling_import(
+            &report,
+            "src/legacy.js",
+            1,
+            "`./util.js` names no file",
+            true,
+        );
+    }
+    // Importers updated in the working tree only: the staged commit still breaks them.
+    for f in ["src/app.ts", "src/cli.ts"] {
+        repo.write(f, repo.read_str(f).replace("\"./util\"", "\"./lib-util\""));
+    }
+    repo.write(
+        "src/legacy.js",
+        repo.read_str("src/legacy.js")
+            .replace("./util.js", "./lib-util.js"),
+    );
+    repo.run(&["check", "--format", "json"]).assert_code(0);
+    repo.run(&["check", "--staged", "--format", "json"])
+        .assert_code(1);
+    repo.git(&["add", "-A"]);
+    repo.run(&["check", "--staged", "--format", "json"])
+        .assert_code(0);
+}
+
 /// An import that named nothing before the patch (a file a build generates) is not the patch's.
 #[test]
 fn js_an_import_that_was_already_unresolved_is_not_blamed_on_the_patch() {

@@ -19,7 +19,7 @@ pub static CHECKER: Checker = Checker {
 
 fn run(call: &Call) -> Ran<Out> {
     let names = references::check(call.repo_root, call.files, call.removed);
-    let modules = imports::check(call.repo_root, call.files, call.removed);
+    let modules = imports::check(call.repo_root, call.files, call.removed, call.context);
     match (names, modules) {
         (Ok(mut f), Ok(m)) => {
             f.extend(m);

@@ -63,6 +63,11 @@ struct States<'a> {
     removed: BTreeSet<&'a str>,
     /// The texts of the files the patch writes.
     texts: BTreeMap<&'a str, &'a str>,
+    /// Files the patch creates (no original, not moved).
+    created: BTreeSet<&'a str>,
+    /// Files whose state differs from the working tree (`check --staged`: the index's), `None`
+    /// where the index lacks them.
+    context: BTreeMap<&'a str, &'a Option<std::sync::Arc<Vec<u8>>>>,
 }
 
 impl States<'_> {
@@ -70,13 +75,28 @@ impl States<'_> {
         std::fs::metadata(self.repo_root.join(rel)).is_ok_and(|m| m.is_file())
     }
 
-    /// The checks run before the patch is written: the working tree is the state before it.
+    /// Before the change: what it removes, and what is on disk but for what it creates. `apply`
+    /// checks before writing (the disk is the state before: removed files are there, created
+    /// ones are not); `check` after (the disk is the state after: the same answer; with
+    /// `--staged`, a file the index lacks was not committed either).
     fn before(&self, rel: &str) -> bool {
-        self.on_disk(rel)
+        self.removed.contains(rel)
+            || (!self.created.contains(rel)
+                && !matches!(self.context.get(rel), Some(None))
+                && self.on_disk(rel))
     }
 
     fn after(&self, rel: &str) -> bool {
-        self.written.contains(rel) || (!self.removed.contains(rel) && self.on_disk(rel))
+        if self.written.contains(rel) {
+            return true;
+        }
+        if self.removed.contains(rel) {
+            return false;
+        }
+        match self.context.get(rel) {
+            Some(state) => state.is_some(),
+            None => self.on_disk(rel),
+        }
     }
 
     /// Whether the patch removes no file: then every file that existed still does.
@@ -92,7 +112,12 @@ impl States<'_> {
         if self.removed.contains(rel) {
             return None;
         }
-        read(self.repo_root, rel)
+        match self.context.get(rel) {
+            Some(state) => state
+                .as_ref()
+                .and_then(|b| String::from_utf8(b.to_vec()).ok()),
+            None => read(self.repo_root, rel),
+        }
     }
 }
 
@@ -201,6 +226,7 @@ pub fn check(
     repo_root: &Path,
     files: &[Input],
     removed: &[(String, std::sync::Arc<Vec<u8>>)],
+    context: &[super::ContextFile],
 ) -> Result<Vec<RawFinding>, String> {
     let states = States {
         repo_root,
@@ -214,6 +240,12 @@ pub fn check(
             .iter()
             .filter_map(|i| Some((i.rel, i.text?)))
             .collect(),
+        created: files
+            .iter()
+            .filter(|i| i.text.is_some() && i.before.is_none() && i.from.is_none())
+            .map(|i| i.rel)
+            .collect(),
+        context: context.iter().map(|(r, b)| (r.as_str(), b)).collect(),
     };
     let mut out: Vec<RawFinding> = files
         .par_iter()
@@ -346,7 +378,8 @@ fn in_other_files(
                 .filter(unwritten)
                 .filter(|rel| matches!(Language::from_path(rel), Some(Language::Python)))
                 .flat_map_iter(|rel| {
-                    read(states.repo_root, rel)
+                    states
+                        .after_text(rel)
                         .filter(|t| py_ac.is_match(t))
                         .map(|t| python::in_other_file(states, rel, &t))
                         .unwrap_or_default()
@@ -362,7 +395,7 @@ fn in_other_files(
             .filter(unwritten)
             .filter_map(|rel| Some((rel, script(rel)?)))
             .flat_map_iter(|(rel, lang)| {
-                let text = read(states.repo_root, rel).filter(|t| ac.is_match(t));
+                let text = states.after_text(rel).filter(|t| ac.is_match(t));
                 let specs = text
                     .as_deref()
                     .and_then(|t| {
@@ -426,6 +459,8 @@ mod tests {
             written: BTreeSet::new(),
             removed: removed.iter().copied().collect(),
             texts: BTreeMap::new(),
+            created: BTreeSet::new(),
+            context: BTreeMap::new(),
         };
         let before = "import {\n  a,\n  b,\n} from './x.js';\n\nconst n = 1;\n";
         let untouched = |after: &str, from: Option<&'static str>, removed| {
