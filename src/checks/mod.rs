@@ -110,6 +110,9 @@ pub struct Options {
 /// A file of the state under check (path, content; `None`: absent) that the working tree lacks.
 pub type ContextFile = (String, Option<Arc<Vec<u8>>>);
 
+/// A file a change removes, with its original content.
+pub type RemovedFile = (String, Arc<Vec<u8>>);
+
 impl Default for Options {
     fn default() -> Self {
         Options {

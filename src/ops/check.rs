@@ -264,7 +264,7 @@ fn wanted(
 
 /// The files HEAD has and the working tree (or, `staged`, the index) does not, with HEAD's
 /// content.
-fn deleted(repo: &Repo, staged: bool, cwd: &Path) -> Result<Vec<(String, Arc<Vec<u8>>)>, Error> {
+fn deleted(repo: &Repo, staged: bool, cwd: &Path) -> Result<Vec<checks::RemovedFile>, Error> {
     let Some(head_tree) = repo.git.head().ok().and_then(|h| h.peel_to_tree().ok()) else {
         return Ok(Vec::new());
     };
