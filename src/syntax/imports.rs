@@ -32,10 +32,7 @@ pub fn relative_specifiers(lang: Language, text: &str, tree: &Tree) -> Vec<Speci
     }
     let lines = Lines::new(text);
     let mut out = Vec::new();
-    let mut cursor = tree.walk();
-    // Pre-order over the whole tree, without recursion (deep trees are real).
-    'walk: loop {
-        let node = cursor.node();
+    preorder(tree, |node| {
         if let Some(s) = module_string(node, text) {
             let name = &text[s.byte_range()];
             if let Some(spec) = literal(name).filter(|t| is_relative(t)) {
@@ -47,16 +44,24 @@ pub fn relative_specifiers(lang: Language, text: &str, tree: &Tree) -> Vec<Speci
                 });
             }
         }
+    });
+    out
+}
+
+/// Visits every node of `tree` in pre-order, without recursion (deep trees are real).
+fn preorder<'t>(tree: &'t Tree, mut visit: impl FnMut(Node<'t>)) {
+    let mut cursor = tree.walk();
+    loop {
+        visit(cursor.node());
         if cursor.goto_first_child() {
             continue;
         }
         while !cursor.goto_next_sibling() {
             if !cursor.goto_parent() {
-                break 'walk;
+                return;
             }
         }
     }
-    out
 }
 
 /// The string node that names a module in `node`, if `node` is an import, a re-export, an
@@ -138,80 +143,68 @@ pub fn python(text: &str, tree: &Tree) -> Vec<PythonImport> {
         (p.row + 1, lines.char_column(p.row + 1, p.column))
     };
     let mut out = Vec::new();
-    let mut cursor = tree.walk();
-    'walk: loop {
-        let node = cursor.node();
-        match node.kind() {
-            "import_statement" => {
-                let mut c = node.walk();
-                for name in node.children_by_field_name("name", &mut c) {
-                    let module = match name.kind() {
-                        "aliased_import" => name.child_by_field_name("name"),
-                        _ => Some(name),
-                    };
-                    if let Some(m) = module.filter(|m| m.kind() == "dotted_name") {
-                        let (line, column) = at(m);
-                        out.push(PythonImport {
-                            dots: 0,
-                            module: dotted(m),
-                            names: Vec::new(),
-                            line,
-                            column,
-                            guarded: guarded(node, text),
-                        });
-                    }
-                }
-            }
-            "import_from_statement" => {
-                if let Some(m) = node.child_by_field_name("module_name") {
-                    let (dots, module) = match m.kind() {
-                        "relative_import" => {
-                            let prefix = m
-                                .named_child(0)
-                                .filter(|p| p.kind() == "import_prefix")
-                                .map_or(0, |p| p.byte_range().len());
-                            let mut c = m.walk();
-                            let rest = m
-                                .named_children(&mut c)
-                                .find(|c| c.kind() == "dotted_name")
-                                .map(dotted)
-                                .unwrap_or_default();
-                            (prefix, rest)
-                        }
-                        _ => (0, dotted(m)),
-                    };
-                    let mut c = node.walk();
-                    let names = node
-                        .children_by_field_name("name", &mut c)
-                        .filter_map(|n| match n.kind() {
-                            "aliased_import" => n.child_by_field_name("name"),
-                            _ => Some(n),
-                        })
-                        .filter_map(|n| text.get(n.byte_range()))
-                        .map(|n| n.trim().to_string())
-                        .collect();
+    preorder(tree, |node| match node.kind() {
+        "import_statement" => {
+            let mut c = node.walk();
+            for name in node.children_by_field_name("name", &mut c) {
+                let module = match name.kind() {
+                    "aliased_import" => name.child_by_field_name("name"),
+                    _ => Some(name),
+                };
+                if let Some(m) = module.filter(|m| m.kind() == "dotted_name") {
                     let (line, column) = at(m);
                     out.push(PythonImport {
-                        dots,
-                        module,
-                        names,
+                        dots: 0,
+                        module: dotted(m),
+                        names: Vec::new(),
                         line,
                         column,
                         guarded: guarded(node, text),
                     });
                 }
             }
-            _ => {}
         }
-        if cursor.goto_first_child() {
-            continue;
-        }
-        while !cursor.goto_next_sibling() {
-            if !cursor.goto_parent() {
-                break 'walk;
+        "import_from_statement" => {
+            if let Some(m) = node.child_by_field_name("module_name") {
+                let (dots, module) = match m.kind() {
+                    "relative_import" => {
+                        let prefix = m
+                            .named_child(0)
+                            .filter(|p| p.kind() == "import_prefix")
+                            .map_or(0, |p| p.byte_range().len());
+                        let mut c = m.walk();
+                        let rest = m
+                            .named_children(&mut c)
+                            .find(|c| c.kind() == "dotted_name")
+                            .map(dotted)
+                            .unwrap_or_default();
+                        (prefix, rest)
+                    }
+                    _ => (0, dotted(m)),
+                };
+                let mut c = node.walk();
+                let names = node
+                    .children_by_field_name("name", &mut c)
+                    .filter_map(|n| match n.kind() {
+                        "aliased_import" => n.child_by_field_name("name"),
+                        _ => Some(n),
+                    })
+                    .filter_map(|n| text.get(n.byte_range()))
+                    .map(|n| n.trim().to_string())
+                    .collect();
+                let (line, column) = at(m);
+                out.push(PythonImport {
+                    dots,
+                    module,
+                    names,
+                    line,
+                    column,
+                    guarded: guarded(node, text),
+                });
             }
         }
-    }
+        _ => {}
+    });
     out
 }
 
