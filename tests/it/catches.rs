@@ -478,6 +478,41 @@ fn python_moving_a_submodule_breaks_its_importers_and_its_own_relative_import() 
     }
 }
 
+/// A relative import the patch writes must name a module: a typo is refused; an extension
+/// module or its Cython source beside it (no `.py`) is one.
+#[test]
+fn python_a_new_relative_import_of_no_module_is_refused_unless_it_is_built() {
+    let repo = python_package_repo()
+        .file(
+            "src/app/_speedups.cpython-312-x86_64-linux-gnu.so",
+            b"\x7fELF",
+        )
+        .file("src/app/_cy.pyx", "def slow():\n    return 1\n")
+        .commit();
+    let patch = move_and_edit(
+        &[],
+        &[(
+            "src/app/main.py",
+            "from . import db\n",
+            "from . import db\nfrom ._speedups import fast\nfrom ._cy import slow\nfrom .confg import load as again\n",
+        )],
+    );
+    let report = refused(&repo, &patch);
+    dangling_import(
+        &report,
+        "src/app/main.py",
+        5,
+        "`.confg` names no module after the patch (the patch wrote it)",
+        false,
+    );
+    let c = entry(&report, "src/app/main.py", "references").expect("entry");
+    assert_eq!(
+        c["findings"].as_array().expect("findings").len(),
+        1,
+        "{c:#}"
+    );
+}
+
 /// The refusal as an agent and a person read it: the summary says what blocked and how much of
 /// it lies outside the patch; the markdown report lists the uses to fix, file and line, first.
 #[test]

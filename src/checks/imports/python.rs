@@ -12,7 +12,8 @@
 //! may shadow one) is not; a name taken `from` a package counts as a submodule only if it was
 //! one before the patch, and is not dangling while the package's `__init__` still mentions it
 //! (a re-export); an import inside a `try` that catches `ImportError` (or any exception) expects
-//! to fail and is not judged.
+//! to fail and is not judged. A relative import the patch writes is judged too, unless an
+//! extension module or its Cython source stands where the module would.
 
 use std::collections::BTreeMap;
 
@@ -131,6 +132,28 @@ fn submodule(init: &str, name: &str, exists: &dyn Fn(&str) -> bool) -> Option<St
     find(dir, &[name.to_string()], exists)
 }
 
+/// Whether `imp`'s module under `root` is an extension module or its Cython source on disk
+/// (`_speedups.cpython-312-x86_64-linux-gnu.so`, `_speedups.pyd`, `_speedups.pyx`), which
+/// Python imports though no `.py` is there.
+fn compiled(states: &States, root: &str, imp: &PythonImport) -> bool {
+    let Some((last, parents)) = imp.module.split_last() else {
+        return false;
+    };
+    let dir = states.repo_root.join(join(root, &parents.join("/")));
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let name = e.file_name();
+        let name = name.to_string_lossy();
+        name.strip_prefix(last.as_str())
+            .and_then(|rest| rest.strip_prefix('.'))
+            .is_some_and(|rest| {
+                [".so", ".pyd"].iter().any(|x| rest.ends_with(x)) || rest == "pyx" || rest == "so"
+            })
+    })
+}
+
 fn is_package(file: &str) -> bool {
     file.ends_with("/__init__.py") || file.ends_with("/__init__.pyi") || file == "__init__.py"
 }
@@ -175,8 +198,9 @@ fn judge(
                 ));
                 continue;
             }
-            // A relative import the patch wrote, to a module that is not there.
-            (None, Located::Missing { .. }) if imp.dots > 0 => {
+            // A relative import the patch wrote, to a module that is not there (not even built
+            // from C or Cython beside it).
+            (None, Located::Missing { root }) if imp.dots > 0 && !compiled(states, root, imp) => {
                 out.push(finding(rel, imp, &written, "the patch wrote it"));
                 continue;
             }
