@@ -930,6 +930,35 @@ fn check_finds_the_imports_a_staged_or_unstaged_move_leaves_behind() {
         .assert_code(0);
 }
 
+/// A new import is judged where its folder exists: a typo of a sibling module is refused, an
+/// import of build output that is not built here (`../dist/…`, no `dist/`) is not.
+#[test]
+fn js_a_new_import_of_no_file_is_refused_unless_its_folder_is_not_there() {
+    let repo = ts_repo();
+    let patch = move_and_edit(
+        &[],
+        &[(
+            "src/app.ts",
+            "import { parseConfig } from \"./util\";\n",
+            "import { parseConfig } from \"./util\";\nimport { bench } from \"../dist/demo.esm.js\";\nimport { helper } from \"./utill\";\n",
+        )],
+    );
+    let report = refused(&repo, &patch);
+    dangling_import(
+        &report,
+        "src/app.ts",
+        3,
+        "`./utill` names no file after the patch (the patch wrote it)",
+        false,
+    );
+    let c = entry(&report, "src/app.ts", "references").expect("entry");
+    assert_eq!(
+        c["findings"].as_array().expect("findings").len(),
+        1,
+        "{c:#}"
+    );
+}
+
 /// An import that named nothing before the patch (a file a build generates) is not the patch's.
 #[test]
 fn js_an_import_that_was_already_unresolved_is_not_blamed_on_the_patch() {

@@ -104,6 +104,15 @@ impl States<'_> {
         self.removed.is_empty()
     }
 
+    /// Whether folder `rel` exists after the patch: on disk, or holding a file it writes.
+    fn folder_after(&self, rel: &str) -> bool {
+        self.repo_root.join(rel).is_dir()
+            || self
+                .written
+                .iter()
+                .any(|w| w.strip_prefix(rel).is_some_and(|r| r.starts_with('/')))
+    }
+
     /// A file's text after the patch, if it exists then.
     fn after_text(&self, rel: &str) -> Option<String> {
         if let Some(t) = self.texts.get(rel) {
@@ -176,23 +185,9 @@ enum Resolved {
 /// Resolves `spec` from the folder `dir` (repository-relative, "" for the root), a file existing
 /// where `exists` says.
 fn resolve(dir: &str, spec: &str, exists: &dyn Fn(&str) -> bool) -> Resolved {
-    let spec = spec.split(['?', '#']).next().unwrap_or(spec);
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for part in spec.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.pop().is_none() {
-                    return Resolved::Outside;
-                }
-            }
-            p => parts.push(p),
-        }
-    }
-    if parts.is_empty() {
+    let Some(base) = joined(dir, spec) else {
         return Resolved::Outside;
-    }
-    let base = parts.join("/");
+    };
     let mut tried: Vec<String> = vec![base.clone()];
     tried.extend(EXTENSIONS.iter().map(|e| format!("{base}{e}")));
     for (js, ts) in TS_FOR_JS {
@@ -206,6 +201,22 @@ fn resolve(dir: &str, spec: &str, exists: &dyn Fn(&str) -> bool) -> Resolved {
         .into_iter()
         .find(|p| exists(p))
         .map_or(Resolved::Nothing, Resolved::File)
+}
+
+/// `spec` joined to the folder `dir`, without its query: `None` when it leaves the repository.
+fn joined(dir: &str, spec: &str) -> Option<String> {
+    let spec = spec.split(['?', '#']).next().unwrap_or(spec);
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in spec.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
 }
 
 fn folder(rel: &str) -> &str {
@@ -316,6 +327,11 @@ fn in_written_file(states: &States, i: &Input, lang: Language) -> Vec<RawFinding
                 // Named nothing before either: not the patch's doing.
                 Some(Resolved::Nothing) | Some(Resolved::Outside) => return None,
                 Some(Resolved::File(p)) => format!("it named `{p}` before the patch"),
+                // Written by the patch into a folder that is not there (`../dist/x.js`: build
+                // output not built here): not judged, a build may make it.
+                None if !joined(dir, &s.text).is_some_and(|b| states.folder_after(folder(&b))) => {
+                    return None;
+                }
                 None => "the patch wrote it".to_string(),
             };
             Some(finding(i.rel, s, &why))

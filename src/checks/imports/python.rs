@@ -154,6 +154,13 @@ fn compiled(states: &States, root: &str, imp: &PythonImport) -> bool {
     })
 }
 
+/// Whether the folder `imp`'s module would be in exists after the patch (`from .gen.schema`
+/// with no `gen/`: generated code not generated here, not judged).
+fn in_a_folder(states: &States, root: &str, imp: &PythonImport) -> bool {
+    let parents = &imp.module[..imp.module.len().saturating_sub(1)];
+    states.folder_after(&join(root, &parents.join("/")))
+}
+
 fn is_package(file: &str) -> bool {
     file.ends_with("/__init__.py") || file.ends_with("/__init__.pyi") || file == "__init__.py"
 }
@@ -200,7 +207,11 @@ fn judge(
             }
             // A relative import the patch wrote, to a module that is not there (not even built
             // from C or Cython beside it).
-            (None, Located::Missing { root }) if imp.dots > 0 && !compiled(states, root, imp) => {
+            (None, Located::Missing { root })
+                if imp.dots > 0
+                    && !compiled(states, root, imp)
+                    && in_a_folder(states, root, imp) =>
+            {
                 out.push(finding(rel, imp, &written, "the patch wrote it"));
                 continue;
             }
