@@ -65,6 +65,7 @@ pub fn check(
     repo_root: &Path,
     files: &[Input],
     removed: &[(String, std::sync::Arc<Vec<u8>>)],
+    tracked: &Tracked,
 ) -> Result<Vec<RawFinding>, String> {
     let gone = removed_definitions(files, removed);
     if gone.is_empty() {
@@ -79,7 +80,7 @@ pub fn check(
 
     // The state after the patch, for every file of the families that holds a candidate as a
     // word: read and searched in parallel, then each parsed once (definitions and uses).
-    let mut paths: Vec<String> = tracked(repo_root)?;
+    let mut paths: Vec<String> = tracked.get()?.to_vec();
     // Created files and the new paths of moved ones are not tracked yet.
     paths.extend(files.iter().map(|i| i.rel.to_string()));
     paths.sort();
@@ -269,8 +270,31 @@ fn has_word(ac: &AhoCorasick, text: &str) -> bool {
     })
 }
 
-/// The repository's files that git tracks or would track (untracked but not ignored), relative.
-pub(super) fn tracked(repo_root: &Path) -> Result<Vec<String>, String> {
+/// The repository's files that git tracks or would track (untracked but not ignored), relative:
+/// listed once, when the first of the checks that look across files asks (a patch that removes
+/// nothing and renames nothing needs no list).
+pub struct Tracked<'a> {
+    repo_root: &'a Path,
+    list: std::sync::OnceLock<Result<Vec<String>, String>>,
+}
+
+impl<'a> Tracked<'a> {
+    pub fn new(repo_root: &'a Path) -> Tracked<'a> {
+        Tracked {
+            repo_root,
+            list: std::sync::OnceLock::new(),
+        }
+    }
+
+    pub fn get(&self) -> Result<&[String], String> {
+        match self.list.get_or_init(|| tracked(self.repo_root)) {
+            Ok(l) => Ok(l),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+fn tracked(repo_root: &Path) -> Result<Vec<String>, String> {
     let out = Cmd::new("git", repo_root)
         .args([
             "ls-files",

@@ -34,7 +34,7 @@ pub fn relative_specifiers(lang: Language, text: &str, tree: &Tree) -> Vec<Speci
     let mut out = Vec::new();
     preorder(tree, |node| {
         if let Some(s) = module_string(node, text) {
-            let name = &text[s.byte_range()];
+            let name = text.get(s.byte_range()).unwrap_or_default();
             if let Some(spec) = literal(name).filter(|t| is_relative(t)) {
                 let p = s.start_position();
                 out.push(Specifier {

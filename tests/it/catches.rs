@@ -369,6 +369,10 @@ fn python_package_repo() -> TestRepo {
             "from .config import load\nfrom . import db\nfrom app.db import models\n\nprint(load(), db, models)\n",
         )
         .file(
+            "src/app/optional.py",
+            "try:\n    from .config import load\nexcept ImportError:\n    load = None\n",
+        )
+        .file(
             "tests/test_app.py",
             "import json\nfrom app.config import load\nimport app.db.models\n\n\ndef test_load():\n    assert load() == {}\n",
         )
@@ -403,6 +407,11 @@ fn python_moving_a_module_without_its_importers_is_refused() {
         2,
         &format!("`app.config` {says}"),
         true,
+    );
+    // An import in a `try` that catches `ImportError` expects the module may be gone.
+    assert!(
+        entry(&report, "src/app/optional.py", "references").is_none(),
+        "{report:#}"
     );
 }
 
@@ -479,7 +488,8 @@ fn python_moving_a_submodule_breaks_its_importers_and_its_own_relative_import() 
 }
 
 /// A relative import the patch writes must name a module: a typo is refused; an extension
-/// module or its Cython source beside it (no `.py`) is one.
+/// module or its Cython source beside it (no `.py`) is one; one in a folder that does not
+/// exist (generated code not generated here) is not judged.
 #[test]
 fn python_a_new_relative_import_of_no_module_is_refused_unless_it_is_built() {
     let repo = python_package_repo()
@@ -494,7 +504,7 @@ fn python_a_new_relative_import_of_no_module_is_refused_unless_it_is_built() {
         &[(
             "src/app/main.py",
             "from . import db\n",
-            "from . import db\nfrom ._speedups import fast\nfrom ._cy import slow\nfrom .confg import load as again\n",
+            "from . import db\nfrom ._speedups import fast\nfrom ._cy import slow\nfrom .confg import load as again\nfrom .gen.schema import fields\n",
         )],
     );
     let report = refused(&repo, &patch);
@@ -894,7 +904,15 @@ fn ts_deleting_a_folders_index_file_breaks_imports_of_the_folder() {
 /// tree's, and the importers it leaves; with `--staged`, as the index holds them.
 #[test]
 fn check_finds_the_imports_a_staged_or_unstaged_move_leaves_behind() {
-    let repo = ts_repo();
+    let repo = ts_repo()
+        .file(
+            "src/report.ts",
+            "import { extra } from \"./extra\";\nimport { parseConfig } from \"./util\";\n\nexport const r = [extra, parseConfig];\n",
+        )
+        .commit();
+    // A file the working tree has and no commit: `./extra` named nothing in HEAD, so it is not
+    // the change's (with `--staged`, the index lacks it too).
+    repo.write("src/extra.ts", "export const extra = 1;\n");
     repo.git(&["mv", "src/util.ts", "src/lib-util.ts"]);
     for args in [
         &["check", "--staged", "--format", "json"][..],
@@ -912,9 +930,18 @@ fn check_finds_the_imports_a_staged_or_unstaged_move_leaves_behind() {
             "`./util.js` names no file",
             true,
         );
+        dangling_import(&report, "src/report.ts", 2, "`./util` names no file", true);
+        let c = entry(&report, "src/report.ts", "references").expect("entry");
+        let lines: Vec<&Value> = c["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| &f["line"])
+            .collect();
+        assert_eq!(lines, [&json!(2)], "{args:?}: {c:#}");
     }
     // Importers updated in the working tree only: the staged commit still breaks them.
-    for f in ["src/app.ts", "src/cli.ts"] {
+    for f in ["src/app.ts", "src/cli.ts", "src/report.ts"] {
         repo.write(f, repo.read_str(f).replace("\"./util\"", "\"./lib-util\""));
     }
     repo.write(

@@ -1,5 +1,5 @@
 //! The built-in dangling-reference check: a definition the patch removes or renames whose old
-//! name is still used elsewhere (`checks::references`), and a relative JS/TS import whose module
+//! name is still used elsewhere (`checks::references`), and a JS/TS or Python import whose module
 //! the patch moves or deletes (`checks::imports`). Needs no tool; on unless disabled.
 
 use super::{Batch, Call, Checker, Files, Out, Uses};
@@ -18,8 +18,15 @@ pub static CHECKER: Checker = Checker {
 };
 
 fn run(call: &Call) -> Ran<Out> {
-    let names = references::check(call.repo_root, call.files, call.removed);
-    let modules = imports::check(call.repo_root, call.files, call.removed, call.context);
+    let tracked = references::Tracked::new(call.repo_root);
+    let names = references::check(call.repo_root, call.files, call.removed, &tracked);
+    let modules = imports::check(
+        call.repo_root,
+        call.files,
+        call.removed,
+        call.context,
+        &tracked,
+    );
     match (names, modules) {
         (Ok(mut f), Ok(m)) => {
             f.extend(m);

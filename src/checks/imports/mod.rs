@@ -57,14 +57,10 @@ const TS_FOR_JS: &[(&str, &[&str])] = &[
 /// Which state of the repository a path is looked up in.
 struct States<'a> {
     repo_root: &'a Path,
-    /// Files the patch writes (changed, created, moved to), after it.
-    written: BTreeSet<&'a str>,
     /// Files the patch removes (deleted, moved from).
     removed: BTreeSet<&'a str>,
-    /// The texts of the files the patch writes.
+    /// The files the patch writes (changed, created, moved to), with their new texts.
     texts: BTreeMap<&'a str, &'a str>,
-    /// Files the patch creates (no original, not moved).
-    created: BTreeSet<&'a str>,
     /// Files whose state differs from the working tree (`check --staged`: the index's), `None`
     /// where the index lacks them.
     context: BTreeMap<&'a str, &'a Option<std::sync::Arc<Vec<u8>>>>,
@@ -75,19 +71,18 @@ impl States<'_> {
         std::fs::metadata(self.repo_root.join(rel)).is_ok_and(|m| m.is_file())
     }
 
-    /// Before the change: what it removes, and what is on disk but for what it creates. `apply`
-    /// checks before writing (the disk is the state before: removed files are there, created
-    /// ones are not); `check` after (the disk is the state after: the same answer; with
-    /// `--staged`, a file the index lacks was not committed either).
+    /// Before the change, for a path that names nothing after it (the only paths asked): what
+    /// the change removes, or what is on disk. `apply` checks before writing, so the disk is the
+    /// state before; `check` after, but a path with no file after it has none on disk unless
+    /// the change removed it — or, with `--staged`, unless it is a file the index lacks, which
+    /// was not committed either.
     fn before(&self, rel: &str) -> bool {
         self.removed.contains(rel)
-            || (!self.created.contains(rel)
-                && !matches!(self.context.get(rel), Some(None))
-                && self.on_disk(rel))
+            || (!matches!(self.context.get(rel), Some(None)) && self.on_disk(rel))
     }
 
     fn after(&self, rel: &str) -> bool {
-        if self.written.contains(rel) {
+        if self.texts.contains_key(rel) {
             return true;
         }
         if self.removed.contains(rel) {
@@ -108,8 +103,8 @@ impl States<'_> {
     fn folder_after(&self, rel: &str) -> bool {
         self.repo_root.join(rel).is_dir()
             || self
-                .written
-                .iter()
+                .texts
+                .keys()
                 .any(|w| w.strip_prefix(rel).is_some_and(|r| r.starts_with('/')))
     }
 
@@ -238,23 +233,14 @@ pub fn check(
     files: &[Input],
     removed: &[(String, std::sync::Arc<Vec<u8>>)],
     context: &[super::ContextFile],
+    tracked: &super::references::Tracked,
 ) -> Result<Vec<RawFinding>, String> {
     let states = States {
         repo_root,
-        written: files
-            .iter()
-            .filter(|i| i.text.is_some())
-            .map(|i| i.rel)
-            .collect(),
         removed: removed.iter().map(|(r, _)| r.as_str()).collect(),
         texts: files
             .iter()
             .filter_map(|i| Some((i.rel, i.text?)))
-            .collect(),
-        created: files
-            .iter()
-            .filter(|i| i.text.is_some() && i.before.is_none() && i.from.is_none())
-            .map(|i| i.rel)
             .collect(),
         context: context.iter().map(|(r, b)| (r.as_str(), b)).collect(),
     };
@@ -268,7 +254,7 @@ pub fn check(
             },
         })
         .collect();
-    out.extend(in_other_files(&states, files, removed)?);
+    out.extend(in_other_files(&states, files, removed, tracked)?);
     Ok(out)
 }
 
@@ -344,6 +330,7 @@ fn in_other_files(
     states: &States,
     files: &[Input],
     removed: &[(String, std::sync::Arc<Vec<u8>>)],
+    tracked: &super::references::Tracked,
 ) -> Result<Vec<RawFinding>, String> {
     // What a specifier of a removed file holds: `/` and its file name without extension, or
     // its folder's name for an index file (which `.`, `..`, `./` and `../` name too). Only files
@@ -383,7 +370,7 @@ fn in_other_files(
     let ac = AhoCorasick::new(&names).map_err(|e| e.to_string())?;
     let py_ac = AhoCorasick::new(&py_names).map_err(|e| e.to_string())?;
     let written: BTreeSet<&str> = files.iter().map(|i| i.rel).collect();
-    let paths = super::references::tracked(states.repo_root)?;
+    let paths = tracked.get()?;
     let unwritten =
         |rel: &&String| !written.contains(rel.as_str()) && !states.removed.contains(rel.as_str());
     let mut out: Vec<RawFinding> = Vec::new();
@@ -443,16 +430,21 @@ fn in_other_files(
 }
 
 fn finding(rel: &str, s: &Specifier, why: &str) -> RawFinding {
+    dangling(rel, (s.line, s.column), &s.text, "file", why)
+}
+
+/// The finding for an import at `at` (1-based line, column) in `rel` whose `module` names no
+/// `what` (a file, a module) after the change, and `why` that is the change's doing.
+fn dangling(rel: &str, at: (usize, usize), module: &str, what: &str, why: &str) -> RawFinding {
     RawFinding {
         path: rel.to_string(),
-        line: s.line,
-        column: s.column,
+        line: at.0,
+        column: at.1,
         rule: "dangling-import".into(),
         severity: Severity::Error,
         message: format!(
-            "`{}` names no file after the patch ({why}): move the import along with the module, \
-             or fix its path",
-            s.text
+            "`{module}` names no {what} after the patch ({why}): move the import along with the \
+             module, or fix its path"
         ),
     }
 }
@@ -472,10 +464,8 @@ mod tests {
     fn only_an_edit_of_an_import_line_has_its_imports_looked_up() {
         let states = |removed: &'static [&'static str]| States {
             repo_root: Path::new("/nonexistent"),
-            written: BTreeSet::new(),
             removed: removed.iter().copied().collect(),
             texts: BTreeMap::new(),
-            created: BTreeSet::new(),
             context: BTreeMap::new(),
         };
         let before = "import {\n  a,\n  b,\n} from './x.js';\n\nconst n = 1;\n";

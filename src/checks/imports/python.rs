@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use super::States;
 use crate::checks::checker::Input;
-use crate::checks::finding::{RawFinding, Severity};
+use crate::checks::finding::RawFinding;
 use crate::syntax::imports::{self, PythonImport};
 use crate::syntax::{Language, languages, trees};
 
@@ -256,17 +256,7 @@ fn mentions(text: &str, name: &str) -> bool {
 }
 
 fn finding(rel: &str, imp: &PythonImport, module: &str, why: &str) -> RawFinding {
-    RawFinding {
-        path: rel.to_string(),
-        line: imp.line,
-        column: imp.column,
-        rule: "dangling-import".into(),
-        severity: Severity::Error,
-        message: format!(
-            "`{module}` names no module after the patch ({why}): move the import along with the \
-             module, or fix its path"
-        ),
-    }
+    super::dangling(rel, (imp.line, imp.column), module, "module", why)
 }
 
 /// Step 1 for a changed, created or moved Python file.
