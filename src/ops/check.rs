@@ -283,10 +283,14 @@ fn deleted(repo: &Repo, staged: bool, cwd: &Path) -> Result<Vec<checks::RemovedF
         let mut opts = git2::StatusOptions::new();
         opts.include_untracked(false);
         let statuses = repo.git.statuses(Some(&mut opts)).map_err(Error::git)?;
+        let workdir = repo.require_workdir()?;
+        // Gone from the working tree, whatever the index says (`git rm --cached` keeps the file:
+        // the working tree still has it).
         statuses
             .iter()
             .filter(|s| s.status().is_wt_deleted() || s.status().is_index_deleted())
             .filter_map(|s| s.path().map(str::to_string))
+            .filter(|rel| std::fs::symlink_metadata(workdir.join(rel)).is_err())
             .collect()
     };
     Ok(paths

@@ -957,6 +957,20 @@ fn check_finds_the_imports_a_staged_or_unstaged_move_leaves_behind() {
         .assert_code(0);
 }
 
+/// `git rm --cached` untracks a module the working tree keeps: `check --staged` judges the
+/// commit (its importers break), `check` the working tree (nothing removed).
+#[test]
+fn check_sees_a_module_untracked_but_kept_as_removed_only_from_the_index() {
+    let repo = ts_repo();
+    repo.git(&["rm", "-q", "--cached", "src/util.ts"]);
+    let run = repo.run(&["check", "--staged", "--format", "json"]);
+    run.assert_code(1);
+    dangling_import(&run.json(), "src/app.ts", 1, "`./util` names no file", true);
+    let run = repo.run(&["check", "--format", "json"]);
+    run.assert_code(0);
+    nothing_flagged(&run.json());
+}
+
 /// A new import is judged where its folder exists: a typo of a sibling module is refused, an
 /// import of build output that is not built here (`../dist/…`, no `dist/`) is not.
 #[test]
