@@ -130,7 +130,7 @@ impl Dir {
             .is_some_and(|t| t == super::TMPFS_MAGIC || t == super::RAMFS_MAGIC)
     }
 
-    fn fs_type(&self) -> Option<i64> {
+    pub(super) fn fs_type(&self) -> Option<i64> {
         *self.fs_type.get_or_init(|| super::fs_type(&self.fd))
     }
 
@@ -242,6 +242,19 @@ impl Dir {
     pub fn sync_file(&self, name: &str) -> std::io::Result<()> {
         let fd = rustix::fs::openat(&self.fd, name, READ_FLAGS, Mode::empty())?;
         rustix::fs::fsync(&fd).map_err(Into::into)
+    }
+
+    /// Flushes every file of the directory's file system to the disk, and reports a write-out
+    /// error of any since this descriptor was opened (Linux 5.8 and later; see
+    /// [`super::together`] for when this stands for the syncs of many files).
+    #[cfg(target_os = "linux")]
+    pub fn sync_file_system(&self) -> std::io::Result<()> {
+        rustix::fs::syncfs(&self.fd).map_err(Into::into)
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub fn sync_file_system(&self) -> std::io::Result<()> {
+        Err(std::io::ErrorKind::Unsupported.into())
     }
 
     /// Flushes the directory's entries (the renames and unlinks made in it) to the disk.

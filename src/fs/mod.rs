@@ -25,6 +25,7 @@ mod dir;
 pub mod layout;
 pub mod resolve;
 pub mod stamp;
+pub mod together;
 #[cfg(test)]
 mod tests;
 

@@ -277,11 +277,26 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
     // many as fit beside the folders well within the limit, and only where a sync will follow (a
     // file system in memory is not synced: its descriptors would only fill the table).
     let sync = fsync_enabled();
+    // Where one syncfs makes the temp files durable (`fs::together`), none is kept open.
+    let together = if sync {
+        let on_disk: Vec<usize> = (0..changes.len())
+            .filter(|&i| matches!(changes[i].after, Disk::File { .. }))
+            .filter(|&i| !places[i].0.in_memory())
+            .collect();
+        let bytes: u64 = on_disk
+            .iter()
+            .filter_map(|&i| changes[i].after.bytes())
+            .map(|b| b.len() as u64)
+            .sum();
+        crate::fs::together::one_sync_for(on_disk.iter().map(|&i| &places[i].0), on_disk.len(), bytes)
+    } else {
+        None
+    };
     let mut keep_open = KEEP_OPEN.min(fd_limit / 4).saturating_sub(dirs.0.len());
     let keep: Vec<bool> = places
         .iter()
         .map(|(dir, _)| {
-            let keep = sync && keep_open > 0 && !dir.in_memory();
+            let keep = sync && together.is_none() && keep_open > 0 && !dir.in_memory();
             keep_open -= usize::from(keep);
             keep
         })
@@ -357,9 +372,15 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
             }
             .map_err(|e| fail("fsync", &s.dir.rel_of(t), e))
         };
-        // All at once, none first on its own: on a disk each sync waits for a journal commit (or
-        // at least a flush of the disk's cache), and syncs in flight together share one.
-        let synced = crate::fs::sync_spread(&temps, sync_one);
+        // One syncfs for all where it is as durable and cheaper (`fs::together`). Otherwise all
+        // at once, none first on its own: on a disk each sync waits for a journal commit (or at
+        // least a flush of the disk's cache), and syncs in flight together share one.
+        let synced = match &together {
+            Some(dir) if !temps.is_empty() => dir.sync_file_system().map_err(|e| {
+                fail("sync the file system of", &temps[0].0.dir.rel_of(temps[0].1), e)
+            }),
+            _ => crate::fs::sync_spread(&temps, sync_one),
+        };
         if let Err(e) = synced {
             cleanup(fs, &staged, &created_dirs);
             return Err(e);

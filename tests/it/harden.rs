@@ -950,6 +950,10 @@ enum Call {
     Rename(PathBuf, PathBuf),
     /// A folder created (`mkdir` with an absolute path).
     Mkdir(PathBuf),
+    /// `syncfs` of the file system holding this path: every file of it synced.
+    SyncFs(PathBuf),
+    /// A file created (`openat` with `O_CREAT`), by the path of the descriptor it returned.
+    Create(PathBuf),
 }
 
 /// The fsyncs and renames of an `strace -f -y` log, in the order they completed (a sync) or
@@ -968,6 +972,14 @@ fn calls(log: &str, cwd: &Path) -> Vec<Call> {
             .collect()
     };
     let mut pending_sync: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut pending_syncfs: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut pending_create: BTreeMap<String, ()> = BTreeMap::new();
+    // The path of the descriptor a successful call returned (`) = 5</dir/file>`; strace pads a
+    // resumed call's `)` and `=` apart).
+    let returned = |s: &str| -> Option<PathBuf> {
+        let (_, ret) = s.rsplit_once(" = ")?;
+        if ret.starts_with('-') { None } else { fd_path(ret) }
+    };
     let mut out = Vec::new();
     for line in log.lines() {
         let (pid, rest) = line.split_once(' ').unwrap_or(("", line));
@@ -983,6 +995,34 @@ fn calls(log: &str, cwd: &Path) -> Vec<Call> {
                 } else if ok(args) {
                     out.push(Call::Sync(p));
                 }
+            }
+        } else if let Some(args) = rest.strip_prefix("syncfs(") {
+            if let Some(p) = fd_path(args) {
+                if args.contains("<unfinished") {
+                    pending_syncfs.insert(pid.to_string(), p);
+                } else if ok(args) {
+                    out.push(Call::SyncFs(p));
+                }
+            }
+        } else if rest.starts_with("<... syncfs resumed>") {
+            if let Some(p) = pending_syncfs.remove(pid)
+                && ok(rest)
+            {
+                out.push(Call::SyncFs(p));
+            }
+        } else if let Some(args) = rest.strip_prefix("openat(")
+            && args.contains("O_CREAT")
+        {
+            if args.contains("<unfinished") {
+                pending_create.insert(pid.to_string(), ());
+            } else if let Some(p) = returned(args) {
+                out.push(Call::Create(p));
+            }
+        } else if let Some(args) = rest.strip_prefix("<... openat resumed>") {
+            if pending_create.remove(pid).is_some()
+                && let Some(p) = returned(args)
+            {
+                out.push(Call::Create(p));
             }
         } else if rest.starts_with("<... fsync resumed>")
             || rest.starts_with("<... fdatasync resumed>")
@@ -1039,14 +1079,7 @@ fn calls(log: &str, cwd: &Path) -> Vec<Call> {
 
 /// Whether `path` is on a file system that keeps files in memory only (tmpfs, ramfs).
 fn in_memory(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).expect("no NUL");
-    // SAFETY: statfs fills one struct we own from a NUL-terminated path.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::statfs(c.as_ptr(), &mut st) };
-    assert_eq!(rc, 0, "statfs {}", path.display());
-    #[allow(clippy::unnecessary_cast)]
-    let t = st.f_type as i64;
+    let t = fs_magic(path);
     t == 0x0102_1994 || t == 0x8584_58F6
 }
 
@@ -1112,6 +1145,107 @@ fn every_file_a_working_tree_apply_publishes_is_synced_before_its_rename_and_its
         "both pins published: {pins:?}"
     );
     assert!(missing.is_empty(), "not durable:\n{}", missing.join("\n"));
+}
+
+/// On ext4 (Linux 5.8 or later, where `syncfs` reports write-out errors) a batch of many files
+/// makes its temp files durable with one `syncfs` of the file system, after every temp file is
+/// written and before the first is renamed, instead of an fsync of each; a small batch still
+/// syncs each file. `syncfs` is chosen only while little else is waiting to be written on the
+/// machine (`fs::together`), so each run starts after a `sync`, and a run that found the machine
+/// busy anyway is tried again.
+#[test]
+fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
+    let parent = disk_folder();
+    if fs_magic(&parent) != 0xEF53 {
+        eprintln!(
+            "skipped: {} is not on ext4, where patchgate keeps an fsync per file",
+            parent.display()
+        );
+        return;
+    }
+    let traced = "fsync,fdatasync,syncfs,rename,renameat,renameat2,openat";
+    let batch = |files: usize| -> Option<(Vec<Call>, PathBuf)> {
+        let mut repo = TestRepo::new_in(&parent);
+        let mut patch = String::from("edits:\n");
+        for k in 0..files {
+            let rel = format!("d{}/f{k:02}.txt", k % 4);
+            repo = repo.file(&rel, format!("line {k}\n"));
+            patch.push_str(&format!(
+                "  - {{file_path: {rel}, old_string: \"line {k}\", new_string: \"LINE {k}\"}}\n"
+            ));
+        }
+        let repo = repo.commit();
+        let root = std::fs::canonicalize(repo.path()).expect("canon");
+        let scratch = tempfile::tempdir().expect("tempdir");
+        let patch = write_patch(scratch.path(), &patch);
+        let args = ["apply", patch.to_str().expect("utf8"), "--checks", "none"];
+        let _ = Command::new("sync").status();
+        let (text, run) = crate::checks::traced(&root, traced, &args)?;
+        run.assert_code(0);
+        Some((calls(&text, &root), root))
+    };
+    // The working tree's renames (temp file -> file), and whether each temp file was fsynced.
+    let tree = |calls: &[Call], root: &Path| -> Vec<(usize, PathBuf, bool)> {
+        let git = root.join(".git");
+        calls
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| match c {
+                Call::Rename(from, to) if to.starts_with(root) && !to.starts_with(&git) => {
+                    let fsynced = calls[..i]
+                        .iter()
+                        .any(|c| matches!(c, Call::Sync(p) if p == from));
+                    Some((i, from.clone(), fsynced))
+                }
+                _ => None,
+            })
+            .collect()
+    };
+
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let Some((calls, root)) = batch(40) else {
+            return;
+        };
+        let renames = tree(&calls, &root);
+        assert_eq!(renames.len(), 40, "{renames:?}");
+        let syncfs: Vec<usize> = (0..calls.len())
+            .filter(|&k| matches!(calls[k], Call::SyncFs(_)))
+            .collect();
+        seen.push(syncfs.len());
+        if syncfs.len() != 1 {
+            continue; // the machine was busy writing: each file was synced on its own
+        }
+        let at = syncfs[0];
+        for (i, from, fsynced) in &renames {
+            assert!(*i > at, "{} renamed before the syncfs", from.display());
+            assert!(!fsynced, "{} fsynced as well", from.display());
+            assert!(synced_before(&calls[..*i], from), "{}", from.display());
+        }
+        // The small batch: an fsync per temp file, no syncfs.
+        let Some((calls, root)) = batch(4) else {
+            return;
+        };
+        let renames = tree(&calls, &root);
+        assert_eq!(renames.len(), 4);
+        assert!(renames.iter().all(|(_, _, fsynced)| *fsynced), "{renames:?}");
+        assert!(!calls.iter().any(|c| matches!(c, Call::SyncFs(_))));
+        return;
+    }
+    panic!("no run of three used one syncfs (syncfs calls per run: {seen:?})");
+}
+
+/// The statfs(2) magic number of the file system holding `path`.
+fn fs_magic(path: &Path) -> i64 {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).expect("no NUL");
+    // SAFETY: statfs fills one struct we own from a NUL-terminated path.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::statfs(c.as_ptr(), &mut st) };
+    assert_eq!(rc, 0, "statfs {}", path.display());
+    #[allow(clippy::unnecessary_cast)]
+    let t = st.f_type as i64;
+    t
 }
 
 /// A working-tree apply writes and syncs its undo history entry beside the staging, before the
@@ -1309,10 +1443,24 @@ fn traced_forge(parent: &Path, mode: &[&str], traced: &str) -> Option<(Vec<Call>
     Some((calls(&text, &root), root))
 }
 
+/// Whether `calls` (those before its rename) made the content of `file` durable: an fsync of
+/// it, or a `syncfs` of its file system after it was created (all the files of these tests are
+/// on one file system).
+fn synced_before(calls: &[Call], file: &Path) -> bool {
+    let created = calls
+        .iter()
+        .rposition(|c| matches!(c, Call::Create(p) if p == file));
+    calls.iter().enumerate().any(|(k, c)| match c {
+        Call::Sync(p) => p == file,
+        Call::SyncFs(_) => created.is_some_and(|at| k > at),
+        _ => false,
+    })
+}
+
 /// [`durability_of_a_commit`] for the apply `mode` asks for (`--commit`, or nothing: the working
 /// tree).
 fn durability_of(parent: &Path, mode: &[&str]) -> Option<Published> {
-    let traced_calls = "fsync,fdatasync,rename,renameat,renameat2,link,linkat,openat,mkdir";
+    let traced_calls = "fsync,fdatasync,syncfs,rename,renameat,renameat2,link,linkat,openat,mkdir";
     let (calls, root) = traced_forge(parent, mode, traced_calls)?;
     let mut published = Vec::new();
     let mut kinds = BTreeMap::<&str, usize>::new();
@@ -1342,9 +1490,7 @@ fn durability_of(parent: &Path, mode: &[&str]) -> Option<Published> {
             "working-tree file"
         };
         *kinds.entry(kind).or_default() += 1;
-        let synced_before = calls[..i]
-            .iter()
-            .any(|c| matches!(c, Call::Sync(p) if p == from));
+        let synced_before = synced_before(&calls[..i], from);
         let parent = to.parent().expect("parent");
         let folder_after = calls[i + 1..]
             .iter()
