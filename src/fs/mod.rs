@@ -25,9 +25,9 @@ mod dir;
 pub mod layout;
 pub mod resolve;
 pub mod stamp;
-pub mod together;
 #[cfg(test)]
 mod tests;
+pub mod together;
 
 use std::os::fd::{AsFd, OwnedFd};
 

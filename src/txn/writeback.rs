@@ -288,7 +288,11 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
             .filter_map(|&i| changes[i].after.bytes())
             .map(|b| b.len() as u64)
             .sum();
-        crate::fs::together::one_sync_for(on_disk.iter().map(|&i| &places[i].0), on_disk.len(), bytes)
+        crate::fs::together::one_sync_for(
+            on_disk.iter().map(|&i| &places[i].0),
+            on_disk.len(),
+            bytes,
+        )
     } else {
         None
     };
@@ -377,7 +381,11 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
         // least a flush of the disk's cache), and syncs in flight together share one.
         let synced = match &together {
             Some(dir) if !temps.is_empty() => dir.sync_file_system().map_err(|e| {
-                fail("sync the file system of", &temps[0].0.dir.rel_of(temps[0].1), e)
+                fail(
+                    "sync the file system of",
+                    &temps[0].0.dir.rel_of(temps[0].1),
+                    e,
+                )
             }),
             _ => crate::fs::sync_spread(&temps, sync_one),
         };

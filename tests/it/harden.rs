@@ -978,7 +978,11 @@ fn calls(log: &str, cwd: &Path) -> Vec<Call> {
     // resumed call's `)` and `=` apart).
     let returned = |s: &str| -> Option<PathBuf> {
         let (_, ret) = s.rsplit_once(" = ")?;
-        if ret.starts_with('-') { None } else { fd_path(ret) }
+        if ret.starts_with('-') {
+            None
+        } else {
+            fd_path(ret)
+        }
     };
     let mut out = Vec::new();
     for line in log.lines() {
@@ -1217,6 +1221,12 @@ fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
             continue; // the machine was busy writing: each file was synced on its own
         }
         let at = syncfs[0];
+        if let Call::SyncFs(on) = &calls[at] {
+            assert!(
+                on.starts_with(&root),
+                "syncfs of a folder of the working tree: {on:?}"
+            );
+        }
         for (i, from, fsynced) in &renames {
             assert!(*i > at, "{} renamed before the syncfs", from.display());
             assert!(!fsynced, "{} fsynced as well", from.display());
@@ -1228,7 +1238,10 @@ fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
         };
         let renames = tree(&calls, &root);
         assert_eq!(renames.len(), 4);
-        assert!(renames.iter().all(|(_, _, fsynced)| *fsynced), "{renames:?}");
+        assert!(
+            renames.iter().all(|(_, _, fsynced)| *fsynced),
+            "{renames:?}"
+        );
         assert!(!calls.iter().any(|c| matches!(c, Call::SyncFs(_))));
         return;
     }
