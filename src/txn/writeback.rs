@@ -436,16 +436,23 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
     if sync {
         // The content is in place; a failed directory sync only weakens durability.
         let folders: Vec<&Arc<Dir>> = dirs.0.values().filter(|d| !d.in_memory()).collect();
-        let _ = crate::fs::sync_each(&folders, |d| d.sync());
-        let parents: BTreeSet<&str> = created_dirs
-            .iter()
-            .map(|d| d.rsplit_once('/').map_or("", |(p, _)| p))
-            .collect();
-        let parents: Vec<&str> = parents.into_iter().collect();
-        let _ = crate::fs::sync_each(&parents, |p| {
-            let d = fs.dir(p)?;
-            if d.in_memory() { Ok(()) } else { d.sync() }
-        });
+        // Many folders on one ext4: one syncfs commits every rename and every folder made (a
+        // created folder's parent is on its file system), as for the temp files above.
+        let together = crate::fs::together::one_sync_for(folders.iter().copied(), folders.len(), 0);
+        if let Some(d) = together {
+            let _ = d.sync_file_system();
+        } else {
+            let _ = crate::fs::sync_each(&folders, |d| d.sync());
+            let parents: BTreeSet<&str> = created_dirs
+                .iter()
+                .map(|d| d.rsplit_once('/').map_or("", |(p, _)| p))
+                .collect();
+            let parents: Vec<&str> = parents.into_iter().collect();
+            let _ = crate::fs::sync_each(&parents, |p| {
+                let d = fs.dir(p)?;
+                if d.in_memory() { Ok(()) } else { d.sync() }
+            });
+        }
     }
     Ok(())
 }

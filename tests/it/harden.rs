@@ -1153,8 +1153,9 @@ fn every_file_a_working_tree_apply_publishes_is_synced_before_its_rename_and_its
 
 /// On ext4 (Linux 5.8 or later, where `syncfs` reports write-out errors) a batch of many files
 /// makes its temp files durable with one `syncfs` of the file system, after every temp file is
-/// written and before the first is renamed, instead of an fsync of each; a small batch still
-/// syncs each file. `syncfs` is chosen only while little else is waiting to be written on the
+/// written and before the first is renamed, instead of an fsync of each; with many folders, a
+/// second one after the last rename stands for the folders' fsyncs. A small batch still syncs
+/// each file and folder. `syncfs` is chosen only while little else is waiting to be written on the
 /// machine (`fs::together`), so each run starts after a `sync`, and a run that found the machine
 /// busy anyway is tried again.
 #[test]
@@ -1168,11 +1169,11 @@ fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
         return;
     }
     let traced = "fsync,fdatasync,syncfs,rename,renameat,renameat2,openat";
-    let batch = |files: usize| -> Option<(Vec<Call>, PathBuf)> {
+    let batch = |files: usize, folders: usize| -> Option<(Vec<Call>, PathBuf)> {
         let mut repo = TestRepo::new_in(&parent);
         let mut patch = String::from("edits:\n");
         for k in 0..files {
-            let rel = format!("d{}/f{k:02}.txt", k % 4);
+            let rel = format!("d{}/f{k:02}.txt", k % folders);
             repo = repo.file(&rel, format!("line {k}\n"));
             patch.push_str(&format!(
                 "  - {{file_path: {rel}, old_string: \"line {k}\", new_string: \"LINE {k}\"}}\n"
@@ -1206,16 +1207,27 @@ fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
             .collect()
     };
 
+    let syncfs_at = |calls: &[Call]| -> Vec<usize> {
+        (0..calls.len())
+            .filter(|&k| matches!(calls[k], Call::SyncFs(_)))
+            .collect()
+    };
+    // The working tree's folders (the `dN` beneath the root) fsynced after position `after`.
+    let folders_synced = |calls: &[Call], root: &Path, after: usize| -> usize {
+        calls[after..]
+            .iter()
+            .filter(|c| matches!(c, Call::Sync(p) if p.parent() == Some(root)))
+            .count()
+    };
     let mut seen = Vec::new();
     for _ in 0..3 {
-        let Some((calls, root)) = batch(40) else {
+        // 40 files in 4 folders: one syncfs for the temp files, the 4 folders fsynced after.
+        let Some((calls, root)) = batch(40, 4) else {
             return;
         };
         let renames = tree(&calls, &root);
         assert_eq!(renames.len(), 40, "{renames:?}");
-        let syncfs: Vec<usize> = (0..calls.len())
-            .filter(|&k| matches!(calls[k], Call::SyncFs(_)))
-            .collect();
+        let syncfs = syncfs_at(&calls);
         seen.push(syncfs.len());
         if syncfs.len() != 1 {
             continue; // the machine was busy writing: each file was synced on its own
@@ -1232,8 +1244,30 @@ fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
             assert!(!fsynced, "{} fsynced as well", from.display());
             assert!(synced_before(&calls[..*i], from), "{}", from.display());
         }
-        // The small batch: an fsync per temp file, no syncfs.
-        let Some((calls, root)) = batch(4) else {
+        let last = renames.iter().map(|r| r.0).max().unwrap_or(0);
+        assert_eq!(folders_synced(&calls, &root, last), 4);
+
+        // 40 files in 20 folders: the folders' renames are committed by a second syncfs after
+        // the last rename, with no fsync of a folder.
+        let Some((calls, root)) = batch(40, 20) else {
+            return;
+        };
+        let renames = tree(&calls, &root);
+        let syncfs = syncfs_at(&calls);
+        seen.push(syncfs.len());
+        if syncfs.len() != 2 {
+            continue;
+        }
+        let last = renames.iter().map(|r| r.0).max().unwrap_or(0);
+        let first = renames.iter().map(|r| r.0).min().unwrap_or(0);
+        assert!(
+            syncfs[0] < first && syncfs[1] > last,
+            "{syncfs:?} {first} {last}"
+        );
+        assert_eq!(folders_synced(&calls, &root, 0), 0);
+
+        // The small batch: an fsync per temp file and per folder, no syncfs.
+        let Some((calls, root)) = batch(4, 4) else {
             return;
         };
         let renames = tree(&calls, &root);
@@ -1242,10 +1276,11 @@ fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
             renames.iter().all(|(_, _, fsynced)| *fsynced),
             "{renames:?}"
         );
-        assert!(!calls.iter().any(|c| matches!(c, Call::SyncFs(_))));
+        assert!(syncfs_at(&calls).is_empty());
+        assert_eq!(folders_synced(&calls, &root, renames[3].0), 4);
         return;
     }
-    panic!("no run of three used one syncfs (syncfs calls per run: {seen:?})");
+    panic!("no try of three used syncfs as expected (syncfs calls per run: {seen:?})");
 }
 
 /// The statfs(2) magic number of the file system holding `path`.
@@ -1507,7 +1542,7 @@ fn durability_of(parent: &Path, mode: &[&str]) -> Option<Published> {
         let parent = to.parent().expect("parent");
         let folder_after = calls[i + 1..]
             .iter()
-            .any(|c| matches!(c, Call::Sync(p) if p == parent));
+            .any(|c| matches!(c, Call::Sync(p) if p == parent) || matches!(c, Call::SyncFs(_)));
         published.push((kind, rel, synced_before, folder_after));
     }
     // A folder made for the pins (a repository's first patch makes them) must be named durably
