@@ -1,5 +1,6 @@
 //! One `syncfs(2)` for a batch's temp files, where it makes them exactly as durable as an fsync
-//! of each and costs one journal commit instead of one wait per file.
+//! of each and costs one journal commit instead of one wait per file; after the switch, one more
+//! for the renames of a batch spread over many folders, instead of an fsync of each folder.
 //!
 //! On a journaled ext4 every fsync ends with a flush of the disk's cache even when its journal
 //! commit is done already, so a batch of 200 temp files made 200 flushes (eight in flight at a
