@@ -247,14 +247,8 @@ impl Dir {
     /// Flushes every file of the directory's file system to the disk, and reports a write-out
     /// error of any since this descriptor was opened (Linux 5.8 and later; see
     /// [`super::together`] for when this stands for the syncs of many files).
-    #[cfg(target_os = "linux")]
     pub fn sync_file_system(&self) -> std::io::Result<()> {
-        rustix::fs::syncfs(&self.fd).map_err(Into::into)
-    }
-
-    #[cfg(not(target_os = "linux"))]
-    pub fn sync_file_system(&self) -> std::io::Result<()> {
-        Err(std::io::ErrorKind::Unsupported.into())
+        super::together::syncfs(&self.fd)
     }
 
     /// Flushes the directory's entries (the renames and unlinks made in it) to the disk.

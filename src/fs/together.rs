@@ -23,7 +23,7 @@
 //! - Little else to write: `syncfs` waits for every dirty page of the file system, not only the
 //!   batch's, so a build writing hundreds of megabytes beside would make the batch wait for it.
 //!   The machine's dirty and under-write-out memory (`/proc/meminfo`, all file systems: the safe
-//!   side) may exceed what the batch itself wrote by [`OTHERS_DIRTY`] at most.
+//!   side), read before the batch writes anything, may be [`OTHERS_DIRTY`] at most.
 
 use std::sync::Arc;
 
@@ -32,37 +32,63 @@ use super::Dir;
 /// Below this many files the per-file syncs, all in flight at once, cost about one commit too.
 pub const MIN_FILES: usize = 16;
 
-/// How much dirty memory beyond the batch's own a `syncfs` may have to write out (bytes): about
-/// what the disk of a small VM writes in a few milliseconds.
+/// How much dirty memory of others a `syncfs` may have to write out (bytes): about what the disk
+/// of a small VM writes in a few milliseconds.
 const OTHERS_DIRTY: u64 = 8 << 20;
 
 /// ext2/3/4's statfs(2) magic number.
 const EXT4_MAGIC: i64 = 0xEF53;
 
-/// The folder whose file system one `syncfs` makes `count` files in `dirs` durable with, once
-/// `bytes` of them are written; `None` where each file is to be synced on its own (see the
-/// module doc for when).
+/// The folder whose file system one `syncfs` makes `count` files in `dirs` durable with; `None`
+/// where each file is to be synced on its own (see the module doc for when). Asked before the
+/// files are written, so the dirty memory it finds is others'.
 pub fn one_sync_for<'d>(
     dirs: impl IntoIterator<Item = &'d Arc<Dir>>,
     count: usize,
-    bytes: u64,
 ) -> Option<Arc<Dir>> {
-    if count < MIN_FILES || !kernel_reports_errors() {
-        return None;
-    }
     let mut dirs = dirs.into_iter();
     let first = dirs.next()?;
-    let device = first.identity().ok()?.0;
-    if first.fs_type() != Some(EXT4_MAGIC) {
+    if !worth_it(count, first.fs_type()) {
         return None;
     }
+    let device = first.identity().ok()?.0;
     for d in dirs {
         if d.identity().ok()?.0 != device {
             return None;
         }
     }
-    let others = dirty_bytes()?.saturating_sub(bytes);
-    (others <= OTHERS_DIRTY).then(|| Arc::clone(first))
+    quiet().then(|| Arc::clone(first))
+}
+
+/// [`one_sync_for`] for `count` files written beneath the folder `path` (git's object folder
+/// and its fan-out folders): the folder opened, to call `syncfs` on, where it is worth it.
+pub fn one_sync_at(path: &std::path::Path, count: usize) -> Option<std::fs::File> {
+    if count < MIN_FILES {
+        return None;
+    }
+    let folder = std::fs::File::open(path).ok()?;
+    (worth_it(count, super::fs_type(&folder)) && quiet()).then_some(folder)
+}
+
+/// `syncfs(2)` of the file system holding `fd` (an error where there is none).
+pub fn syncfs(fd: &impl std::os::fd::AsFd) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    return rustix::fs::syncfs(fd).map_err(Into::into);
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = fd;
+        Err(std::io::ErrorKind::Unsupported.into())
+    }
+}
+
+/// Enough files, on ext4, on a kernel whose `syncfs` reports errors.
+fn worth_it(count: usize, fs_type: Option<i64>) -> bool {
+    count >= MIN_FILES && fs_type == Some(EXT4_MAGIC) && kernel_reports_errors()
+}
+
+/// Little is waiting to be written on the machine ([`OTHERS_DIRTY`]).
+fn quiet() -> bool {
+    dirty_bytes().is_some_and(|d| d <= OTHERS_DIRTY)
 }
 
 /// Whether this kernel's `syncfs` reports write-out errors (Linux 5.8 and later).

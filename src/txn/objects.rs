@@ -11,7 +11,8 @@
 //! without libgit2's rescan of the pack folder on every miss), deflate at level 1, all temp files
 //! written in the fan-out folders in parallel (each one's write-out started at once), then all
 //! fsynced (unless `PATCHGATE_FSYNC=0`), then each renamed to `objects/xx/yyyy…`, read-only as
-//! git leaves it, then each folder that changed synced once.
+//! git leaves it, then each folder that changed synced once. On ext4, 16 objects or more are
+//! synced by one `syncfs` for the contents and one for the names instead (`fs::together`).
 //!
 //! A large batch goes into one pack instead (`objects/pack/pack-<hash>.{pack,idx}`), as `git
 //! fetch` does above `transfer.unpackLimit`: 200 loose objects are 200 files and up to 200
@@ -122,13 +123,23 @@ pub fn write_objects(
 /// So the disk waits are concurrent rather than one after another, and still no object appears
 /// under its name before its content is on the disk.
 fn write_loose_batch(objects_dir: &Path, objects: &[&Object], sync: bool) -> Result<(), Error> {
+    // Many objects on ext4: one syncfs for their contents and one for their names, as for the
+    // working tree's files (`fs::together`); the folder is opened before anything is written,
+    // so the syncfs reports a failed write-out of any of them.
+    let together = if sync {
+        crate::fs::together::one_sync_at(objects_dir, objects.len())
+    } else {
+        None
+    };
     let prepared: Vec<Option<Loose>> = crate::par::try_map_sized(
         objects,
         |o| o.bytes.len(),
         |o| prepare_loose(objects_dir, o),
     )?;
     let prepared: Vec<Loose> = prepared.into_iter().flatten().collect();
-    if sync {
+    if let Some(folder) = &together {
+        crate::fs::together::syncfs(folder).map_err(|e| Error::io("sync", objects_dir, e))?;
+    } else if sync {
         crate::fs::sync_each(&prepared, |l| l.tmp.as_file().sync_all())
             .map_err(|e| Error::io("sync", objects_dir, e))?;
     }
@@ -144,7 +155,9 @@ fn write_loose_batch(objects_dir: &Path, objects: &[&Object], sync: bool) -> Res
         created |= l.created_dir;
         dirs.insert(l.dir);
     }
-    if sync {
+    if let Some(folder) = &together {
+        let _ = crate::fs::together::syncfs(folder);
+    } else if sync {
         // The renames must reach the disk too, and a created fan-out folder's own entry, which
         // lives in `objects/`.
         if created {

@@ -283,16 +283,7 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
             .filter(|&i| matches!(changes[i].after, Disk::File { .. }))
             .filter(|&i| !places[i].0.in_memory())
             .collect();
-        let bytes: u64 = on_disk
-            .iter()
-            .filter_map(|&i| changes[i].after.bytes())
-            .map(|b| b.len() as u64)
-            .sum();
-        crate::fs::together::one_sync_for(
-            on_disk.iter().map(|&i| &places[i].0),
-            on_disk.len(),
-            bytes,
-        )
+        crate::fs::together::one_sync_for(on_disk.iter().map(|&i| &places[i].0), on_disk.len())
     } else {
         None
     };
@@ -438,7 +429,7 @@ pub fn write_back(roots: &Roots, changes: &[PathChange], hooks: Hooks) -> Result
         let folders: Vec<&Arc<Dir>> = dirs.0.values().filter(|d| !d.in_memory()).collect();
         // Many folders on one ext4: one syncfs commits every rename and every folder made (a
         // created folder's parent is on its file system), as for the temp files above.
-        let together = crate::fs::together::one_sync_for(folders.iter().copied(), folders.len(), 0);
+        let together = crate::fs::together::one_sync_for(folders.iter().copied(), folders.len());
         if let Some(d) = together {
             let _ = d.sync_file_system();
         } else {

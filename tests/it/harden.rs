@@ -1154,8 +1154,9 @@ fn every_file_a_working_tree_apply_publishes_is_synced_before_its_rename_and_its
 /// On ext4 (Linux 5.8 or later, where `syncfs` reports write-out errors) a batch of many files
 /// makes its temp files durable with one `syncfs` of the file system, after every temp file is
 /// written and before the first is renamed, instead of an fsync of each; with many folders, a
-/// second one after the last rename stands for the folders' fsyncs. A small batch still syncs
-/// each file and folder. `syncfs` is chosen only while little else is waiting to be written on the
+/// second one after the last rename stands for the folders' fsyncs, and the transaction's own
+/// objects, when there are 16 or more, get one for their contents and one for their names. A
+/// small batch still syncs each file and folder. `syncfs` is chosen only while little else is waiting to be written on the
 /// machine (`fs::together`), so each run starts after a `sync`, and a run that found the machine
 /// busy anyway is tried again.
 #[test]
@@ -1178,6 +1179,11 @@ fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
             patch.push_str(&format!(
                 "  - {{file_path: {rel}, old_string: \"line {k}\", new_string: \"LINE {k}\"}}\n"
             ));
+        }
+        // A file the patch leaves in each folder: the pin's trees (of the changed paths only)
+        // are then new objects, not HEAD's.
+        for d in 0..folders {
+            repo = repo.file(&format!("d{d}/keep.txt"), "kept\n");
         }
         let repo = repo.commit();
         let root = std::fs::canonicalize(repo.path()).expect("canon");
@@ -1207,10 +1213,38 @@ fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
             .collect()
     };
 
-    let syncfs_at = |calls: &[Call]| -> Vec<usize> {
+    // The syncfs calls on the working tree's folders, by position.
+    let syncfs_at = |calls: &[Call], root: &Path| -> Vec<usize> {
+        let git = root.join(".git");
         (0..calls.len())
-            .filter(|&k| matches!(calls[k], Call::SyncFs(_)))
+            .filter(|&k| matches!(&calls[k], Call::SyncFs(p) if !p.starts_with(&git)))
             .collect()
+    };
+    // The transaction's own objects (the pin's trees): how many syncfs and fsync calls they got,
+    // and whether each was synced before its rename and its folder after.
+    let objects = |calls: &[Call], root: &Path| -> (usize, usize, bool) {
+        let odb = root.join(".git/objects");
+        let syncfs = calls
+            .iter()
+            .filter(|c| matches!(c, Call::SyncFs(p) if p.starts_with(&odb)))
+            .count();
+        let fsync = calls
+            .iter()
+            .filter(|c| matches!(c, Call::Sync(p) if p.starts_with(&odb)))
+            .count();
+        let durable = calls.iter().enumerate().all(|(i, c)| match c {
+            Call::Rename(from, to) if to.starts_with(&odb) => {
+                let folder = to.parent().expect("fan-out folder");
+                synced_before(&calls[..i], from)
+                    && calls[i + 1..].iter().any(|c| match c {
+                        Call::Sync(p) => p == folder,
+                        Call::SyncFs(p) => p.starts_with(&odb),
+                        _ => false,
+                    })
+            }
+            _ => true,
+        });
+        (syncfs, fsync, durable)
     };
     // The working tree's folders (the `dN` beneath the root) fsynced after position `after`.
     let folders_synced = |calls: &[Call], root: &Path, after: usize| -> usize {
@@ -1227,7 +1261,7 @@ fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
         };
         let renames = tree(&calls, &root);
         assert_eq!(renames.len(), 40, "{renames:?}");
-        let syncfs = syncfs_at(&calls);
+        let syncfs = syncfs_at(&calls, &root);
         seen.push(syncfs.len());
         if syncfs.len() != 1 {
             continue; // the machine was busy writing: each file was synced on its own
@@ -1246,6 +1280,12 @@ fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
         }
         let last = renames.iter().map(|r| r.0).max().unwrap_or(0);
         assert_eq!(folders_synced(&calls, &root, last), 4);
+        // Its 5 pin trees (the root's and the 4 folders'): an fsync each.
+        let (syncfs, fsync, durable) = objects(&calls, &root);
+        assert!(
+            syncfs == 0 && fsync >= 5 && durable,
+            "{syncfs} {fsync} {durable}"
+        );
 
         // 40 files in 20 folders: the folders' renames are committed by a second syncfs after
         // the last rename, with no fsync of a folder.
@@ -1253,11 +1293,14 @@ fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
             return;
         };
         let renames = tree(&calls, &root);
-        let syncfs = syncfs_at(&calls);
-        seen.push(syncfs.len());
-        if syncfs.len() != 2 {
+        let syncfs = syncfs_at(&calls, &root);
+        let (odb_syncfs, odb_fsync, odb_durable) = objects(&calls, &root);
+        seen.push(syncfs.len() + odb_syncfs);
+        if syncfs.len() != 2 || odb_syncfs != 2 {
             continue;
         }
+        // Its 21 pin trees: one syncfs for their contents, one for their names, no fsync.
+        assert!(odb_fsync == 0 && odb_durable, "{odb_fsync} {odb_durable}");
         let last = renames.iter().map(|r| r.0).max().unwrap_or(0);
         let first = renames.iter().map(|r| r.0).min().unwrap_or(0);
         assert!(
@@ -1276,7 +1319,7 @@ fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
             renames.iter().all(|(_, _, fsynced)| *fsynced),
             "{renames:?}"
         );
-        assert!(syncfs_at(&calls).is_empty());
+        assert!(syncfs_at(&calls, &root).is_empty());
         assert_eq!(folders_synced(&calls, &root, renames[3].0), 4);
         return;
     }
