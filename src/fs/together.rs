@@ -4,7 +4,7 @@
 //!
 //! On a journaled ext4 every fsync ends with a flush of the disk's cache even when its journal
 //! commit is done already, so a batch of 200 temp files made 200 flushes (eight in flight at a
-//! time, [`super::sync_spread`]): 6.4–7.4 ms on this project's journaled ext4 against 2.5–3.4 ms
+//! time, [`super::sync_spread`]): 6.4–11.5 ms on this project's journaled ext4 against 2.5–4.7 ms
 //! for one `syncfs` of the same files (BENCHMARKS.md (ai)). `syncfs` writes out every dirty page
 //! of the file system and commits its journal: a superset of the per-file syncs.
 //!

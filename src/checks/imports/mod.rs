@@ -137,22 +137,14 @@ fn imports_untouched(states: &States, i: &Input, text: &str) -> bool {
     if !states.keeps_every_file() || i.from.is_some() {
         return false;
     }
-    let (a, b) = (before.as_bytes(), text.as_bytes());
-    let prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let rest = a.len().min(b.len()) - prefix;
-    let suffix = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(rest)
-        .take_while(|(x, y)| x == y)
-        .count();
-    // The changed lines of the new text, whole.
-    let start = b[..prefix]
+    // The changed lines of the new text, whole, around the one edit that turns `before` into it.
+    let edit = crate::syntax::languages::single_edit(before, text);
+    let b = text.as_bytes();
+    let start = b[..edit.start_byte]
         .iter()
         .rposition(|&c| c == b'\n')
         .map_or(0, |n| n + 1);
-    let end = b.len() - suffix;
+    let end = edit.new_end_byte;
     let end = b[end..]
         .iter()
         .position(|&c| c == b'\n')
