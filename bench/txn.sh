@@ -34,6 +34,9 @@
 # The patchgate and update-index commands of both sizes are run in ROUNDS rounds (RUNS/ROUNDS runs
 # each per round, after one warm-up), so a change of background load hits all of them alike.
 #
+# With PATCHGATE_BASE=<an older build>, "patchgate before" times it in the same rounds (--commit,
+# fsync on), for a before-and-after in one run.
+#
 # Environment knobs: RUNS (default 30 per command), ROUNDS (default 10), WT_RUNS (default 10: the
 # worktree route; 0 leaves it out), WT_REMOVE_RUNS (default 3), STRACE_RUNS (default 5),
 # BENCH_OUT=DIR keeps the raw hyperfine JSON and the tables in DIR.
@@ -190,6 +193,7 @@ for n in "${SIZES[@]}"; do
     P="$R.p5.yaml"
     PATHS=$(cat "$R.paths")
     CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate" "$PG apply $P -C $R --commit --checks none --format json")
+    [ -n "$PG_BASE" ] && CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate before" "$PG_BASE apply $P -C $R --commit --checks none --format json")
     CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate fsync=0" "env PATCHGATE_FSYNC=0 $PG apply $P -C $R --commit --checks none --format json")
     CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate no-commit" "$PG apply $P -C $R --checks none --format json")
     CMDS+=(--prepare "$WORK/prep_pg.sh $R" -n "$n patchgate --dry-run" "$PG apply $P -C $R --dry-run --checks none --format json")
@@ -281,6 +285,10 @@ print("targets (ratios of medians):")
 for n in sizes:
     r = g(n, "patchgate") / g(n, "git add + commit")
     print(f"  patchgate --commit / git add + git commit at {n} files = {r:.2f}x  (target <= 0.45x at {big}: {met(r <= 0.45)})")
+if (big, "patchgate before") in med:
+    r = g(big, "patchgate") / g(big, "patchgate before")
+    print(f"  patchgate --commit / the build before (PATCHGATE_BASE) at {big} files = {r:.2f}x"
+          f"  (before: {g(big, 'patchgate before') / g(big, 'git add + commit'):.2f}x of git add + git commit)")
 with open(os.path.join(out, "figures.tsv"), "w") as f:
     for n in sizes:
         f.write(f"{n}\t{g(n, 'patchgate'):.1f}\t{g(n, 'git add + commit'):.1f}\n")

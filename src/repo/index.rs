@@ -18,6 +18,8 @@ pub const FLAGS_AT: usize = 60;
 /// `assume-valid` in the first flags word; `extended` says a second word follows (v3+).
 pub const FLAG_VALID: u16 = 0x8000;
 pub const FLAG_EXTENDED: u16 = 0x4000;
+/// The name's length in the first flags word; all ones for a name of 0xFFF bytes or more.
+const NAME_MASK: u16 = 0x0FFF;
 
 /// One entry as walked: where it starts in the file, its full name, its flags.
 pub struct EntryRef<'a> {
@@ -99,6 +101,7 @@ pub fn walk(bytes: &[u8], mut visit: impl FnMut(&EntryRef)) -> Option<Layout> {
         };
         let start = at + FLAGS_AT + 2 + if has_extended { 2 } else { 0 };
         let next;
+        let whole: &[u8];
         if version == 4 {
             // The name is the previous one less `strip` bytes, then a NUL-terminated suffix.
             let (mut strip, mut i) = (0usize, start);
@@ -115,16 +118,24 @@ pub fn walk(bytes: &[u8], mut visit: impl FnMut(&EntryRef)) -> Option<Layout> {
             name.truncate(name.len().checked_sub(strip)?);
             name.extend_from_slice(&bytes[i..end]);
             next = end + 1;
+            whole = &name;
         } else {
-            let end = start + bytes.get(start..)?.iter().position(|&b| b == 0)?;
-            name.clear();
-            name.extend_from_slice(&bytes[start..end]);
+            // The flags hold the name's length below 0xFFF, as git reads it: no scan for the
+            // NUL (50,000 entries walked twice by a commit), which must still be there.
+            let len = usize::from(flags & NAME_MASK);
+            let end = if len < usize::from(NAME_MASK) {
+                let end = start.checked_add(len)?;
+                (*bytes.get(end)? == 0).then_some(end)?
+            } else {
+                start + bytes.get(start..)?.iter().position(|&b| b == 0)?
+            };
+            whole = &bytes[start..end];
             // Entries are padded with 1 to 8 NULs to a multiple of 8 bytes.
             next = at + ((end - at + 8) & !7);
         }
         visit(&EntryRef {
             offset: at,
-            name: &name,
+            name: whole,
             flags,
             extended,
             has_extended,

@@ -291,7 +291,7 @@ pub fn remove_orphan_pins(repo: &Repository, git_dir: &Path) {
 /// contents are named by id only (never written as objects: undo needs the old contents, and
 /// only the ids of the new ones, to tell whether a file still holds them); a tree naming a
 /// missing blob would break `git gc` and `git fsck`.
-fn pin_commit(repo: &Repository, files: &[FileEntry], id: &str) -> Result<Oid, Error> {
+pub(super) fn pin_commit(repo: &Repository, files: &[FileEntry], id: &str) -> Result<Oid, Error> {
     let odb = repo.odb().map_err(Error::git)?;
     let mut tb = repo.treebuilder(None).map_err(Error::git)?;
     for f in files {

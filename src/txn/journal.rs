@@ -8,21 +8,23 @@
 //! for `worktree`, which always rolls back until it has landed; its new contents are named by id
 //! only, never written as objects (deciding whether a file holds them needs no more).
 //!
-//! Phases, in order: `staged` (objects written, nothing visible changed) → `switching` (files are
-//! being replaced; for `commit`/`branch` the ref compare-and-swap follows) → `committed` (the ref
-//! moved: the point of no return, roll forward) — or `rolling_back` when the run itself decided to
-//! undo. The phase alone does not decide recovery: for commit modes the ref does; for `worktree`
-//! (version 2) the transaction's history entry does, which is written once every file is
-//! switched: with it recovery rolls forward, without it back (see `recover`). A version 1
-//! journal (written by an older patchgate, which staged the new contents too) rolls forward
-//! from `switching`, as it did then.
+//! Phases: `staged` (objects written; from then on files may be replaced and, for
+//! `commit`/`branch`, the ref compare-and-swapped), `rolling_back` when the run itself decided to
+//! undo, and `committed` for a working-tree run that landed but could not write its history entry.
+//! The phase does not decide recovery, facts do: for commit modes the ref (whether it reaches the
+//! transaction's commit), for `worktree` the transaction's history entry, which is written once
+//! every file is switched: with it recovery rolls forward, without it back (see `recover`).
+//! Older journals: version 2 also said `switching` before the first file was replaced and, for a
+//! commit, `committed` after the ref moved (read as version 3 reads them: the ref decides); a
+//! version 1 journal (which staged the new contents too) rolls forward from `switching`, as it
+//! did then.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 /// The version new journals are written with (see the module doc for what 1 meant).
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

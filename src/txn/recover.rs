@@ -1,8 +1,9 @@
 //! Finishing or undoing a transaction that a crash interrupted.
 //!
 //! Which way to go is decided by facts, never guessed:
-//! - for `commit` and `branch`, the ref: if it points at the transaction's commit the commit was
-//!   published, so the working tree and index roll forward to it; otherwise everything rolls back;
+//! - for `commit` and `branch`, the ref, whatever the phase: if it reaches the transaction's
+//!   commit the commit was published, so the working tree and index roll forward to it;
+//!   otherwise everything rolls back;
 //! - for `worktree`, whether it landed: its history entry is written once every file has been
 //!   switched (or, when that failed, the journal says `committed`); with it the batch rolls
 //!   forward (every file already holds its new content, synced), without it back, whatever the
@@ -195,11 +196,12 @@ fn direction(repo: &Repository, git_dir: &Path, j: &Journal) -> Direction {
                 false => Direction::RolledBack,
             }
         }
-        (_, Phase::Staged) => Direction::RolledBack,
-        // `committed` is the journal's word; the ref is the fact. A power loss can lose a ref
-        // update the journal already recorded (it was not durable yet): then nothing was
-        // published, and the files go back.
-        (Mode::Commit | Mode::Branch, Phase::Switching | Phase::Committed) => {
+        // The ref is the fact, whatever the phase: a journal stays `staged` through its switch
+        // and compare-and-swap (version 3; an older one said `switching`, then `committed`), and
+        // a power loss can lose a ref update an older journal already recorded as `committed`
+        // (it was not durable yet): then nothing was published, and the files go back. Only
+        // this transaction makes its commit, so a ref that reaches it was moved by it.
+        (Mode::Commit | Mode::Branch, Phase::Staged | Phase::Switching | Phase::Committed) => {
             // Published if the ref reaches our commit: it may have moved on since (someone
             // committed on top after the crash), and that must not undo ours.
             let current = j

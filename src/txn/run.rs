@@ -98,7 +98,18 @@ pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
         crate::timing::mark("staged");
         fault::point("staged");
         let j = journal_for(repo, &req, &id, staged.commit, staged.files.clone());
-        return transact(repo, req, j, Staging::Done(Box::new(staged), None));
+        // The history entry is written ahead, synced under a temp name, on another thread while
+        // the journal is saved and the switch runs, so that after the switch only its rename is
+        // left (as a working-tree transaction's is, beside its staging).
+        let for_entry = Journal {
+            record: Vec::new(),
+            ..j.clone()
+        };
+        let git_dir = repo.git_dir.clone();
+        let entry = std::thread::Builder::new()
+            .spawn(move || history::prepare(&git_dir, &for_entry))
+            .map_or(Entry::None, Entry::Pending);
+        return transact(repo, req, j, Staging::Done(Box::new(staged), entry));
     }
     // The working tree alone rolls back until it has landed, so only the old contents git lacks
     // are written (usually none: a clean file's old content is HEAD's blob), on another thread
@@ -154,11 +165,25 @@ pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
 /// written ahead (see [`history::prepare`]).
 type Staged = (stage::Staged, Option<history::Ahead>);
 
+/// The history entry written ahead of the switch, if it was.
+enum Entry {
+    None,
+    Ready(history::Ahead),
+    /// Being written on another thread (a commit's: see [`run`]).
+    Pending(std::thread::JoinHandle<Option<history::Ahead>>),
+}
+
+impl From<Option<history::Ahead>> for Entry {
+    fn from(entry: Option<history::Ahead>) -> Entry {
+        entry.map_or(Entry::None, Entry::Ready)
+    }
+}
+
 /// The objects of a transaction: staged, or being staged on another thread.
 enum Staging<'scope> {
     Running(std::thread::ScopedJoinHandle<'scope, Result<Staged, Error>>),
     /// The objects, and the history entry when it was written ahead (taken by the history).
-    Done(Box<stage::Staged>, Option<history::Ahead>),
+    Done(Box<stage::Staged>, Entry),
     /// Staging failed (the error was returned where it was waited for).
     Failed,
 }
@@ -174,7 +199,7 @@ impl Staging<'_> {
             let (staged, entry) = h
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-            *self = Staging::Done(Box::new(staged), entry);
+            *self = Staging::Done(Box::new(staged), entry.into());
             crate::timing::mark("staged");
             fault::point("staged");
         }
@@ -191,9 +216,10 @@ impl Staging<'_> {
         }
     }
 
-    fn pin(&self) -> Option<Oid> {
+    /// The undo history's pin, set ahead of its entry (see `stage::Staged::history_pin`).
+    fn history_pin(&self) -> Option<Oid> {
         match self {
-            Staging::Done(s, _) => Some(s.pin),
+            Staging::Done(s, _) => Some(s.history_pin),
             _ => None,
         }
     }
@@ -202,7 +228,12 @@ impl Staging<'_> {
     /// removed with the staging (its temp file never appears under its name).
     fn take_entry(&mut self) -> Option<history::Ahead> {
         match self {
-            Staging::Done(_, entry) => entry.take(),
+            // A panic there only loses the head start: the history writes the entry then.
+            Staging::Done(_, entry) => match std::mem::replace(entry, Entry::None) {
+                Entry::None => None,
+                Entry::Ready(e) => Some(e),
+                Entry::Pending(h) => h.join().ok().flatten(),
+            },
             _ => None,
         }
     }
@@ -223,13 +254,11 @@ fn transact(
     let unpin = |staging: &mut Staging| {
         let _ = staging.wait();
         let _ = stage::unpin(&repo.git, &pin_ref);
-        // A working-tree staging pinned the history's entry ahead, and wrote it under a temp
-        // name; there will be no entry.
-        if mode == Mode::Worktree {
-            let _ = stage::unpin(&repo.git, &history::pin_name(&repo.git_dir, &id));
-            if let Some(entry) = staging.take_entry() {
-                entry.discard();
-            }
+        // The staging pinned the history's entry ahead (and may have written the entry under a
+        // temp name); there will be no entry.
+        let _ = stage::unpin(&repo.git, &history::pin_name(&repo.git_dir, &id));
+        if let Some(entry) = staging.take_entry() {
+            entry.discard();
         }
     };
     let journal_err = |e: std::io::Error| {
@@ -283,8 +312,8 @@ fn transact(
     // a cleanup that fails too leaves a landed patch for recovery to finish, not to roll back.
     // A working-tree transaction's pin holds exactly its old contents, which is what its history
     // entry keeps; a commit's pin reaches the base commit's history too, so its entry gets a pin
-    // of its own blobs.
-    let pinned = staging.pin().filter(|_| mode == Mode::Worktree);
+    // of its own blobs. Either was set by the staging.
+    let pinned = staging.history_pin();
     let entry = staging.take_entry();
     if !keep_history_and_record(repo, &j, pinned, entry, req.record, &mut notes)
         && mode == Mode::Worktree
@@ -442,8 +471,6 @@ fn switch(
                 return Err(e);
             }
             fault::point("after-cas");
-            j.set_phase(Phase::Committed, &git_dir)
-                .map_err(|e| Error::io("write the journal in", &git_dir, e))?;
             crate::timing::mark("commit: ref moved");
             let workdir = repo.require_workdir()?;
             let paths: Vec<String> = changes.iter().map(|c| c.rel.clone()).collect();
@@ -460,8 +487,6 @@ fn switch(
                 (Some(r), Some(c)) => (r, c),
                 _ => return Err(internal("branch mode without a ref or commit")),
             };
-            j.set_phase(Phase::Switching, &git_dir)
-                .map_err(|e| Error::io("write the journal in", &git_dir, e))?;
             commit::compare_and_swap(
                 &repo.git,
                 refname,
@@ -475,11 +500,11 @@ fn switch(
     }
 }
 
-/// The write-back of the changes, the journal's phase kept in step: `Switching` before the
-/// first file is replaced (once the objects are staged: recovery may need them from then on),
-/// `RollingBack` before an undo. A working-tree journal stays `staged` on disk: it rolls back
-/// from either phase until the history entry exists (`recover`), so that write, and its
-/// fsyncs, would decide nothing.
+/// The write-back of the changes, once the objects are staged (recovery may need them from the
+/// first replaced file on); the journal says `RollingBack` before an undo. Otherwise it stays
+/// `staged` on disk through the switch: recovery goes by facts, not by the phase (the history
+/// entry for the working tree, the ref for a commit: see `recover`), so a `switching` or
+/// `committed` written here, each a file and a folder synced, would decide nothing.
 fn write_files(
     repo: &Repo,
     j: &mut Journal,
@@ -487,18 +512,7 @@ fn write_files(
     staging: &mut Staging,
 ) -> Result<(), Error> {
     let git_dir = &repo.git_dir;
-    let worktree = j.mode == Mode::Worktree;
-    // Both hooks need the journal; they never run at the same time, so each works on a copy and
-    // the outcome is reflected below.
-    let mut jr = j.clone();
-    let mut before_switch = || {
-        staging.wait()?;
-        if worktree {
-            return Ok(());
-        }
-        jr.set_phase(Phase::Switching, git_dir)
-            .map_err(|e| Error::io("write the journal in", git_dir, e))
-    };
+    let mut before_switch = || staging.wait();
     let mut jb = j.clone();
     let mut before_rollback = || {
         let _ = jb.set_phase(Phase::RollingBack, git_dir);
@@ -511,7 +525,6 @@ fn write_files(
             before_rollback: &mut before_rollback,
         },
     )?;
-    j.phase = Phase::Switching;
     Ok(())
 }
 

@@ -45,6 +45,10 @@ pub struct Staged {
     pub tree: Oid,
     /// The commit to publish (commit modes only).
     pub commit: Option<Oid>,
+    /// What the undo history's pin (`history::pin_name`) was set to, ahead of the entry: the
+    /// pin's own commit for a working-tree transaction, the history's commit of the changed
+    /// blobs (`history::pin_commit`) for the others.
+    pub history_pin: Oid,
     pub files: Vec<FileEntry>,
 }
 
@@ -273,6 +277,9 @@ pub enum Keep {
     Old,
 }
 
+/// The most bytes of blobs written in one batch with a commit's trees (see [`stage`]).
+const BLOBS_WITH_TREES: u64 = 16 << 20;
+
 /// Writes the objects of a plan (hashed by [`hash`]) and pins them under
 /// `refs/patchgate/txn/<key>/<id>`.
 #[allow(clippy::too_many_arguments)]
@@ -297,11 +304,30 @@ pub fn stage(
         contents.extend(new_contents(changes));
         ids.extend(hashed.new_ids);
     }
-    super::objects::write_hashed(&odb, &objects_dir, &contents, &ids, sync)?;
+    let blobs: Vec<super::objects::Object> = ids
+        .iter()
+        .zip(&contents)
+        .map(|(id, bytes)| super::objects::Object {
+            id: *id,
+            kind: git2::ObjectType::Blob,
+            bytes,
+        })
+        .collect();
+    // A commit's blobs are written in one batch with the trees and commits that name them (one
+    // round of syncs, not two), unless they are large: until then the trees' memory store holds a
+    // copy of each. A working-tree transaction's blobs (usually none) go first, as its pin is
+    // one commit.
+    let with_trees = keep == Keep::Both
+        && contents.iter().map(|c| c.len() as u64).sum::<u64>() <= BLOBS_WITH_TREES;
+    if !with_trees {
+        super::objects::write_objects(&odb, &objects_dir, &blobs, sync)?;
+        crate::timing::mark("stage: blobs written");
+    }
     let mut files = hashed.files;
     if commit.is_some() {
         filter_for_commit(repo, git_dir, changes, &mut files)?;
         keep_uncommitted(&mut files, commit_as);
+        crate::timing::mark("stage: filters decided");
     }
     // The trees and commits are made in memory (libgit2 would write and sync each file, and its
     // folder, one after another), then written as one batch like the blobs: in a repository
@@ -314,50 +340,73 @@ pub fn stage(
         .ok_or_else(|| Error::io("open", &objects_dir, std::io::ErrorKind::InvalidData.into()))?;
     mem_odb.add_disk_alternate(objects).map_err(Error::git)?;
     let _mempack = mem_odb.add_new_mempack_backend(1000).map_err(Error::git)?;
+    if with_trees {
+        // The trees may name only objects the store has (libgit2 checks).
+        for b in &blobs {
+            if !odb.exists_ext(b.id, git2::OdbLookupFlags::NO_REFRESH) {
+                let id = mem_odb
+                    .write(git2::ObjectType::Blob, b.bytes)
+                    .map_err(Error::git)?;
+                if id != b.id {
+                    return Err(Error::Internal {
+                        message: format!("a blob hashed as {} is {id}", b.id),
+                        help: "please report this".into(),
+                    });
+                }
+            }
+        }
+    }
     let mem = Repository::from_odb(mem_odb).map_err(Error::git)?;
     let base = match base {
         Some(c) => Some(mem.find_commit(c.id()).map_err(Error::git)?),
         None => None,
     };
-    let (tree, new_commit, pin) = match keep {
-        Keep::Both => build(&mem, id, base.as_ref(), &files, commit)?,
+    let (tree, new_commit, pin, history_pin) = match keep {
+        Keep::Both => {
+            let (tree, commit, pin) = build(&mem, id, base.as_ref(), &files, commit)?;
+            // The undo history's commit of the changed blobs, made here with the others so
+            // that it is written in their batch rather than by the history after the switch.
+            let history = super::history::pin_commit(&mem, &files, id)?;
+            (tree, commit, pin, history)
+        }
         Keep::Old => {
             let old = old_pin(&mem, None, &files)?;
-            (old.tree_id(), None, old.id())
+            (old.tree_id(), None, old.id(), old.id())
         }
     };
-    let new = new_objects(&mem, &odb, pin)?;
-    let new: Vec<super::objects::Object> = new
-        .iter()
-        .map(|(id, kind, bytes)| super::objects::Object {
-            id: *id,
-            kind: *kind,
-            bytes,
-        })
-        .collect();
-    super::objects::write_objects(&odb, &objects_dir, &new, sync)?;
+    crate::timing::mark("stage: trees built");
+    let mut new = new_objects(&mem, &odb, pin)?;
+    if history_pin != pin {
+        // It names only blobs: after the pin's objects is as good as anywhere.
+        new.extend(new_objects(&mem, &odb, history_pin)?);
+    }
+    // The blobs first: loose objects appear one after another, each after the ones it names.
+    let mut batch = if with_trees { blobs } else { Vec::new() };
+    batch.extend(new.iter().map(|(id, kind, bytes)| super::objects::Object {
+        id: *id,
+        kind: *kind,
+        bytes,
+    }));
+    super::objects::write_objects(&odb, &objects_dir, &batch, sync)?;
+    crate::timing::mark("stage: objects written");
     let pin_ref = pin_ref(git_dir, id);
-    // A working-tree transaction's history entry pins the same old contents: its ref is written
-    // now, beside the transaction's own (each is a file and a folder to sync; one after the other
-    // they were what the switch waited for), so that after the switch only the entry is left to
-    // write. Until the entry exists it is an orphan, which a transaction that does not land, and
-    // recovery, remove (`history::remove_orphan_pins`).
-    let history_pin = (keep == Keep::Old).then(|| super::history::pin_name(git_dir, id));
+    // The history entry's pin is written now, beside the transaction's own (each is a file and
+    // a folder to sync; one after the other they were what the switch waited for), so that after
+    // the switch only the entry is left to write. Until the entry exists it is an orphan, which a
+    // transaction that does not land, and recovery, remove (`history::remove_orphan_pins`).
+    let history_name = super::history::pin_name(git_dir, id);
     let common = repo.commondir().to_path_buf();
     std::thread::scope(|s| {
-        let history = history_pin.as_deref().map(|name| {
-            let common = &common;
-            s.spawn(move || super::refs::write_pin(common, name, pin))
-        });
+        let history = {
+            let (common, name) = (&common, history_name.as_str());
+            s.spawn(move || super::refs::write_pin(common, name, history_pin))
+        };
         let own = super::refs::write_pin(&common, &pin_ref, pin)
             .map_err(|e| Error::io("write the transaction's pin in", git_dir, e));
-        let history = match history {
-            Some(h) => h
-                .join()
-                .unwrap_or_else(|p| std::panic::resume_unwind(p))
-                .map_err(|e| Error::io("write the history pin in", git_dir, e)),
-            None => Ok(()),
-        };
+        let history = history
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+            .map_err(|e| Error::io("write the history pin in", git_dir, e));
         own.and(history)
     })?;
     Ok(Staged {
@@ -365,6 +414,7 @@ pub fn stage(
         pin,
         tree,
         commit: new_commit,
+        history_pin,
         files,
     })
 }

@@ -577,7 +577,7 @@ fn a_version_1_working_tree_journal_still_rolls_forward() {
     let file = crate::harness::first_json_in(&txn);
     let mut j: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&file).expect("read")).expect("json");
-    assert_eq!(j["version"], 2);
+    assert_eq!(j["version"], 3);
     // What the older version had: the new contents as objects, and the phase `switching`.
     for new in [
         "ALPHA\nkeep, with the user's edit\n",

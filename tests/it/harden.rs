@@ -1326,6 +1326,105 @@ fn a_large_batch_on_ext4_makes_its_temp_files_durable_with_one_syncfs() {
     panic!("no try of three used syncfs as expected (syncfs calls per run: {seen:?})");
 }
 
+/// A `--commit` writes its blobs in one batch with the trees and commits that name them, and the
+/// undo history's commit with them, its pin before the switch: on ext4, 8 files in 8 folders
+/// are 8 blobs (below the 16 that get a `syncfs`) and, with their trees, the commit, the pins and
+/// the history's commit, more than 16 objects, all made durable by two `syncfs` and no fsync.
+#[test]
+fn a_commit_writes_its_blobs_trees_and_history_pin_in_one_batch() {
+    let parent = disk_folder();
+    if fs_magic(&parent) != 0xEF53 {
+        eprintln!("skipped: {} is not on ext4", parent.display());
+        return;
+    }
+    let traced = "fsync,fdatasync,syncfs,rename,renameat,renameat2,openat";
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        let mut repo = TestRepo::new_in(&parent);
+        let mut patch = String::from("message: eight folders\nedits:\n");
+        for k in 0..8 {
+            let rel = format!("d{k}/f.txt");
+            repo = repo
+                .file(&rel, format!("line {k}\n"))
+                .file(&format!("d{k}/keep.txt"), "kept\n");
+            patch.push_str(&format!(
+                "  - {{file_path: {rel}, old_string: \"line {k}\", new_string: \"LINE {k}\"}}\n"
+            ));
+        }
+        let repo = repo.commit();
+        let root = std::fs::canonicalize(repo.path()).expect("canon");
+        let scratch = tempfile::tempdir().expect("tempdir");
+        let patch = write_patch(scratch.path(), &patch);
+        let args = [
+            "apply",
+            patch.to_str().expect("utf8"),
+            "--commit",
+            "--checks",
+            "none",
+        ];
+        let _ = Command::new("sync").status();
+        let Some((text, run)) = crate::checks::traced(&root, traced, &args) else {
+            return;
+        };
+        run.assert_code(0);
+        let calls = calls(&text, &root);
+        let odb = root.join(".git/objects");
+        let git = root.join(".git");
+        let syncfs = calls
+            .iter()
+            .filter(|c| matches!(c, Call::SyncFs(p) if p.starts_with(&odb)))
+            .count();
+        seen.push(syncfs);
+        if syncfs != 2 {
+            continue; // the machine was busy writing: each object was synced on its own
+        }
+        let objects: Vec<usize> = (0..calls.len())
+            .filter(|&i| matches!(&calls[i], Call::Rename(_, to) if to.starts_with(&odb)))
+            .collect();
+        // 8 blobs, 9 trees, the commit and the pin, the history's tree and commit.
+        assert!(objects.len() >= 21, "{} objects", objects.len());
+        let fsynced = calls
+            .iter()
+            .filter(|c| matches!(c, Call::Sync(p) if p.starts_with(&odb)))
+            .count();
+        assert_eq!(fsynced, 0, "objects fsynced one by one");
+        for &i in &objects {
+            if let Call::Rename(from, _) = &calls[i] {
+                assert!(synced_before(&calls[..i], from), "{}", from.display());
+            }
+        }
+        // The history's pin is written with the transaction's, before the first file is
+        // replaced; its entry after.
+        let first_file = calls
+            .iter()
+            .position(|c| matches!(c, Call::Rename(_, to) if to.starts_with(&root) && !to.starts_with(&git)))
+            .expect("a file replaced");
+        let history_pin = calls
+            .iter()
+            .position(|c| matches!(c, Call::Rename(_, to) if to.starts_with(git.join("refs/patchgate/history"))))
+            .expect("the history's pin written");
+        assert!(history_pin < first_file, "{history_pin} {first_file}");
+        let entry = calls
+            .iter()
+            .position(|c| matches!(c, Call::Rename(_, to) if to.starts_with(git.join("patchgate/history")) && to.extension().is_some_and(|e| e == "json")))
+            .expect("the history entry written");
+        assert!(entry > first_file, "{entry} {first_file}");
+        assert!(synced_before(
+            &calls[..entry],
+            match &calls[entry] {
+                Call::Rename(from, _) => from,
+                _ => unreachable!(),
+            }
+        ));
+        let (ok, out) = git_try(&root, &["fsck", "--no-progress", "--strict"]);
+        assert!(ok, "{out}");
+        let undo = repo.run(&["undo", "--format", "json"]);
+        undo.assert_code(0);
+        return;
+    }
+    panic!("no try of three used syncfs for the objects (syncfs calls per run: {seen:?})");
+}
+
 /// The statfs(2) magic number of the file system holding `path`.
 fn fs_magic(path: &Path) -> i64 {
     use std::os::unix::ffi::OsStrExt;

@@ -172,6 +172,24 @@ fn skip_hash_and_the_untracked_cache_are_kept() {
     assert_eq!(&index[index.len() - 20..], &[0u8; 20]);
 }
 
+/// git checks an index's trailing hash only in `git fsck`: `git update-index` rewrites an index
+/// whose hash is wrong, with the right one, and so does the direct write (which once hashed the
+/// whole old index to refuse it).
+#[test]
+fn an_old_index_whose_hash_is_wrong_is_rewritten_with_the_right_one() {
+    let repo = repo();
+    let path = repo.path().join(".git/index");
+    let mut index = index_of(&repo);
+    let at = index.len() - 20;
+    index[at] ^= 0xff;
+    std::fs::write(&path, &index).expect("write");
+    let (ok, _) = git_try(repo.path(), &["fsck", "--no-progress", "--no-dangling"]);
+    assert!(!ok, "git fsck finds the old index's hash wrong");
+    same_as_git(&repo, PATCH, PATHS, None, true);
+    let (ok, out) = git_try(repo.path(), &["fsck", "--no-progress", "--no-dangling"]);
+    assert!(ok, "git fsck reads the new index's hash as right: {out}");
+}
+
 #[test]
 fn feature_many_files_is_followed() {
     let repo = repo();

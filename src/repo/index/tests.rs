@@ -184,3 +184,43 @@ fn stat_data_is_written_where_git_reads_it() {
     recorded.write(&mut entry, mode, &oid);
     assert_eq!(entry, bytes[12..12 + FLAGS_AT]);
 }
+
+#[test]
+fn a_name_of_0xfff_bytes_or_more_is_read_to_its_nul() {
+    // The flags hold a name's length only below 0xFFF; a longer one is read up to its NUL, as
+    // git reads it. Such a path cannot be a file here (PATH_MAX), so it is only an entry.
+    let dir = repo();
+    let d = dir.path();
+    let long: String = (0..40)
+        .map(|i| format!("{i:03}{}", "d".repeat(100)))
+        .collect::<Vec<_>>()
+        .join("/");
+    assert!(long.len() > 0xFFF);
+    let blob = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+    std::fs::write(d.join("empty"), "").expect("write");
+    git(d, &["hash-object", "-w", "empty"]);
+    git(
+        d,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("100644,{blob},{long}"),
+        ],
+    );
+    let bytes = std::fs::read(d.join(".git/index")).expect("index");
+    let (n, _) = names(&bytes);
+    assert!(n.contains(&long), "the long name walked whole");
+    assert_eq!(n.len(), ALL.len() + 1);
+}
+
+#[test]
+fn a_name_whose_length_disagrees_with_its_flags_is_refused() {
+    let dir = repo();
+    let mut bytes = std::fs::read(dir.path().join(".git/index")).expect("index");
+    // The first entry ("a.txt", 5 bytes) said to be 4 bytes long: no NUL there.
+    let flags = 12 + FLAGS_AT;
+    assert_eq!(bytes[flags + 1], 5);
+    bytes[flags + 1] = 4;
+    assert!(walk(&bytes, |_| {}).is_none());
+}
