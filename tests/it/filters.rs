@@ -40,6 +40,52 @@ fn a_file_under_eol_crlf_is_committed_with_lf_and_the_status_is_clean() {
     );
 }
 
+/// Attributes in the working tree are read without libgit2 loading the index (its phase mark
+/// says so); with a `.gitattributes` removed from the working tree but not from the index, the
+/// index is read (`git add` follows the index's copy of a missing one).
+#[test]
+fn attributes_in_the_working_tree_are_read_without_the_index() {
+    let repo = TestRepo::new()
+        .file(".gitattributes", "*.txt text eol=crlf\n")
+        .file("sub/a.txt", "alpha\r\nsecond\r\n")
+        .commit();
+    let apply = |edit: &str| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let patch = dir.path().join("p.yaml");
+        std::fs::write(&patch, edit).expect("patch");
+        let out = std::process::Command::new(crate::harness::BIN)
+            .args(["apply", patch.to_str().expect("utf8"), "--commit"])
+            .current_dir(repo.path())
+            .env("PATCHGATE_TIMINGS", "1")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("patchgate runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).contains("attributes read without the index")
+    };
+    let mark = apply("- {file_path: sub/a.txt, old_string: alpha, new_string: ALPHA}\n");
+    assert!(
+        mark,
+        "the working tree's attributes read through libgit2's index"
+    );
+    assert_eq!(repo.git(&["show", "HEAD:sub/a.txt"]), "ALPHA\nsecond\n");
+    assert_clean(&repo);
+
+    std::fs::remove_file(repo.path().join(".gitattributes")).expect("rm");
+    let mark = apply("- {file_path: sub/a.txt, old_string: second, new_string: SECOND}\n");
+    assert!(!mark, "the index's copy may be needed");
+    // What is committed then is what `git hash-object --path` stores, which reads no index: CRLF
+    // here, where `git add` would store LF (a known difference, docs/transaction.md).
+    assert_eq!(
+        repo.git(&["rev-parse", "HEAD:sub/a.txt"]),
+        repo.git(&["hash-object", "--path=sub/a.txt", "sub/a.txt"])
+    );
+}
+
 #[test]
 fn core_autocrlf_without_attributes_is_honoured_too() {
     let repo = TestRepo::new();
