@@ -144,9 +144,12 @@ impl Sources {
 
 /// The repository again, with an empty index: attribute lookups through it read the working
 /// tree's files (and `info/attributes`, the user's and the system's) and never load the index.
+/// Opened by its git folder and given the same working tree (a working tree found by searching
+/// from its folder could be another repository's, with `GIT_DIR` / `--work-tree` set apart).
 /// `None` for a bare repository, or when it cannot be opened (the caller then uses `repo`).
 fn without_index(repo: &Repository) -> Option<Repository> {
-    let again = Repository::open(repo.workdir()?).ok()?;
+    let again = Repository::open(repo.path()).ok()?;
+    again.set_workdir(repo.workdir()?, false).ok()?;
     let mut empty = git2::Index::new().ok()?;
     again.set_index(&mut empty).ok()?;
     Some(again)

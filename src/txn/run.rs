@@ -97,14 +97,11 @@ pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
         .map_err(Failed::Start)?;
         crate::timing::mark("staged");
         fault::point("staged");
-        let j = journal_for(repo, &req, &id, staged.commit, staged.files.clone());
+        let mut j = journal_for(repo, &req, &id, staged.commit, staged.files.clone());
         // The history entry is written ahead, synced under a temp name, on another thread while
         // the journal is saved and the switch runs, so that after the switch only its rename is
         // left (as a working-tree transaction's is, beside its staging).
-        let for_entry = Journal {
-            record: Vec::new(),
-            ..j.clone()
-        };
+        let for_entry = entry_copy(&mut j);
         let git_dir = repo.git_dir.clone();
         let entry = std::thread::Builder::new()
             .spawn(move || history::prepare(&git_dir, &for_entry))
@@ -122,11 +119,7 @@ pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
     // the history entry under a temp name, synced, so that after the switch only its rename is
     // left.
     let mut j = journal_for(repo, &req, &id, None, hashed.files.clone());
-    // A copy for the entry's thread, without the re-run record's lines (thousands for a large
-    // batch), which the entry does not keep.
-    let record = std::mem::take(&mut j.record);
-    let for_entry = j.clone();
-    j.record = record;
+    let for_entry = entry_copy(&mut j);
     let second = repo.second();
     let (git_dir, changes) = (&repo.git_dir, req.changes);
     std::thread::scope(|s| {
@@ -159,6 +152,15 @@ pub fn run(repo: &Repo, mut req: Request) -> Result<Done, Failed> {
         });
         transact(repo, req, j, Staging::Running(handle))
     })
+}
+
+/// A copy of `j` for the thread that writes the history entry ahead, without the re-run record's
+/// lines (thousands for a large batch), which the entry does not keep and which are not copied.
+fn entry_copy(j: &mut Journal) -> Journal {
+    let record = std::mem::take(&mut j.record);
+    let copy = j.clone();
+    j.record = record;
+    copy
 }
 
 /// What a working-tree transaction's staging thread returns: the objects, and the history entry

@@ -50,22 +50,9 @@ fn attributes_in_the_working_tree_are_read_without_the_index() {
         .file("sub/a.txt", "alpha\r\nsecond\r\n")
         .commit();
     let apply = |edit: &str| {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let patch = dir.path().join("p.yaml");
-        std::fs::write(&patch, edit).expect("patch");
-        let out = std::process::Command::new(crate::harness::BIN)
-            .args(["apply", patch.to_str().expect("utf8"), "--commit"])
-            .current_dir(repo.path())
-            .env("PATCHGATE_TIMINGS", "1")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .expect("patchgate runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stderr).contains("attributes read without the index")
+        let run = repo.apply_env(edit, &["--commit"], &[("PATCHGATE_TIMINGS", "1")]);
+        run.assert_code(0);
+        run.stderr.contains("attributes read without the index")
     };
     let mark = apply("- {file_path: sub/a.txt, old_string: alpha, new_string: ALPHA}\n");
     assert!(
@@ -84,6 +71,46 @@ fn attributes_in_the_working_tree_are_read_without_the_index() {
         repo.git(&["rev-parse", "HEAD:sub/a.txt"]),
         repo.git(&["hash-object", "--path=sub/a.txt", "sub/a.txt"])
     );
+}
+
+/// With the git folder apart from the working tree (`GIT_DIR` and `GIT_WORK_TREE`, as inside
+/// some hooks and tools), the lookup without the index still reads this working tree's
+/// attributes: the second handle is opened by the git folder and given the working tree.
+#[test]
+fn attributes_are_read_without_the_index_when_the_git_folder_is_elsewhere() {
+    let repo = TestRepo::new()
+        .file(".gitattributes", "*.txt text eol=crlf\n")
+        .file("a.txt", "alpha\r\nsecond\r\n")
+        .commit();
+    let store = tempfile::tempdir().expect("tempdir");
+    let git_dir = store.path().join("store.git");
+    std::fs::rename(repo.path().join(".git"), &git_dir).expect("move .git");
+    let (gd, wt) = (
+        git_dir.to_str().expect("utf8"),
+        repo.path().to_str().expect("utf8"),
+    );
+    let run = repo.apply_env(
+        "- {file_path: a.txt, old_string: alpha, new_string: ALPHA}\n",
+        &["--commit"],
+        &[
+            ("PATCHGATE_TIMINGS", "1"),
+            ("GIT_DIR", gd),
+            ("GIT_WORK_TREE", wt),
+        ],
+    );
+    run.assert_code(0);
+    assert!(
+        run.stderr.contains("attributes read without the index"),
+        "{}",
+        run.stderr
+    );
+    let git = |args: &[&str]| {
+        let mut all = vec!["--git-dir", gd, "--work-tree", wt];
+        all.extend_from_slice(args);
+        repo.git(&all)
+    };
+    assert_eq!(git(&["show", "HEAD:a.txt"]), "ALPHA\nsecond\n");
+    assert_eq!(git(&["status", "--porcelain"]), "");
 }
 
 #[test]

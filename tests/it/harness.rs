@@ -190,16 +190,31 @@ impl TestRepo {
         run_in(self.path(), args, None)
     }
 
+    /// [`TestRepo::apply`] with `env` set for the run (say `PATCHGATE_TIMINGS=1`).
+    pub fn apply_env(&self, patch: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let pfile = tempfile::NamedTempFile::new().expect("patch file");
+        std::fs::write(pfile.path(), patch).expect("write patch");
+        let mut all = vec!["apply", pfile.path().to_str().expect("utf8")];
+        all.extend_from_slice(args);
+        run_with(self.path(), &all, None, env)
+    }
+
     pub fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Run {
         run_in(self.path(), args, Some(stdin))
     }
 }
 
 pub fn run_in(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
+    run_with(dir, args, stdin, &[])
+}
+
+/// [`run_in`] with `env` set for the run.
+pub fn run_with(dir: &Path, args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
     use std::io::Write;
     let mut cmd = Command::new(BIN);
     cmd.args(args)
         .current_dir(dir)
+        .envs(env.iter().copied())
         .env("NO_COLOR", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
