@@ -7,7 +7,10 @@
 //! commit (and a scrubbed secret or an LFS object's content lands in the history). libgit2 has no
 //! external filter drivers, so the conversion is git's own: `git hash-object -w --path=<path>
 //! --stdin`, which applies exactly the filters `git add <path>` applies (and, for LFS, stores the
-//! object under `.git/lfs/objects` as `git add` does).
+//! object under `.git/lfs/objects` as `git add` does). Two cases where `hash-object` alone reads
+//! other attributes than `git add`, so git is handed them or decides every path: a
+//! `.gitattributes` deleted from the working tree but still staged (`git add` reads the index's
+//! copy; patchgate passes `--attr-source` with a tree of what `git add` reads), and `attr.tree`.
 //!
 //! Invariants: the decision is made in-process (which attributes files exist, then libgit2's
 //! attribute lookup and the config), so a repository without such attributes never starts a
@@ -61,6 +64,39 @@ fn may_convert(
     autocrlf || set(attr("text")) || set(attr("eol")) || set(attr("crlf"))
 }
 
+/// The `.gitattributes` of every folder holding one of `paths`, the root's first, relative to
+/// the working tree.
+fn attributes_files(paths: &[&str]) -> Vec<String> {
+    let mut dirs: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    for p in paths {
+        dirs.insert("");
+        for (i, c) in p.char_indices() {
+            if c == '/' {
+                dirs.insert(&p[..i]);
+            }
+        }
+    }
+    dirs.iter()
+        .map(|d| {
+            if d.is_empty() {
+                ".gitattributes".to_string()
+            } else {
+                format!("{d}/.gitattributes")
+            }
+        })
+        .collect()
+}
+
+/// Whether the attributes file `rel` (a `.gitattributes` path) speaks about `path`.
+fn covers(rel: &str, path: &str) -> bool {
+    match rel.rsplit_once('/') {
+        None => true,
+        Some((dir, _)) => {
+            path.len() > dir.len() && path.starts_with(dir) && path.as_bytes()[dir.len()] == b'/'
+        }
+    }
+}
+
 /// Which attributes files could speak about the paths being committed.
 struct Sources {
     /// A `.gitattributes` in the working tree, the index or HEAD's tree in one of their
@@ -73,30 +109,20 @@ struct Sources {
     /// index's copy of a missing one), and so may the lookups, without libgit2 loading the
     /// index (at 9,000 files, 8 ms of a 5-file commit; at 50,000, some 40).
     worktree_only: bool,
+    /// The `.gitattributes` of those folders that are missing from the working tree (or are a
+    /// symbolic link there, which git does not follow) but staged in the index: `git add` reads
+    /// the index's copy of each, which neither libgit2's lookups nor `git hash-object --path`
+    /// (it loads no index) do by themselves.
+    index_only: Vec<String>,
 }
 
 impl Sources {
     fn find(repo: &Repository, git_dir: &Path, paths: &[&str]) -> Sources {
-        let mut dirs: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
-        for p in paths {
-            dirs.insert("");
-            for (i, c) in p.char_indices() {
-                if c == '/' {
-                    dirs.insert(&p[..i]);
-                }
-            }
-        }
         let workdir = repo.workdir();
-        let (on_disk, missing): (Vec<String>, Vec<String>) = dirs
-            .iter()
-            .map(|d| {
-                if d.is_empty() {
-                    ".gitattributes".to_string()
-                } else {
-                    format!("{d}/.gitattributes")
-                }
-            })
-            .partition(|rel| workdir.is_some_and(|w| w.join(rel).symlink_metadata().is_ok()));
+        let (on_disk, missing): (Vec<String>, Vec<String>) =
+            attributes_files(paths).into_iter().partition(|rel| {
+                workdir.is_some_and(|w| w.join(rel).symlink_metadata().is_ok_and(|m| m.is_file()))
+            });
         let head = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
         let in_head = missing.iter().any(|rel| {
             head.as_ref()
@@ -104,16 +130,24 @@ impl Sources {
         });
         // The index last, and read by its names only: libgit2 loads (and checksums) every
         // entry.
-        let in_index = !in_head
-            && !missing.is_empty()
-            && match index_names_any(&repo.path().join("index"), &missing) {
+        let index_only = if missing.is_empty() || repo.is_bare() {
+            Vec::new()
+        } else {
+            match index_names_found(&repo.path().join("index"), &missing) {
                 Some(found) => found,
-                None => repo.index().ok().is_some_and(|i| {
-                    missing
-                        .iter()
-                        .any(|r| i.get_path(Path::new(r), 0).is_some())
-                }),
-            };
+                None => repo.index().map_or_else(
+                    |_| Vec::new(),
+                    |i| {
+                        missing
+                            .iter()
+                            .filter(|r| i.get_path(Path::new(r), 0).is_some())
+                            .cloned()
+                            .collect()
+                    },
+                ),
+            }
+        };
+        let in_index = !index_only.is_empty();
         let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
         let user = repo
             .config()
@@ -138,6 +172,7 @@ impl Sources {
                 || in_index
                 || elsewhere.iter().flatten().any(|p| p.exists()),
             worktree_only: !in_head && !in_index,
+            index_only,
         }
     }
 }
@@ -155,19 +190,23 @@ fn without_index(repo: &Repository) -> Option<Repository> {
     Some(again)
 }
 
-/// Whether the index file at `path` has a stage-0 entry named one of `names`, read from the
-/// entries' names alone (index versions 2 to 4, SHA-1 ids); `None` when the file is not one this
-/// reads entirely (another format, a split or sparse index, anything unexpected): the caller
-/// then asks libgit2. A missing file is an empty index.
-fn index_names_any(path: &Path, names: &[String]) -> Option<bool> {
+/// Which of `names` the index file at `path` has a stage-0 entry for, read from the entries'
+/// names alone (index versions 2 to 4, SHA-1 ids); `None` when the file is not one this reads
+/// entirely (another format, a split or sparse index, anything unexpected): the caller then asks
+/// libgit2. A missing file is an empty index.
+fn index_names_found(path: &Path, names: &[String]) -> Option<Vec<String>> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(Vec::new()),
         Err(_) => return None,
     };
-    let mut found = false;
+    let mut found = Vec::new();
     let layout = crate::repo::index::walk(&bytes, |e| {
-        found |= e.stage() == 0 && names.iter().any(|n| n.as_bytes() == e.name);
+        if e.stage() == 0
+            && let Some(n) = names.iter().find(|n| n.as_bytes() == e.name)
+        {
+            found.push(n.clone());
+        }
     })?;
     // A split index keeps entries in another file, a sparse one folds folders.
     let folded = layout
@@ -175,6 +214,62 @@ fn index_names_any(path: &Path, names: &[String]) -> Option<bool> {
         .iter()
         .any(|x| &x.sig == b"link" || &x.sig == b"sdir");
     (!folded).then_some(found)
+}
+
+/// A tree holding the `.gitattributes` that `git add` reads for `paths`' folders: the working
+/// tree's file where it is one, else the index's copy. Handed to git as `--attr-source`, it
+/// makes `git hash-object` read what `git add` reads when one of them is only in the index.
+/// Its objects are written to the repository (a few small loose objects; unreferenced, git's
+/// garbage collection removes them).
+fn attr_tree(repo: &Repository, paths: &[&str], index_only: &[String]) -> Result<Oid, git2::Error> {
+    let index = repo.index()?;
+    let workdir = repo.workdir();
+    let mut files: Vec<(String, Oid)> = Vec::new();
+    for rel in attributes_files(paths) {
+        let oid = if index_only.contains(&rel) {
+            index.get_path(Path::new(&rel), 0).map(|e| e.id)
+        } else {
+            match workdir.map(|w| w.join(&rel)) {
+                Some(p) if p.symlink_metadata().is_ok_and(|m| m.is_file()) => {
+                    Some(repo.blob(&std::fs::read(&p).map_err(|e| {
+                        git2::Error::from_str(&format!("cannot read {}: {e}", p.display()))
+                    })?)?)
+                }
+                _ => None,
+            }
+        };
+        if let Some(oid) = oid {
+            files.push((rel, oid));
+        }
+    }
+    tree_of(repo, "", &files)
+}
+
+/// The tree of `files` (paths relative to the tree, all under `prefix`), built folder by folder.
+fn tree_of(repo: &Repository, prefix: &str, files: &[(String, Oid)]) -> Result<Oid, git2::Error> {
+    let mut builder = repo.treebuilder(None)?;
+    let mut subdirs: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    for (path, oid) in files {
+        let rest = &path[prefix.len()..];
+        match rest.split_once('/') {
+            None => {
+                builder.insert(rest, *oid, 0o100644)?;
+            }
+            Some((dir, _)) => {
+                subdirs.insert(dir);
+            }
+        }
+    }
+    for dir in subdirs {
+        let inner = format!("{prefix}{dir}/");
+        let under: Vec<(String, Oid)> = files
+            .iter()
+            .filter(|(p, _)| p.starts_with(&inner))
+            .cloned()
+            .collect();
+        builder.insert(dir, tree_of(repo, &inner, &under)?, 0o040000)?;
+    }
+    builder.write()
 }
 
 /// For each `(path, working-tree bytes)`: the blob `git add` would store, where that may differ
@@ -196,7 +291,36 @@ pub fn committed_blobs(
     let workdir = repo.workdir().map(Path::to_path_buf);
     let paths: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
     let sources = Sources::find(repo, git_dir, &paths);
-    let wanted: Vec<bool> = if !sources.any {
+    // `attr.tree` names a tree git reads attributes from instead of the working tree and the
+    // index; libgit2 does not know it, so git decides every path (`git add` and `git hash-object
+    // --path` both follow it).
+    let attr_tree_set = repo
+        .config()
+        .and_then(|c| c.get_string("attr.tree"))
+        .is_ok();
+    // With a `.gitattributes` only in the index, git decides every path under it, reading what
+    // `git add` reads.
+    let attr_source = if sources.index_only.is_empty() || attr_tree_set {
+        None
+    } else {
+        Some(attr_tree(repo, &paths, &sources.index_only).map_err(|e| {
+            Error::git_caused(
+                "cannot gather the .gitattributes `git add` would read for the commit".to_string(),
+                format!(
+                    "{} is deleted in the working tree but staged; restore it (`git checkout -- \
+                         {0}`) or stage its deletion (`git rm --cached {0}`)",
+                    sources.index_only[0]
+                ),
+                e,
+            )
+        })?)
+    };
+    let decided_by_git = |path: &str| {
+        attr_source.is_some() && sources.index_only.iter().any(|rel| covers(rel, path))
+    };
+    let wanted: Vec<bool> = if attr_tree_set {
+        vec![true; files.len()]
+    } else if !sources.any {
         files
             .iter()
             .map(|(_, bytes)| autocrlf && bytes.contains(&b'\r'))
@@ -217,7 +341,9 @@ pub fn committed_blobs(
         };
         files
             .iter()
-            .map(|(path, bytes)| may_convert(lookup, flags, autocrlf, path, bytes))
+            .map(|(path, bytes)| {
+                decided_by_git(path) || may_convert(lookup, flags, autocrlf, path, bytes)
+            })
             .collect()
     };
     if !wanted.contains(&true) {
@@ -226,17 +352,19 @@ pub fn committed_blobs(
     let jobs: Vec<(&(&str, &[u8]), bool)> = files.iter().zip(wanted).collect();
     crate::par::try_map(&jobs, |((path, bytes), wanted)| {
         if *wanted {
-            hash_object(git_dir, workdir.as_deref(), path, bytes).map(Some)
+            hash_object(git_dir, workdir.as_deref(), attr_source, path, bytes).map(Some)
         } else {
             Ok(None)
         }
     })
 }
 
-/// `git hash-object -w --path=<path> --stdin`: the filtered blob, written.
+/// `git hash-object -w --path=<path> --stdin`: the filtered blob, written; with `attr_source`,
+/// the attributes read from that tree (`git --attr-source`, git 2.40 and later).
 fn hash_object(
     git_dir: &Path,
     workdir: Option<&Path>,
+    attr_source: Option<Oid>,
     path: &str,
     bytes: &[u8],
 ) -> Result<Oid, Error> {
@@ -244,6 +372,9 @@ fn hash_object(
         Cmd::new("git", workdir.unwrap_or(git_dir)).arg(format!("--git-dir={}", git_dir.display()));
     if let Some(w) = workdir {
         cmd = cmd.arg(format!("--work-tree={}", w.display()));
+    }
+    if let Some(tree) = attr_source {
+        cmd = cmd.arg(format!("--attr-source={tree}"));
     }
     let out = cmd
         .args(["hash-object", "-w", "--stdin"])
@@ -259,13 +390,20 @@ fn hash_object(
                 e,
             )
         })?;
+    let staged_only = if attr_source.is_some() {
+        "; a .gitattributes of its folders is deleted in the working tree but still staged, which \
+         is read with `git --attr-source` (git 2.40 or later): with an older git, restore that \
+         file or stage its deletion"
+    } else {
+        ""
+    };
     let failed = |why: String| {
         Error::git_msg(
             format!("git could not convert {path} for the commit as `git add` would: {why}"),
             format!(
                 "this runs the clean filter / end-of-line conversion that .gitattributes asks for \
                  {path}; make `git add {path}` work (is the filter's program installed?), or apply \
-                 without --commit / --branch and commit yourself"
+                 without --commit / --branch and commit yourself{staged_only}"
             ),
         )
     };
@@ -291,6 +429,17 @@ mod tests {
         crate::repo::test_git::git_ok(dir, args, &[]);
     }
 
+    #[test]
+    fn an_attributes_file_covers_the_paths_under_its_folder() {
+        assert!(covers(".gitattributes", "a.txt"));
+        assert!(covers(".gitattributes", "sub/a.txt"));
+        assert!(covers("sub/.gitattributes", "sub/a.txt"));
+        assert!(covers("sub/.gitattributes", "sub/deep/a.txt"));
+        assert!(!covers("sub/.gitattributes", "subway/a.txt"));
+        assert!(!covers("sub/.gitattributes", "sub"));
+        assert!(!covers("sub/deep/.gitattributes", "sub/a.txt"));
+    }
+
     /// The index read by names finds what git staged, in every index version git writes (v3:
     /// an intent-to-add entry's extended flags; v4: names prefix-compressed), and declines a
     /// split index, whose entries are in another file.
@@ -314,18 +463,18 @@ mod tests {
         let want = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let check = |label: &str| {
             assert_eq!(
-                index_names_any(&index, &want(&["a/.gitattributes"])),
-                Some(true),
+                index_names_found(&index, &want(&["b/.gitattributes", "a/.gitattributes"])),
+                Some(want(&["a/.gitattributes"])),
                 "{label}"
             );
             assert_eq!(
-                index_names_any(&index, &want(&[".gitattributes", "a/b/.gitattributes"])),
-                Some(false),
+                index_names_found(&index, &want(&[".gitattributes", "a/b/.gitattributes"])),
+                Some(vec![]),
                 "{label}"
             );
             assert_eq!(
-                index_names_any(&index, &want(&["z.txt"])),
-                Some(true),
+                index_names_found(&index, &want(&["z.txt"])),
+                Some(want(&["z.txt"])),
                 "{label}: the last entry"
             );
         };
@@ -336,17 +485,17 @@ mod tests {
         git(d, &["update-index", "--index-version", "4"]);
         check("v4");
         assert_eq!(
-            index_names_any(&index, &want(&["new.txt"])),
-            Some(true),
+            index_names_found(&index, &want(&["new.txt"])),
+            Some(want(&["new.txt"])),
             "v4, a name after a shared prefix"
         );
         git(d, &["update-index", "--split-index"]);
-        assert_eq!(index_names_any(&index, &want(&["z.txt"])), None);
+        assert_eq!(index_names_found(&index, &want(&["z.txt"])), None);
         assert_eq!(
-            index_names_any(&d.join("no-index"), &want(&["z.txt"])),
-            Some(false)
+            index_names_found(&d.join("no-index"), &want(&["z.txt"])),
+            Some(vec![])
         );
         std::fs::write(d.join("junk"), "DIRC\0\0\0\x02\0\0\0\x05").expect("write");
-        assert_eq!(index_names_any(&d.join("junk"), &want(&["z.txt"])), None);
+        assert_eq!(index_names_found(&d.join("junk"), &want(&["z.txt"])), None);
     }
 }

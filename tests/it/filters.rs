@@ -42,7 +42,7 @@ fn a_file_under_eol_crlf_is_committed_with_lf_and_the_status_is_clean() {
 
 /// Attributes in the working tree are read without libgit2 loading the index (its phase mark
 /// says so); with a `.gitattributes` removed from the working tree but not from the index, the
-/// index is read (`git add` follows the index's copy of a missing one).
+/// index is read, and its copy followed as `git add` follows it.
 #[test]
 fn attributes_in_the_working_tree_are_read_without_the_index() {
     let repo = TestRepo::new()
@@ -65,12 +65,72 @@ fn attributes_in_the_working_tree_are_read_without_the_index() {
     std::fs::remove_file(repo.path().join(".gitattributes")).expect("rm");
     let mark = apply("- {file_path: sub/a.txt, old_string: second, new_string: SECOND}\n");
     assert!(!mark, "the index's copy may be needed");
-    // What is committed then is what `git hash-object --path` stores, which reads no index: CRLF
-    // here, where `git add` would store LF (a known difference, docs/transaction.md).
+    assert_eq!(repo.git(&["show", "HEAD:sub/a.txt"]), "ALPHA\nSECOND\n");
+    assert_eq!(repo.git(&["status", "--porcelain"]), " D .gitattributes\n");
+}
+
+/// `.gitattributes` deleted from the working tree but still staged, beside others that are in
+/// the working tree: each patched file is committed as `git add` stores it (git re-adding the
+/// same files afterwards stages nothing new), whichever of them speaks for it.
+#[test]
+fn a_staged_gitattributes_missing_from_the_working_tree_is_followed_as_git_add_follows_it() {
+    let repo = TestRepo::new()
+        .file(".gitattributes", "*.md text eol=crlf\n")
+        .file("sub/.gitattributes", "*.txt text eol=crlf\n")
+        .file("sub/deep/.gitattributes", "*.cfg text eol=crlf\n")
+        .file("top.md", "one\r\n")
+        .file("sub/a.txt", "two\r\n")
+        .file("sub/deep/c.cfg", "three\r\n")
+        .file("other/b.txt", "four\r\n")
+        .commit();
+    for gone in ["sub/.gitattributes", "sub/deep/.gitattributes"] {
+        std::fs::remove_file(repo.path().join(gone)).expect("rm");
+    }
+    let files = ["top.md", "sub/a.txt", "sub/deep/c.cfg", "other/b.txt"];
+    let patch: String = files
+        .iter()
+        .map(|f| {
+            format!("- {{file_path: {f}, old_string: \"\\r\\n\", new_string: \" edited\\r\\n\"}}\n")
+        })
+        .collect();
+    let run = repo.apply(&patch, &["--commit", "-m", "edited"]);
+    run.assert_code(0);
+    assert_eq!(repo.git(&["show", "HEAD:sub/a.txt"]), "two edited\n");
+    assert_eq!(repo.git(&["show", "HEAD:sub/deep/c.cfg"]), "three edited\n");
+    assert_eq!(repo.git(&["show", "HEAD:top.md"]), "one edited\n");
+    // No attribute for it: stored as it is, CRLF.
+    assert_eq!(repo.git(&["show", "HEAD:other/b.txt"]), "four edited\r\n");
+    let mut add = vec!["add", "--"];
+    add.extend(files);
+    repo.git(&add);
+    assert_eq!(repo.git(&["diff", "--cached", "--name-only"]), "");
     assert_eq!(
-        repo.git(&["rev-parse", "HEAD:sub/a.txt"]),
-        repo.git(&["hash-object", "--path=sub/a.txt", "sub/a.txt"])
+        repo.git(&["status", "--porcelain"]),
+        " D sub/.gitattributes\n D sub/deep/.gitattributes\n"
     );
+    assert!(git_try(repo.path(), &["fsck", "--strict"]).0);
+    assert_eq!(repo.leftovers(), Vec::<String>::new());
+}
+
+/// `attr.tree` (git 2.42) points git's attributes at a tree instead of the working tree and the
+/// index; `git add` follows it, and so does the commit.
+#[test]
+fn the_attributes_of_attr_tree_are_followed() {
+    let repo = TestRepo::new()
+        .file(".gitattributes", "*.txt text eol=crlf\n")
+        .file("a.txt", "alpha\r\n")
+        .commit();
+    let with = repo.git(&["rev-parse", "HEAD"]);
+    repo.git(&["rm", "-q", ".gitattributes"]);
+    repo.git(&["commit", "-qm", "no attributes"]);
+    repo.git(&["config", "attr.tree", with.trim()]);
+    let run = repo.apply(
+        "- {file_path: a.txt, old_string: alpha, new_string: ALPHA}\n",
+        &["--commit", "-m", "upper"],
+    );
+    run.assert_code(0);
+    assert_eq!(repo.git(&["show", "HEAD:a.txt"]), "ALPHA\n");
+    assert_clean(&repo);
 }
 
 /// With the git folder apart from the working tree (`GIT_DIR` and `GIT_WORK_TREE`, as inside
