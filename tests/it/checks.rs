@@ -1678,3 +1678,103 @@ pub fn traced(
     let text = std::fs::read_to_string(&log).expect("strace log");
     Some((text, crate::harness::Run::from(out)))
 }
+
+/// A repository inside a larger project whose `ruff.toml` lies above the repository root: ruff,
+/// run by hand on the real files, follows it, and so does the gate, for one patched file (ruff on
+/// stdin) and for several (a scratch copy would not reach it: one stdin run each instead).
+#[test]
+fn a_ruff_configuration_above_the_repository_root_is_followed() {
+    if !require("ruff") {
+        return;
+    }
+    let outer = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        outer.path().join("ruff.toml"),
+        "line-length = 40\n\n[lint]\nselect = [\"E501\"]\n",
+    )
+    .expect("write ruff.toml");
+    let repo = TestRepo::new_in(outer.path())
+        // A project without a ruff table of its own (ruff walks past such a pyproject.toml)
+        // whose pre-commit hook runs ruff.
+        .file(
+            "pyproject.toml",
+            "[project]\nname = \"inner\"\nversion = \"0.1.0\"\n",
+        )
+        .file(
+            ".pre-commit-config.yaml",
+            "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.6.0\n    \
+             hooks:\n      - id: ruff\n",
+        )
+        .file("a.py", "x = 1\n")
+        .file("b.py", "y = 2\n")
+        .commit();
+    let long = |name: &str| format!("{name} = \"a string longer than the forty of ruff.toml\"\n");
+    let edit = |file: &str, old: &str| json!({"file_path": file, "old_string": old, "new_string": long(&old[..1])});
+    // By hand, as the witness: ruff reads the outer configuration.
+    std::fs::write(repo.path().join("a.py"), long("x")).expect("write");
+    let by_hand = Command::new("ruff")
+        .args(["check", "--no-cache", "--output-format", "concise", "a.py"])
+        .current_dir(repo.path())
+        .output()
+        .expect("ruff runs");
+    assert!(
+        String::from_utf8_lossy(&by_hand.stdout).contains("E501"),
+        "{by_hand:?}"
+    );
+    repo.git(&["checkout", "--", "a.py"]);
+
+    for edits in [
+        json!([edit("a.py", "x = 1\n")]),
+        json!([edit("a.py", "x = 1\n"), edit("b.py", "y = 2\n")]),
+    ] {
+        let files = edits.as_array().map_or(0, Vec::len);
+        let run = repo.apply(&edits.to_string(), &["--checks", "ruff"]);
+        run.assert_code(1);
+        let report = run.json();
+        for file in ["a.py", "b.py"].into_iter().take(files) {
+            let ruff = check(&report, file, "ruff");
+            assert_eq!(ruff["status"], "fail", "{files} file(s): {ruff:#}");
+            assert_subset(
+                &ruff["findings"],
+                &json!([{"line": 1, "rule": "E501", "new": true}]),
+                "the outer configuration's rule",
+            );
+        }
+        assert_eq!(repo.git(&["status", "--porcelain"]), "", "nothing written");
+    }
+}
+
+/// One patched Python file goes to ruff on stdin, as a person runs it (a scratch copy of the file
+/// and its configuration was 3.5 ms of an 8 ms job); several share one ruff run on a scratch copy.
+/// (`a_ruff_configuration_above_the_repository_root_is_followed` has findings both ways.)
+#[test]
+fn one_python_file_goes_to_ruff_on_stdin_and_several_to_one_run() {
+    if !require("ruff") {
+        return;
+    }
+    let repo = PYTHON.repo();
+    // Clean edits: no finding, so no baseline run (of one file, on stdin) besides.
+    let app = json!({"file_path": "app.py", "old_string": "a + b\n", "new_string": "a + b + 0\n"});
+    repo.write("two.py", "def two():\n    return 2\n");
+    repo.git(&["add", "two.py"]);
+    repo.git(&["commit", "-qm", "two"]);
+    let two =
+        json!({"file_path": "two.py", "old_string": "return 2\n", "new_string": "return 2 + 0\n"});
+    for (edits, on_stdin) in [(json!([app]), true), (json!([app, two]), false)] {
+        let run = repo.apply_env(
+            &edits.to_string(),
+            &["--dry-run", "--format", "json"],
+            &[("PATCHGATE_TIMINGS", "1")],
+        );
+        run.assert_code(0);
+        assert_eq!(
+            run.stderr.matches("ruff: one file, on stdin").count(),
+            if on_stdin { 2 } else { 0 },
+            "ruff and ruff format on stdin for one file only: {}",
+            run.stderr
+        );
+        for checker in ["ruff", "ruff-format"] {
+            assert_eq!(check(&run.json(), "app.py", checker)["status"], "pass");
+        }
+    }
+}
