@@ -62,7 +62,6 @@ struct Gone {
 
 /// The dangling uses the patch leaves: findings with repository-relative paths.
 pub fn check(
-    repo_root: &Path,
     files: &[Input],
     removed: &[(String, std::sync::Arc<Vec<u8>>)],
     tracked: &Tracked,
@@ -93,7 +92,7 @@ pub fn check(
             let input = changed.get(rel.as_str());
             let text = match input {
                 Some(i) => i.text().to_string(),
-                None => String::from_utf8(std::fs::read(repo_root.join(rel)).ok()?).ok()?,
+                None => tracked.read(rel)?,
             };
             if !has_word(&ac, &text) {
                 return None;
@@ -272,24 +271,54 @@ fn has_word(ac: &AhoCorasick, text: &str) -> bool {
 
 /// The repository's files that git tracks or would track (untracked but not ignored), relative:
 /// listed once, when the first of the checks that look across files asks (a patch that removes
-/// nothing and renames nothing needs no list).
+/// nothing and renames nothing needs no list). With a context (`check --staged`, `apply
+/// --branch`), the files of the state under check: the context's absent files left out, its
+/// others added, and their texts read from it.
 pub struct Tracked<'a> {
     repo_root: &'a Path,
+    context: BTreeMap<&'a str, Option<&'a [u8]>>,
     list: std::sync::OnceLock<Result<Vec<String>, String>>,
 }
 
 impl<'a> Tracked<'a> {
-    pub fn new(repo_root: &'a Path) -> Tracked<'a> {
+    pub fn new(repo_root: &'a Path, context: &'a [super::ContextFile]) -> Tracked<'a> {
         Tracked {
             repo_root,
+            context: context
+                .iter()
+                .map(|(rel, content)| (rel.as_str(), content.as_deref().map(Vec::as_slice)))
+                .collect(),
             list: std::sync::OnceLock::new(),
         }
     }
 
     pub fn get(&self) -> Result<&[String], String> {
-        match self.list.get_or_init(|| tracked(self.repo_root)) {
+        match self.list.get_or_init(|| {
+            let mut list: Vec<String> = tracked(self.repo_root)?
+                .into_iter()
+                .filter(|rel| !matches!(self.context.get(rel.as_str()), Some(None)))
+                .collect();
+            list.extend(
+                self.context
+                    .iter()
+                    .filter(|(_, content)| content.is_some())
+                    .map(|(rel, _)| rel.to_string()),
+            );
+            list.sort();
+            list.dedup();
+            Ok(list)
+        }) {
             Ok(l) => Ok(l),
             Err(e) => Err(e.clone()),
+        }
+    }
+
+    /// The text of `rel` in the state under check (`None`: absent, or not UTF-8).
+    pub fn read(&self, rel: &str) -> Option<String> {
+        match self.context.get(rel) {
+            Some(Some(bytes)) => String::from_utf8(bytes.to_vec()).ok(),
+            Some(None) => None,
+            None => String::from_utf8(std::fs::read(self.repo_root.join(rel)).ok()?).ok(),
         }
     }
 }

@@ -158,7 +158,7 @@ pub fn run_in(
     ctx: &Context,
     repo: Result<Repo, Error>,
 ) -> Result<Report, Error> {
-    let gates = request.gates(ctx.progress)?;
+    let mut gates = request.gates(ctx.progress)?;
     let repo = repo?;
     let mode = request.mode();
     if mode != Mode::Branch {
@@ -176,6 +176,13 @@ pub fn run_in(
         recovered = recover::recover_all(&repo.git, &repo.git_dir)?;
     }
     let target = target(&repo, request, mode)?;
+    if mode == Mode::Branch
+        && let Some(opts) = gates.checks.as_mut()
+    {
+        // The checks judge the branch, not the working tree: whatever differs between them is
+        // laid over (`branch_state`).
+        opts.context = super::branch_state::context(&repo, target.base)?;
+    }
     let mut record = Record::load(&repo.git_dir);
     crate::timing::mark("repository opened");
     let mut plan = plan_on(&repo, patch, &target, &record, request.lenient)?;

@@ -11,6 +11,7 @@
 //! Invariant: nothing here prints to stdout (it is the MCP protocol's); notes go into the report.
 
 pub mod apply;
+mod branch_state;
 pub mod check;
 pub mod detect;
 pub mod recover;

@@ -11,7 +11,7 @@
 use serde_json::{Value, json};
 
 use crate::checks::require;
-use crate::harness::{Run, TestRepo, assert_subset};
+use crate::harness::{Run, TestRepo, assert_subset, git_try};
 
 const UNTOUCHED: &str = "in a file the patch did not change: caused by the patch";
 
@@ -1757,4 +1757,107 @@ fn rust_a_cargo_without_keep_going_checks_the_crates_one_at_a_time() {
     caught(&report, "engine/src/lib.rs", 1, "clippy", "Vec", false);
     let app = entry(&report, "app/src/lib.rs", "clippy").expect("app's check");
     assert_eq!(app["status"], "pass", "{report:#}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// `--branch`: the branch is judged, not the working tree (uncommitted changes, untracked files)
+
+/// `apply --branch fix --checks references`: the run, whether the branch `fix` exists after it,
+/// and the working tree unchanged either way.
+fn on_branch(repo: &TestRepo, patch: &str) -> (Run, bool) {
+    let outside_refs = || {
+        let mut s = repo.snapshot();
+        s.remove("refs");
+        s
+    };
+    let before = outside_refs();
+    let run = repo.apply(patch, &["--branch", "fix", "--checks", "references"]);
+    let made = git_try(
+        repo.path(),
+        &["rev-parse", "--verify", "-q", "refs/heads/fix"],
+    )
+    .0;
+    assert_eq!(
+        outside_refs(),
+        before,
+        "--branch touched the working tree or the index"
+    );
+    (run, made)
+}
+
+/// A rename that misses the call sites the branch still has, where the working tree's
+/// uncommitted edits have removed them: refused (the working tree would have passed it).
+#[test]
+fn branch_a_rename_missing_call_sites_only_the_branch_has_is_refused() {
+    let repo = python_repo();
+    repo.write("app.py", "def main():\n    return 1\n");
+    repo.write("cli.py", "def run():\n    return 2\n");
+    let (run, made) = on_branch(
+        &repo,
+        &rename(&[("util.py", "parse_config", "load_config")]),
+    );
+    run.assert_code(1);
+    let report = run.json();
+    assert!(!made, "a refused patch made the branch");
+    dangling(&report, "app.py", 5, "parse_config", "util.py:1", true);
+    dangling(&report, "cli.py", 6, "parse_config", "util.py:1", true);
+}
+
+/// The complete rename of the branch's files, while an untracked file of the working tree still
+/// uses the old name: it is not on the branch, so the rename passes and the branch is made.
+#[test]
+fn branch_a_complete_rename_passes_whatever_untracked_files_use() {
+    let repo = python_repo();
+    repo.write(
+        "scratch.py",
+        "from util import parse_config\n\nparse_config(\"k=v\")\n",
+    );
+    let mut all = PY_RENAME.to_vec();
+    all.push(("cli.py", "parse_config", "load_config"));
+    let (run, made) = on_branch(&repo, &rename(&all));
+    run.assert_code(0);
+    assert!(made, "{}", run.stdout);
+    nothing_flagged(&run.json());
+    assert!(
+        repo.git(&["show", "fix:cli.py"])
+            .contains("util.load_config(")
+    );
+}
+
+/// A new import of a file only the working tree has (untracked): on the branch it names
+/// nothing, so it is refused; a file the branch has but the working tree deleted (uncommitted)
+/// may be imported.
+#[test]
+fn branch_imports_resolve_against_the_branch_files() {
+    let repo = TestRepo::new()
+        .file(
+            "package.json",
+            "{\"name\": \"demo\", \"type\": \"module\"}\n",
+        )
+        .file(
+            "src/main.js",
+            "import { a } from \"./a.js\";\n\nexport const x = a;\n",
+        )
+        .file("src/a.js", "export const a = 1;\n")
+        .file("src/b.js", "export const b = 2;\n")
+        .commit();
+    repo.write("src/helpers.js", "export const h = 3;\n");
+    std::fs::remove_file(repo.path().join("src/b.js")).expect("rm");
+    let import = |name: &str| {
+        json!({"edits": [{
+            "file_path": "src/main.js",
+            "old_string": "import { a } from \"./a.js\";\n",
+            "new_string": format!("import {{ a }} from \"./a.js\";\nimport {{ {name} }} from \"./{name}.js\";\n"),
+        }]})
+        .to_string()
+    };
+    let (run, made) = on_branch(&repo, &import("helpers"));
+    run.assert_code(1);
+    assert!(!made);
+    dangling_import(&run.json(), "src/main.js", 2, "`./helpers.js`", false);
+
+    let (run, made) = on_branch(&repo, &import("b"));
+    run.assert_code(0);
+    assert!(made, "{}", run.stdout);
+    assert!(repo.git(&["show", "fix:src/main.js"]).contains("./b.js"));
 }

@@ -1778,3 +1778,34 @@ fn one_python_file_goes_to_ruff_on_stdin_and_several_to_one_run() {
         }
     }
 }
+
+/// `--branch` builds clippy's mirror from the branch: a call to a function the branch has and
+/// the working tree's uncommitted edit removed compiles there and passes; the working tree would
+/// have failed the build.
+#[test]
+fn branch_mode_runs_clippy_on_the_branch_not_the_working_tree() {
+    if !require_all(RUST.tools) {
+        return;
+    }
+    let repo = RUST.repo();
+    repo.write("src/legacy.rs", "pub fn old() -> i32 {\n    return 1;\n}\n");
+    let edit = json!([{"file_path": "src/lib.rs", "old_string": "    a + b\n",
+                       "new_string": "    a + b + legacy::other()\n"}]);
+    let run = repo.apply(
+        &edit.to_string(),
+        &["--branch", "fix", "--checks", "clippy"],
+    );
+    run.assert_code(0);
+    let report = run.json();
+    assert_eq!(
+        check(&report, "src/lib.rs", "clippy")["status"],
+        "pass",
+        "{report:#}"
+    );
+    assert!(
+        repo.git(&["show", "fix:src/lib.rs"])
+            .contains("legacy::other()")
+    );
+    // The working tree is as the user left it.
+    assert!(!repo.read_str("src/legacy.rs").contains("other"));
+}

@@ -18,8 +18,8 @@ pub static CHECKER: Checker = Checker {
 };
 
 fn run(call: &Call) -> Ran<Out> {
-    let tracked = references::Tracked::new(call.repo_root);
-    let names = references::check(call.repo_root, call.files, call.removed, &tracked);
+    let tracked = references::Tracked::new(call.repo_root, call.context);
+    let names = references::check(call.files, call.removed, &tracked);
     let modules = imports::check(
         call.repo_root,
         call.files,

@@ -61,8 +61,8 @@ struct States<'a> {
     removed: BTreeSet<&'a str>,
     /// The files the patch writes (changed, created, moved to), with their new texts.
     texts: BTreeMap<&'a str, &'a str>,
-    /// Files whose state differs from the working tree (`check --staged`: the index's), `None`
-    /// where the index lacks them.
+    /// Files whose state differs from the working tree (`check --staged`: the index's; `apply
+    /// --branch`: the branch's), `None` where that state lacks them.
     context: BTreeMap<&'a str, &'a Option<std::sync::Arc<Vec<u8>>>>,
 }
 
@@ -72,13 +72,16 @@ impl States<'_> {
     }
 
     /// Before the change, for a path that names nothing after it (the only paths asked): what
-    /// the change removes, or what is on disk. `apply` checks before writing, so the disk is the
+    /// the change removes, or what is there. `apply` checks before writing, so the disk is the
     /// state before; `check` after, but a path with no file after it has none on disk unless
-    /// the change removed it — or, with `--staged`, unless it is a file the index lacks, which
-    /// was not committed either.
+    /// the change removed it. A context speaks for its paths (`--staged`: a file the index lacks
+    /// was not committed either; `--branch`: the branch's files).
     fn before(&self, rel: &str) -> bool {
         self.removed.contains(rel)
-            || (!matches!(self.context.get(rel), Some(None)) && self.on_disk(rel))
+            || match self.context.get(rel) {
+                Some(state) => state.is_some(),
+                None => self.on_disk(rel),
+            }
     }
 
     fn after(&self, rel: &str) -> bool {

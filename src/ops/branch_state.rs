@@ -1,0 +1,126 @@
+//! For `apply --branch`: the files whose content on the branch (its base commit) differs from
+//! the working tree's, handed to the checks as their context ([`checks::Options::context`]), so
+//! that what they judge is the branch as the patch leaves it, not the working tree.
+//!
+//! The checks read the repository from the working tree: the references check lists its files
+//! and reads the ones a patch does not write, the import check asks which files exist, the
+//! package checkers (clippy, go vet, tsc) build their mirrors from it. For a branch whose base is
+//! not what the working tree holds (uncommitted changes, untracked files, a branch ahead of
+//! HEAD), each such file is laid over: its content on the branch, or absent there.
+//!
+//! Invariant: only paths git itself reports as different are listed (`git diff <base>`, which
+//! compares the base's tree with the working tree through the index's stat data, and `git
+//! ls-files --others --exclude-standard`); ignored files (`node_modules`, build output) stay
+//! visible, as the tools need them. A path that is a submodule or a folder on the branch is left
+//! as the working tree has it.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use git2::{ObjectType, Oid};
+
+use crate::checks::ContextFile;
+use crate::error::Error;
+use crate::repo::Repo;
+use crate::runner::Cmd;
+
+/// The context of a branch based on `base` (`None`: an unborn branch, whose tree is empty):
+/// every file whose content there is not the working tree's, with that content (`None`: not on
+/// the branch). Empty for a bare repository, where the checks have no working tree to read.
+pub(super) fn context(repo: &Repo, base: Option<Oid>) -> Result<Vec<ContextFile>, Error> {
+    let Some(workdir) = repo.workdir.as_deref() else {
+        return Ok(Vec::new());
+    };
+    let tree = match base {
+        Some(oid) => repo
+            .git
+            .find_commit(oid)
+            .and_then(|c| c.tree())
+            .map_err(Error::git)?,
+        None => {
+            let empty = repo
+                .git
+                .treebuilder(None)
+                .and_then(|b| b.write())
+                .map_err(Error::git)?;
+            repo.git.find_tree(empty).map_err(Error::git)?
+        }
+    };
+    let tree_id = tree.id().to_string();
+    let diff = [
+        "diff",
+        "--no-renames",
+        "--no-ext-diff",
+        "--name-only",
+        "-z",
+        &tree_id,
+        "--",
+    ];
+    let git_dir = repo.git_dir.as_path();
+    let others = ["ls-files", "-z", "--others", "--exclude-standard"];
+    // Side by side: at 50,000 files 35 and 17 ms, mostly the file system's.
+    let (changed, untracked) = std::thread::scope(|s| {
+        let untracked = s.spawn(|| git_paths(git_dir, workdir, &others));
+        let changed = git_paths(git_dir, workdir, &diff);
+        let untracked = untracked.join().unwrap_or_else(|_| {
+            Err(Error::git_msg(
+                "listing the untracked files failed".into(),
+                "run with --checks none to commit without the checks",
+            ))
+        });
+        (changed, untracked)
+    });
+    let (changed, untracked) = (changed?, untracked?);
+    let mut paths: Vec<String> = changed.into_iter().chain(untracked).collect();
+    paths.sort();
+    paths.dedup();
+    let mut out = Vec::with_capacity(paths.len());
+    for rel in paths {
+        let content = match tree.get_path(Path::new(&rel)) {
+            Err(_) => None,
+            Ok(entry) if entry.kind() == Some(ObjectType::Blob) => {
+                let blob = repo.git.find_blob(entry.id()).map_err(Error::git)?;
+                Some(Arc::new(blob.content().to_vec()))
+            }
+            // A submodule or a folder on the branch: not a file to lay over.
+            Ok(_) => continue,
+        };
+        out.push((rel, content));
+    }
+    Ok(out)
+}
+
+/// The NUL-separated paths `git <args>` prints, run on the git folder `git_dir` and the working
+/// tree `workdir`.
+fn git_paths(git_dir: &Path, workdir: &Path, args: &[&str]) -> Result<Vec<String>, Error> {
+    let out = Cmd::new("git", workdir)
+        .arg(format!("--git-dir={}", git_dir.display()))
+        .arg(format!("--work-tree={}", workdir.display()))
+        .args(args.iter().copied())
+        .timeout(std::time::Duration::from_secs(120))
+        .run()
+        .map_err(|e| {
+            Error::git_caused(
+                format!("cannot run git {}: {e}", args[0]),
+                "install git (the command-line tool) and make sure it is on PATH",
+                e,
+            )
+        })?;
+    if !out.success() || out.timed_out {
+        return Err(Error::git_msg(
+            format!(
+                "git {} could not compare the branch with the working tree: {}",
+                args[0],
+                out.stderr_str().trim()
+            ),
+            "the checks of --branch need git to list what the working tree changes; run with \
+             --checks none to commit without them",
+        ));
+    }
+    Ok(out
+        .stdout
+        .split(|&b| b == 0)
+        .filter(|p| !p.is_empty())
+        .filter_map(|p| std::str::from_utf8(p).ok().map(str::to_string))
+        .collect())
+}
