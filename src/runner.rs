@@ -65,6 +65,15 @@ impl Output {
     pub fn stderr_str(&self) -> String {
         String::from_utf8_lossy(&self.stderr).into_owned()
     }
+    /// The entries of a NUL-separated stdout (git's `-z` lists), empty ones and those that are
+    /// not UTF-8 left out.
+    pub fn nul_separated(&self) -> Vec<String> {
+        self.stdout
+            .split(|&b| b == 0)
+            .filter(|p| !p.is_empty())
+            .filter_map(|p| std::str::from_utf8(p).ok().map(str::to_string))
+            .collect()
+    }
 }
 
 #[derive(Debug)]

@@ -338,10 +338,5 @@ fn tracked(repo_root: &Path) -> Result<Vec<String>, String> {
     if !out.success() {
         return Err(format!("git ls-files: {}", out.stderr_str().trim()));
     }
-    Ok(out
-        .stdout
-        .split(|&b| b == 0)
-        .filter(|p| !p.is_empty())
-        .filter_map(|p| std::str::from_utf8(p).ok().map(str::to_string))
-        .collect())
+    Ok(out.nul_separated())
 }

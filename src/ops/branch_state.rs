@@ -117,10 +117,5 @@ fn git_paths(git_dir: &Path, workdir: &Path, args: &[&str]) -> Result<Vec<String
              --checks none to commit without them",
         ));
     }
-    Ok(out
-        .stdout
-        .split(|&b| b == 0)
-        .filter(|p| !p.is_empty())
-        .filter_map(|p| std::str::from_utf8(p).ok().map(str::to_string))
-        .collect())
+    Ok(out.nul_separated())
 }
