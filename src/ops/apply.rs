@@ -125,7 +125,11 @@ impl Request {
             }),
             None => None,
         };
-        Ok(Gates { checks, verify })
+        Ok(Gates {
+            checks,
+            verify,
+            branch: None,
+        })
     }
 }
 
@@ -133,6 +137,9 @@ impl Request {
 struct Gates {
     checks: Option<checks::Options>,
     verify: Option<crate::verify::run::Options>,
+    /// `--branch`: the files whose content on the branch differs from the working tree's
+    /// ([`super::branch_state`]), for both gates; `None` in the other modes.
+    branch: Option<Vec<checks::ContextFile>>,
 }
 
 /// Where the patch applies: the ref to move (commit modes), the commit under it, and the commit
@@ -176,12 +183,14 @@ pub fn run_in(
         recovered = recover::recover_all(&repo.git, &repo.git_dir)?;
     }
     let target = target(&repo, request, mode)?;
-    if mode == Mode::Branch
-        && let Some(opts) = gates.checks.as_mut()
-    {
-        // The checks judge the branch, not the working tree: whatever differs between them is
+    if mode == Mode::Branch && (gates.checks.is_some() || gates.verify.is_some()) {
+        // The gates judge the branch, not the working tree: whatever differs between them is
         // laid over (`branch_state`).
-        opts.context = super::branch_state::context(&repo, target.base)?;
+        let context = super::branch_state::context(&repo, target.base)?;
+        if let Some(opts) = gates.checks.as_mut() {
+            opts.context = context.clone();
+        }
+        gates.branch = Some(context);
     }
     let mut record = Record::load(&repo.git_dir);
     crate::timing::mark("repository opened");
@@ -388,8 +397,9 @@ fn gate(repo: &Repo, plan: &mut Plan, report: &mut Report, gates: &Gates) -> Res
         && !opts.steps.is_empty()
     {
         let projects = projects_of(repo, plan);
-        // The working tree is the baseline: only failures the patch introduced block.
-        let changes: Vec<crate::verify::run::Change> = plan
+        // The working tree (`--branch`: the branch's base) is the baseline: only failures the
+        // patch introduced block.
+        let mut changes: Vec<crate::verify::run::Change> = plan
             .changes
             .iter()
             .map(|c| crate::verify::run::Change {
@@ -398,12 +408,33 @@ fn gate(repo: &Repo, plan: &mut Plan, report: &mut Report, gates: &Gates) -> Res
                 after: c.after.bytes(),
             })
             .collect();
+        let subject = match &gates.branch {
+            Some(context) => {
+                let patched: std::collections::HashSet<&str> =
+                    plan.changes.iter().map(|c| c.rel.as_str()).collect();
+                changes.extend(
+                    context
+                        .iter()
+                        .filter(|(rel, _)| !patched.contains(rel.as_str()))
+                        .map(|(rel, content)| {
+                            let bytes = content.as_deref().map(Vec::as_slice);
+                            crate::verify::run::Change {
+                                rel,
+                                before: bytes,
+                                after: bytes,
+                            }
+                        }),
+                );
+                crate::verify::run::Subject::Branch
+            }
+            None => crate::verify::run::Subject::Patch,
+        };
         let (reports, blocked) = crate::verify::run::run(
             &repo.roots.root,
             &repo.git_dir,
             &config,
             &projects,
-            crate::verify::run::Subject::Patch(&changes),
+            subject(&changes),
             opts,
         );
         report.verify = reports;

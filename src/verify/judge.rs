@@ -21,7 +21,7 @@ pub(super) fn judge_all(
     switched: bool,
 ) -> Vec<VerifyReport> {
     let maps = Maps::new(&ready.changes);
-    let patch = matches!(cx.subject, Subject::Patch(_));
+    let patch = matches!(cx.subject, Subject::Patch(_) | Subject::Branch(_));
     let mut judged: Vec<(VerifyReport, StepRun)> = done
         .into_iter()
         .map(|d| judge(d, &ready.shown, &maps, patch))

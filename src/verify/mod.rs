@@ -148,6 +148,10 @@ pub struct Change<'a> {
 pub enum Subject<'a> {
     /// The working tree with these changes laid over it; the working tree is the baseline.
     Patch(&'a [Change<'a>]),
+    /// `apply --branch`: the branch's state, as these changes over the working tree: the patch's
+    /// (base → patched) and every other file the branch holds otherwise than the working tree
+    /// (the same content before and after, or absent in both); the branch's base is the baseline.
+    Branch(&'a [Change<'a>]),
     /// The working tree as it is; HEAD is the baseline (these changes: HEAD → working tree),
     /// `None` without a HEAD commit.
     Worktree(Option<&'a [Change<'a>]>),
@@ -156,7 +160,7 @@ pub enum Subject<'a> {
 impl<'a> Subject<'a> {
     pub(crate) fn changes(&self) -> &'a [Change<'a>] {
         match *self {
-            Subject::Patch(c) | Subject::Worktree(Some(c)) => c,
+            Subject::Patch(c) | Subject::Branch(c) | Subject::Worktree(Some(c)) => c,
             Subject::Worktree(None) => &[],
         }
     }

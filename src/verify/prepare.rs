@@ -129,6 +129,7 @@ pub(super) fn prepare<'a>(
     };
     let (checked, original) = match cx.subject {
         Subject::Patch(_) => (overlays(true), Some(Vec::new())),
+        Subject::Branch(_) => (overlays(true), Some(overlays(false))),
         Subject::Worktree(Some(_)) => (Vec::new(), Some(overlays(false))),
         Subject::Worktree(None) => (Vec::new(), None),
     };

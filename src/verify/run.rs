@@ -29,7 +29,8 @@
 //! whose failures were all there before is `pass`, with a note saying how many. [`Subject`] says
 //! what the two states are:
 //! - `apply` ([`Subject::Patch`]): the patched state is verified; the working tree is the
-//!   original;
+//!   original; with `--branch` ([`Subject::Branch`]) both states are the branch's (its files
+//!   that differ from the working tree laid over it too), the base the original;
 //! - `patchgate verify` ([`Subject::Worktree`]): the working tree is verified as it is, and
 //!   every failure in it fails the step (it reports the state, not a change); the baseline is
 //!   HEAD (the uncommitted changes undone), so each failure says whether it was already there

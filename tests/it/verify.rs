@@ -1546,3 +1546,39 @@ fn verify_without_a_commit_counts_every_failure_as_new() {
         "{entry:#}"
     );
 }
+
+/// `--branch` verifies the branch: the working tree's uncommitted edit of the tests (which would
+/// have hidden the patch's breakage) is not what runs; the branch's tests are, and the patch is
+/// refused with the branch left unmade. The same patch without the breakage is committed there.
+#[test]
+fn branch_mode_verifies_the_branch_not_the_working_tree() {
+    if !require("python") {
+        return;
+    }
+    let repo = python_project();
+    repo.write(
+        "tests/test_ops.py",
+        "def test_nothing() -> None:\n    assert True\n",
+    );
+    let args = ["--branch", "fix", "--verify", "test", "--checks", "none"];
+    let run = repo.apply(
+        &patch(&[("calc/ops.py", "return a + b", "return a - b", false)]),
+        &args,
+    );
+    run.assert_code(1);
+    let report = run.json();
+    assert_eq!(report["status"], "checks_failed", "{report:#}");
+    assert_test_failed(
+        &report,
+        "tests/test_ops.py::test_add_numbers",
+        "assert -1 == 5",
+    );
+    let made =
+        |name: &str| crate::harness::git_try(repo.path(), &["rev-parse", "--verify", "-q", name]).0;
+    assert!(!made("refs/heads/fix"), "a refused patch made the branch");
+
+    let run = repo.apply(&patch(&[("calc/total.py", "acc", "running", true)]), &args);
+    run.assert_code(0);
+    assert!(made("refs/heads/fix"));
+    assert!(repo.read_str("tests/test_ops.py").contains("test_nothing"));
+}
