@@ -15,7 +15,8 @@ Each round builds, per language and per binary, a fresh repository of ten 30-fun
   go vet) warns about before any patch, so each call also needs the original state's findings;
 - rust-ws: a workspace of two such crates, `app` calling `core` (a path dependency); the first
   patch edits both crates (so both are checked cold), the second `app` alone;
-and applies the same two clean one-edit patches (module 0, then module 1) with the default checks
+and applies two clean one-edit patches (module 0, then module 1; each new variable's name with a
+nonce, so no run meets content an earlier one cached) with the default checks
 through ONE `patchgate mcp` session (raw JSON-RPC on its stdio; the time from sending
 `tools/call` to its answer). For the languages in --cli-langs, a further identical repository
 gets the two patches as two separate `patchgate apply` runs. The variants of a round run in an
@@ -171,24 +172,31 @@ def make_repo(path: Path, lang: str, opts) -> None:
     git(path, "commit", "-q", "-m", "base")
 
 
-def edit(lang: str, i: int, crate: str = "") -> dict:
+def edit(lang: str, i: int, nonce: str, crate: str = "") -> dict:
     _, file, old, new = LANGS[lang]
     tail = f"s - {i + 1}" if crate == "core" else f"core::m{i}::f{i}_3(s, b)"
     fields = {"i": i, "i1": i + 1, "crate": crate, "tail": tail,
               "tail_new": tail.replace("s", "sum", 1)}
+    # The new variable's name carries a nonce: content no earlier run has seen, or a tool's
+    # cache keyed by content outside the fresh repository (go's build cache, which holds vet's
+    # results) would answer from an earlier round.
+    new_text = new.format(**fields)
+    for name in ("sum", "total"):
+        new_text = new_text.replace(name, f"{name}_{nonce}")
     return {
         "file_path": file.format(**fields),
         "old_string": old.format(**fields),
-        "new_string": new.format(**fields),
+        "new_string": new_text,
     }
 
 
 def patch(lang: str, i: int) -> dict:
+    nonce = "n" + os.urandom(4).hex()
     if lang == "rust-ws":
         # First both crates (module 0 of each), then `app` alone (module 1).
         crates = ["core", "app"] if i == 0 else ["app"]
-        return {"edits": [edit(lang, i, c) for c in crates]}
-    return {"edits": [edit(lang, i)]}
+        return {"edits": [edit(lang, i, nonce, c) for c in crates]}
+    return {"edits": [edit(lang, i, nonce)]}
 
 
 class Session:
