@@ -146,13 +146,25 @@ pub fn run(request: &Request, ctx: &Context) -> Result<Report, Error> {
     let mut opts = request.settings.check_options(ctx.progress)?;
     let cwd = ctx.base();
     let repo = Repo::discover(&ctx.dir)?;
-    let files = collect(&repo, &request.paths, request.staged, &cwd)?;
+    let named = named(&repo, &request.paths, &cwd)?;
+    let files = collect(&repo, named.as_deref(), request.staged, &cwd)?;
     // What the change deletes, with HEAD's content: the references check looks for what still
-    // uses it (a name it defined, a module path naming it). Only when every change is checked.
-    let removed = match request.paths.is_empty() {
-        true => deleted(&repo, request.staged, &cwd)?,
-        false => Vec::new(),
-    };
+    // uses it (a name it defined, a module path naming it). With paths, the deletions among
+    // them (a deleted file named, or one under a named folder).
+    let removed: Vec<checks::RemovedFile> = deleted(&repo, request.staged, &cwd)?
+        .into_iter()
+        .filter(|(rel, _)| {
+            named.as_ref().is_none_or(|n| {
+                n.iter().any(|d| {
+                    d.is_empty()
+                        || rel == d
+                        || rel
+                            .strip_prefix(d.as_str())
+                            .is_some_and(|r| r.starts_with('/'))
+                })
+            })
+        })
+        .collect();
     if request.staged {
         opts.context = staged_context(&repo, &cwd)?;
     }
@@ -180,7 +192,7 @@ pub fn run(request: &Request, ctx: &Context) -> Result<Report, Error> {
 /// The files to check and their "before" (HEAD's content), from the working tree or the index.
 fn collect(
     repo: &Repo,
-    paths: &[PathBuf],
+    named: Option<&[String]>,
     staged: bool,
     cwd: &Path,
 ) -> Result<Vec<CheckFile>, Error> {
@@ -192,7 +204,10 @@ fn collect(
         let blob = repo.git.find_blob(entry.id()).ok()?;
         Some(Arc::new(blob.content().to_vec()))
     };
-    let wanted = wanted(repo, workdir, paths, cwd)?;
+    let wanted = match named {
+        Some(n) => Some(expand(workdir, n)?),
+        None => None,
+    };
     let mut files = Vec::new();
     let mut push = |rel: String, after: Vec<u8>| {
         files.push(CheckFile {
@@ -232,34 +247,46 @@ fn collect(
     Ok(files)
 }
 
-/// The repository paths the user named (a directory: every file under it), or `None` for
-/// "every changed file".
-fn wanted(
-    repo: &Repo,
-    workdir: &Path,
-    paths: &[PathBuf],
-    cwd: &Path,
-) -> Result<Option<Vec<String>>, Error> {
+/// The repository paths the user named (`""`: the repository's root), or `None` for "every
+/// changed file".
+fn named(repo: &Repo, paths: &[PathBuf], cwd: &Path) -> Result<Option<Vec<String>>, Error> {
     if paths.is_empty() {
         return Ok(None);
     }
     let mut out = Vec::new();
     for p in paths {
+        let abs = super::under(cwd, p);
+        // `check .` at the top: every file, as a linter's `.` means.
+        if abs.canonicalize().is_ok_and(|c| c == repo.roots.root) {
+            out.push(String::new());
+            continue;
+        }
         let rel = repo
             .roots
-            .resolve(&super::under(cwd, p).to_string_lossy())
+            .resolve(&abs.to_string_lossy())
             .map_err(|m| Error::Usage {
                 message: m,
                 help: "name files inside the repository".into(),
             })?
             .rel;
-        if workdir.join(&rel).is_dir() {
-            out.extend(list_files(workdir, &rel)?);
-        } else {
-            out.push(rel);
-        }
+        out.push(rel);
     }
     Ok(Some(out))
+}
+
+/// The files of the named paths: a folder (or the root) gives every file under it.
+fn expand(workdir: &Path, named: &[String]) -> Result<Vec<String>, Error> {
+    let mut out = Vec::new();
+    for rel in named {
+        if rel.is_empty() {
+            out.extend(list_files(workdir, ".")?);
+        } else if workdir.join(rel).is_dir() {
+            out.extend(list_files(workdir, rel)?);
+        } else {
+            out.push(rel.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// The files HEAD has and the working tree (or, `staged`, the index) does not, with HEAD's

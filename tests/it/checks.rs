@@ -1809,3 +1809,37 @@ fn branch_mode_runs_clippy_on_the_branch_not_the_working_tree() {
     // The working tree is as the user left it.
     assert!(!repo.read_str("src/legacy.rs").contains("other"));
 }
+
+/// `check PATHS` looks at the deletions among the named paths (a deleted file named, or one
+/// under a named folder): the references check finds what still uses them. `.` at the top names
+/// every file, as a linter's `.` does.
+#[test]
+fn check_named_paths_see_their_deletions_and_dot_is_every_file() {
+    let repo = TestRepo::new()
+        .file("lib/util.py", "def helper():\n    return 1\n")
+        .file("app.py", "from lib.util import helper\n\nhelper()\n")
+        .file("lib/__init__.py", "")
+        .commit();
+    repo.git(&["rm", "-q", "lib/util.py"]);
+    let dangling = |args: &[&str]| {
+        let mut all = vec!["check", "--checks", "references", "--format", "json"];
+        all.extend_from_slice(args);
+        let run = repo.run(&all);
+        let report = run.json();
+        let found = report["checks"].as_array().is_some_and(|cs| {
+            cs.iter().any(|c| {
+                c["path"] == "app.py" && c["checker"] == "references" && c["status"] == "fail"
+            })
+        });
+        assert_eq!(run.code, if found { 1 } else { 0 }, "{args:?}: {report:#}");
+        found
+    };
+    assert!(dangling(&[]), "every change");
+    assert!(dangling(&["lib/util.py"]), "the deleted file named");
+    assert!(dangling(&["lib"]), "its folder named");
+    assert!(dangling(&["."]), "the root");
+    assert!(
+        !dangling(&["lib/__init__.py"]),
+        "a file beside it: not its deletion"
+    );
+}
