@@ -183,15 +183,6 @@ pub fn run_in(
         recovered = recover::recover_all(&repo.git, &repo.git_dir)?;
     }
     let target = target(&repo, request, mode)?;
-    if mode == Mode::Branch && (gates.checks.is_some() || gates.verify.is_some()) {
-        // The gates judge the branch, not the working tree: whatever differs between them is
-        // laid over (`branch_state`).
-        let context = super::branch_state::context(&repo, target.base)?;
-        if let Some(opts) = gates.checks.as_mut() {
-            opts.context = context.clone();
-        }
-        gates.branch = Some(context);
-    }
     let mut record = Record::load(&repo.git_dir);
     crate::timing::mark("repository opened");
     let mut plan = plan_on(&repo, patch, &target, &record, request.lenient)?;
@@ -208,6 +199,15 @@ pub fn run_in(
         // For the working-tree transaction's staging thread (the only one that stages on a
         // thread of its own): opened while the checks run.
         repo.open_second_ahead();
+    }
+    if mode == Mode::Branch && (gates.checks.is_some() || gates.verify.is_some()) {
+        // The gates judge the branch, not the working tree: whatever differs between them is
+        // laid over (`branch_state`). Only for a plan that reaches them.
+        let context = super::branch_state::context(&repo, target.base)?;
+        if let Some(opts) = gates.checks.as_mut() {
+            opts.context = context.clone();
+        }
+        gates.branch = Some(context);
     }
     if !gate(&repo, &mut plan, &mut report, &gates)? {
         return Ok(report);

@@ -242,35 +242,15 @@ fn attr_tree(repo: &Repository, paths: &[&str], index_only: &[String]) -> Result
             files.push((rel, oid));
         }
     }
-    tree_of(repo, "", &files)
+    // The same builder a commit's tree is made with, from an empty tree.
+    let empty = repo.find_tree(repo.treebuilder(None)?.write()?)?;
+    let mut builder = git2::build::TreeUpdateBuilder::new();
+    for (rel, oid) in &files {
+        builder.upsert(rel.as_str(), *oid, git2::FileMode::Blob);
+    }
+    builder.create_updated(repo, &empty)
 }
 
-/// The tree of `files` (paths relative to the tree, all under `prefix`), built folder by folder.
-fn tree_of(repo: &Repository, prefix: &str, files: &[(String, Oid)]) -> Result<Oid, git2::Error> {
-    let mut builder = repo.treebuilder(None)?;
-    let mut subdirs: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
-    for (path, oid) in files {
-        let rest = &path[prefix.len()..];
-        match rest.split_once('/') {
-            None => {
-                builder.insert(rest, *oid, 0o100644)?;
-            }
-            Some((dir, _)) => {
-                subdirs.insert(dir);
-            }
-        }
-    }
-    for dir in subdirs {
-        let inner = format!("{prefix}{dir}/");
-        let under: Vec<(String, Oid)> = files
-            .iter()
-            .filter(|(p, _)| p.starts_with(&inner))
-            .cloned()
-            .collect();
-        builder.insert(dir, tree_of(repo, &inner, &under)?, 0o040000)?;
-    }
-    builder.write()
-}
 
 /// For each `(path, working-tree bytes)`: the blob `git add` would store, where that may differ
 /// from the bytes' own blob (`None`: the bytes are stored as they are).

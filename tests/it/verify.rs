@@ -1582,3 +1582,28 @@ fn branch_mode_verifies_the_branch_not_the_working_tree() {
     assert!(made("refs/heads/fix"));
     assert!(repo.read_str("tests/test_ops.py").contains("test_nothing"));
 }
+
+/// `--branch` judges failures against the branch: a test the branch already fails (the working
+/// tree holds the user's uncommitted fix) is not the harmless patch's doing, so the patch is
+/// committed there, the failure said to be old; judged against the working tree it was new.
+#[test]
+fn branch_mode_judges_failures_against_the_branch() {
+    if !require("python") {
+        return;
+    }
+    let repo = python_project();
+    repo.write(
+        "calc/ops.py",
+        "def add_numbers(a: int, b: int) -> int:\n    return a + b + 1\n",
+    );
+    repo.git(&["commit", "-qam", "broken"]);
+    repo.git(&["checkout", "HEAD~1", "--", "calc/ops.py"]);
+    let run = repo.apply(
+        &patch(&[("calc/total.py", "acc", "running", true)]),
+        &["--branch", "fix", "--verify", "test", "--checks", "none"],
+    );
+    run.assert_code(0);
+    let report = run.json();
+    passed_with_old(&report, "test", "ran", 2);
+    assert!(repo.git(&["show", "fix:calc/total.py"]).contains("running"));
+}
