@@ -251,7 +251,6 @@ fn attr_tree(repo: &Repository, paths: &[&str], index_only: &[String]) -> Result
     builder.create_updated(repo, &empty)
 }
 
-
 /// For each `(path, working-tree bytes)`: the blob `git add` would store, where that may differ
 /// from the bytes' own blob (`None`: the bytes are stored as they are).
 pub fn committed_blobs(
