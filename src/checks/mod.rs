@@ -25,6 +25,7 @@
 pub mod baseline;
 pub mod checker;
 pub mod config;
+pub mod context;
 pub mod custom;
 pub mod exec;
 pub mod finding;
@@ -44,6 +45,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 pub use crate::project::config::Kind;
+pub use context::Context;
 pub use finding::Finding;
 
 /// One file to check: where it really is, and its content before and after the patch.
@@ -100,8 +102,9 @@ pub struct Options {
     pub progress: bool,
     /// Other files of the state under check whose content differs from the working tree, laid over
     /// the package mirrors too (`check --staged`: the index's version of files with unstaged
-    /// changes, and untracked files as absent), so nothing unstaged leaks into the verdict.
-    pub context: Vec<ContextFile>,
+    /// changes, and untracked files as absent), so nothing unstaged leaks into the verdict;
+    /// `apply --branch`: the branch's, made only if a check reads it.
+    pub context: Context,
     /// `--offline`: never download a package checker's dependencies (`cargo fetch`,
     /// `go mod download`); missing ones make the checker `error` with a help.
     pub offline: bool,
@@ -123,7 +126,7 @@ impl Default for Options {
             jobs: 0,
             only: None,
             progress: false,
-            context: Vec::new(),
+            context: Context::none(),
             offline: false,
         }
     }

@@ -276,33 +276,31 @@ fn has_word(ac: &AhoCorasick, text: &str) -> bool {
 /// others added, and their texts read from it.
 pub struct Tracked<'a> {
     repo_root: &'a Path,
-    context: BTreeMap<&'a str, Option<&'a [u8]>>,
+    context: &'a super::Context,
     list: std::sync::OnceLock<Result<Vec<String>, String>>,
 }
 
 impl<'a> Tracked<'a> {
-    pub fn new(repo_root: &'a Path, context: &'a [super::ContextFile]) -> Tracked<'a> {
+    pub fn new(repo_root: &'a Path, context: &'a super::Context) -> Tracked<'a> {
         Tracked {
             repo_root,
-            context: context
-                .iter()
-                .map(|(rel, content)| (rel.as_str(), content.as_deref().map(Vec::as_slice)))
-                .collect(),
+            context,
             list: std::sync::OnceLock::new(),
         }
     }
 
     pub fn get(&self) -> Result<&[String], String> {
         match self.list.get_or_init(|| {
+            let context = self.context.files()?;
             let mut list: Vec<String> = tracked(self.repo_root)?
                 .into_iter()
-                .filter(|rel| !matches!(self.context.get(rel.as_str()), Some(None)))
+                .filter(|rel| !matches!(self.context.get(rel), Some(None)))
                 .collect();
             list.extend(
-                self.context
+                context
                     .iter()
                     .filter(|(_, content)| content.is_some())
-                    .map(|(rel, _)| rel.to_string()),
+                    .map(|(rel, _)| rel.clone()),
             );
             list.sort();
             list.dedup();

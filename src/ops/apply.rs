@@ -139,7 +139,7 @@ struct Gates {
     verify: Option<crate::verify::run::Options>,
     /// `--branch`: the files whose content on the branch differs from the working tree's
     /// ([`super::branch_state`]), for both gates; `None` in the other modes.
-    branch: Option<Vec<checks::ContextFile>>,
+    branch: Option<checks::Context>,
 }
 
 /// Where the patch applies: the ref to move (commit modes), the commit under it, and the commit
@@ -202,7 +202,8 @@ pub fn run_in(
     }
     if mode == Mode::Branch && (gates.checks.is_some() || gates.verify.is_some()) {
         // The gates judge the branch, not the working tree: whatever differs between them is
-        // laid over (`branch_state`). Only for a plan that reaches them.
+        // laid over (`branch_state`). Only for a plan that reaches them, and listed only if one
+        // of them reads it.
         let context = super::branch_state::context(&repo, target.base)?;
         if let Some(opts) = gates.checks.as_mut() {
             opts.context = context.clone();
@@ -412,6 +413,13 @@ fn gate(repo: &Repo, plan: &mut Plan, report: &mut Report, gates: &Gates) -> Res
             Some(context) => {
                 let patched: std::collections::HashSet<&str> =
                     plan.changes.iter().map(|c| c.rel.as_str()).collect();
+                let context = context.files().map_err(|e| {
+                    Error::git_msg(
+                        format!("cannot compare the branch with the working tree: {e}"),
+                        "verify of --branch needs git to list what the working tree changes; \
+                         run without --verify to commit without it",
+                    )
+                })?;
                 changes.extend(
                     context
                         .iter()

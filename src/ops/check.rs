@@ -93,7 +93,7 @@ impl Settings {
             only,
             offline: self.offline,
             progress,
-            context: Vec::new(),
+            context: checks::Context::none(),
         }))
     }
 
@@ -166,7 +166,7 @@ pub fn run(request: &Request, ctx: &Context) -> Result<Report, Error> {
         })
         .collect();
     if request.staged {
-        opts.context = staged_context(&repo, &cwd)?;
+        opts.context = checks::Context::of(staged_context(&repo, &cwd)?);
     }
     let config = crate::project::config::Config::load(&repo.roots.root)?;
     config.check_names(opts.only.as_deref())?;

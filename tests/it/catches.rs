@@ -1824,6 +1824,48 @@ fn branch_a_complete_rename_passes_whatever_untracked_files_use() {
     );
 }
 
+/// The branch's differing files are listed only when a check reads across files: a body edit
+/// (no name removed, no import line) checks no other file, so `--branch` pays nothing for them;
+/// a rename lists them once, for the references check.
+#[test]
+fn branch_context_is_listed_only_when_a_check_reads_it() {
+    let repo = python_repo();
+    repo.write("scratch.py", "from util import parse_config\n");
+    let timed = |patch: &str| {
+        let _ = git_try(repo.path(), &["branch", "-D", "fix"]);
+        repo.apply_env(
+            patch,
+            &["--branch", "fix", "--checks", "references,syntax"],
+            &[("PATCHGATE_TIMINGS", "1")],
+        )
+    };
+    let body = json!({"edits": [{
+        "file_path": "util.py",
+        "old_string": "    return 1\n",
+        "new_string": "    return 2\n",
+    }]})
+    .to_string();
+    let run = timed(&body);
+    run.assert_code(0);
+    assert!(
+        !run.stderr.contains("branch: context made"),
+        "{}",
+        run.stderr
+    );
+    assert!(repo.git(&["show", "fix:util.py"]).contains("return 2"));
+
+    let mut all = PY_RENAME.to_vec();
+    all.push(("cli.py", "parse_config", "load_config"));
+    let run = timed(&rename(&all));
+    run.assert_code(0);
+    assert_eq!(
+        run.stderr.matches("branch: context made").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}
+
 /// A new import of a file only the working tree has (untracked): on the branch it names
 /// nothing, so it is refused; a file the branch has but the working tree deleted (uncommitted)
 /// may be imported.

@@ -32,7 +32,10 @@ fn run(call: &Call) -> Ran<Out> {
         Ok(p) => p,
         Err(e) => return e,
     };
-    let overlays = call.overlays();
+    let overlays = match call.overlays() {
+        Ok(o) => o,
+        Err(e) => return Ran::Error(e),
+    };
     match go_lint(call, project, &overlays) {
         Ran::Done(f) => Ran::Done(Out::Package(f)),
         other => other.relay(),

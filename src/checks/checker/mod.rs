@@ -176,7 +176,7 @@ pub struct Call<'a> {
     pub args: &'a [String],
     pub timeout: Duration,
     /// Other files whose state differs from the working tree (package checkers lay them over).
-    pub context: &'a [ContextFile],
+    pub context: &'a crate::checks::Context,
     /// Every file the patch changes, with its new content (`None`: gone): a package checker of
     /// the patched state lays those outside its own files over the mirror too.
     pub patched: &'a [ContextFile],
@@ -200,7 +200,8 @@ impl Call<'_> {
     /// What a package run lays over the mirror: the state's other differing files (`check
     /// --staged`), then the call's files (absent ones deleted), then, for the patched state, the
     /// files the patch deletes inside the project (the baseline keeps them: it is the original).
-    pub fn overlays(&self) -> Vec<Overlay<'_>> {
+    /// Fails when the state's context could not be made.
+    pub fn overlays(&self) -> Result<Vec<Overlay<'_>>, String> {
         let call = self;
         let inside = |rel: &str| {
             call.project.is_none_or(|p| {
@@ -218,6 +219,7 @@ impl Call<'_> {
             .map(|(rel, _)| Overlay { rel, content: None });
         let context = call
             .context
+            .files()?
             .iter()
             .filter(|(rel, _)| !call.files.iter().any(|i| i.rel == rel))
             .map(|(rel, content)| Overlay {
@@ -236,14 +238,14 @@ impl Call<'_> {
                 rel,
                 content: content.as_deref().map(|b| b.as_slice()),
             });
-        context
+        Ok(context
             .chain(patched)
             .chain(call.files.iter().map(|i| Overlay {
                 rel: i.rel,
                 content: i.text.map(str::as_bytes),
             }))
             .chain(deleted)
-            .collect()
+            .collect())
     }
 }
 

@@ -27,6 +27,11 @@ fn run(call: &Call) -> Ran<Out> {
         call.context,
         &tracked,
     );
+    // A state whose context could not be made was read as the working tree's: say so rather
+    // than judge the wrong files.
+    if let Some(e) = call.context.failed() {
+        return Ran::Error(e);
+    }
     match (names, modules) {
         (Ok(mut f), Ok(m)) => {
             f.extend(m);

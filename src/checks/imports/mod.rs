@@ -63,7 +63,7 @@ struct States<'a> {
     texts: BTreeMap<&'a str, &'a str>,
     /// Files whose state differs from the working tree (`check --staged`: the index's; `apply
     /// --branch`: the branch's), `None` where that state lacks them.
-    context: BTreeMap<&'a str, &'a Option<std::sync::Arc<Vec<u8>>>>,
+    context: &'a super::Context,
 }
 
 impl States<'_> {
@@ -120,9 +120,7 @@ impl States<'_> {
             return None;
         }
         match self.context.get(rel) {
-            Some(state) => state
-                .as_ref()
-                .and_then(|b| String::from_utf8(b.to_vec()).ok()),
+            Some(state) => state.and_then(|b| String::from_utf8(b.to_vec()).ok()),
             None => read(self.repo_root, rel),
         }
     }
@@ -227,7 +225,7 @@ pub fn check(
     repo_root: &Path,
     files: &[Input],
     removed: &[(String, std::sync::Arc<Vec<u8>>)],
-    context: &[super::ContextFile],
+    context: &super::Context,
     tracked: &super::references::Tracked,
 ) -> Result<Vec<RawFinding>, String> {
     let states = States {
@@ -237,7 +235,7 @@ pub fn check(
             .iter()
             .filter_map(|i| Some((i.rel, i.text?)))
             .collect(),
-        context: context.iter().map(|(r, b)| (r.as_str(), b)).collect(),
+        context,
     };
     let mut out: Vec<RawFinding> = files
         .par_iter()
@@ -457,11 +455,13 @@ mod tests {
 
     #[test]
     fn only_an_edit_of_an_import_line_has_its_imports_looked_up() {
+        static NO_CONTEXT: std::sync::LazyLock<crate::checks::Context> =
+            std::sync::LazyLock::new(crate::checks::Context::none);
         let states = |removed: &'static [&'static str]| States {
             repo_root: Path::new("/nonexistent"),
             removed: removed.iter().copied().collect(),
             texts: BTreeMap::new(),
-            context: BTreeMap::new(),
+            context: &NO_CONTEXT,
         };
         let before = "import {\n  a,\n  b,\n} from './x.js';\n\nconst n = 1;\n";
         let untouched = |after: &str, from: Option<&'static str>, removed| {
