@@ -210,7 +210,18 @@ pub fn run_in(
         }
         gates.branch = Some(context);
     }
-    if !gate(&repo, &mut plan, &mut report, &gates)? {
+    let passed = gate(&repo, &mut plan, &mut report, &gates)?;
+    // A check that could not list the branch's files judged nothing of the branch: as strict as
+    // when they were listed before the gates, the run stops (a checker's `error` alone would not
+    // block, and the branch would be made unjudged).
+    if let Some(e) = gates.branch.as_ref().and_then(checks::Context::failed) {
+        return Err(Error::git_msg(
+            format!("cannot compare the branch with the working tree: {e}"),
+            "the checks of --branch need git to list what the working tree changes; run with \
+             --checks none to commit without them",
+        ));
+    }
+    if !passed {
         return Ok(report);
     }
     if request.dry_run {

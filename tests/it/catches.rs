@@ -1866,6 +1866,70 @@ fn branch_context_is_listed_only_when_a_check_reads_it() {
     );
 }
 
+/// When git cannot list what the working tree changes against the branch, a check that needed it
+/// judged nothing of the branch: the run stops with a git error and the branch is not made (a
+/// checker's `error` alone does not block). `git` on PATH is a wrapper that fails `git diff
+/// --name-only` and runs the real git otherwise.
+#[cfg(unix)]
+#[test]
+fn branch_a_comparison_git_cannot_make_stops_the_run() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = python_repo();
+    let real = String::from_utf8(
+        std::process::Command::new("sh")
+            .args(["-c", "command -v git"])
+            .output()
+            .expect("sh")
+            .stdout,
+    )
+    .expect("utf8");
+    let bin = tempfile::tempdir().expect("tempdir");
+    let wrapper = bin.path().join("git");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --name-only ] && {{ echo 'fatal: broken' >&2; exit 128; }}; done\nexec {} \"$@\"\n",
+            real.trim()
+        ),
+    )
+    .expect("write wrapper");
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run = repo.apply_env(
+        &rename(&[("util.py", "parse_config", "load_config")]),
+        &[
+            "--branch",
+            "fix",
+            "--checks",
+            "references",
+            "--format",
+            "json",
+        ],
+        &[("PATH", path.as_str())],
+    );
+    assert_eq!(run.code, 4, "{}\n{}", run.stdout, run.stderr);
+    let report = run.json();
+    assert_eq!(report["error"]["kind"], "git", "{report}");
+    assert!(
+        report["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("cannot compare the branch") && m.contains("fatal: broken")),
+        "{report}"
+    );
+    assert!(
+        !git_try(
+            repo.path(),
+            &["rev-parse", "--verify", "-q", "refs/heads/fix"]
+        )
+        .0,
+        "the branch was made"
+    );
+}
+
 /// A new import of a file only the working tree has (untracked): on the branch it names
 /// nothing, so it is refused; a file the branch has but the working tree deleted (uncommitted)
 /// may be imported.
