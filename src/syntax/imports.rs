@@ -6,7 +6,8 @@
 //! `export … from "x"`, `import("x")`, `require("x")` and TypeScript's `import a = require("x")`,
 //! each with a plain string literal. A specifier in a comment, in any other string, or built at
 //! run time (a template with a substitution, a variable) is not one; bare specifiers (`react`,
-//! `@scope/pkg`, `#internal`) and aliases resolve through configuration and are left out.
+//! `@scope/pkg`, `#internal`) and aliases resolve through configuration: [`module_specifiers`]
+//! gives them too, for a caller that reads it (`checks::imports::tsconfig`).
 
 use tree_sitter::{Node, Tree};
 
@@ -24,6 +25,14 @@ pub struct Specifier {
 
 /// The relative specifiers of `text` in source order; empty for a language without them here.
 pub fn relative_specifiers(lang: Language, text: &str, tree: &Tree) -> Vec<Specifier> {
+    let mut out = module_specifiers(lang, text, tree);
+    out.retain(|s| is_relative(&s.text));
+    out
+}
+
+/// Every module specifier of `text` in source order, bare ones too (`react`, an alias such as
+/// `@/lib/x`): for a caller that knows the project's aliases.
+pub fn module_specifiers(lang: Language, text: &str, tree: &Tree) -> Vec<Specifier> {
     if !matches!(
         lang,
         Language::JavaScript | Language::TypeScript | Language::Tsx
@@ -35,7 +44,7 @@ pub fn relative_specifiers(lang: Language, text: &str, tree: &Tree) -> Vec<Speci
     preorder(tree, |node| {
         if let Some(s) = module_string(node, text) {
             let name = text.get(s.byte_range()).unwrap_or_default();
-            if let Some(spec) = literal(name).filter(|t| is_relative(t)) {
+            if let Some(spec) = literal(name) {
                 let p = s.start_position();
                 out.push(Specifier {
                     text: spec.to_string(),
@@ -99,7 +108,7 @@ fn literal(quoted: &str) -> Option<&str> {
 }
 
 /// `./x`, `../x`, `.` and `..`: resolved against the importing file's folder.
-fn is_relative(spec: &str) -> bool {
+pub fn is_relative(spec: &str) -> bool {
     spec == "." || spec == ".." || spec.starts_with("./") || spec.starts_with("../")
 }
 

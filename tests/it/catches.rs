@@ -825,6 +825,97 @@ fn ts_a_moved_file_whose_own_relative_import_no_longer_resolves_is_refused() {
     );
 }
 
+/// A TypeScript project whose modules import each other through `tsconfig.json` aliases (`@/*`
+/// for `src/*`, with a comment and trailing commas, as TypeScript allows), as Next.js and Vite
+/// projects do.
+fn ts_alias_repo() -> TestRepo {
+    TestRepo::new()
+        .file("package.json", "{\"name\": \"demo\", \"private\": true}\n")
+        .file(
+            "tsconfig.json",
+            "{\n  // aliases\n  \"compilerOptions\": {\n    \"strict\": true,\n    \"paths\": { \"@/*\": [\"./src/*\"], },\n  },\n}\n",
+        )
+        .file(
+            "src/lib/merge.ts",
+            "export function merge(a: object, b: object) {\n  return { ...a, ...b };\n}\n",
+        )
+        .file(
+            "src/app.ts",
+            "import { merge } from \"@/lib/merge\";\n\nexport const config = merge({}, {});\n",
+        )
+        .file(
+            "src/pages/home.tsx",
+            "import { merge } from '@/lib/merge';\n\nexport const home = merge({ a: 1 }, {});\n",
+        )
+        .commit()
+}
+
+#[test]
+fn ts_moving_a_module_its_importers_reach_through_an_alias_is_refused() {
+    let repo = ts_alias_repo();
+    let report = refused(
+        &repo,
+        &move_and_edit(&[("src/lib/merge.ts", "src/lib/deep-merge.ts")], &[]),
+    );
+    for path in ["src/app.ts", "src/pages/home.tsx"] {
+        dangling_import(
+            &report,
+            path,
+            1,
+            "`@/lib/merge` names no file after the patch (it named `src/lib/merge.ts`, which the \
+             patch removes or moves)",
+            true,
+        );
+    }
+}
+
+#[test]
+fn ts_moving_a_module_with_its_aliased_importers_updated_passes() {
+    let repo = ts_alias_repo();
+    let report = passes(
+        &repo,
+        &move_and_edit(
+            &[("src/lib/merge.ts", "src/lib/deep-merge.ts")],
+            &[
+                ("src/app.ts", "\"@/lib/merge\"", "\"@/lib/deep-merge\""),
+                ("src/pages/home.tsx", "'@/lib/merge'", "'@/lib/deep-merge'"),
+            ],
+        ),
+        "src/app.ts",
+        "@/lib/deep-merge",
+    );
+    nothing_flagged(&report);
+}
+
+/// An alias the patch writes that names no file is judged as a relative path is; a package the
+/// patch imports is not (TypeScript tries `node_modules` when no alias names a file).
+#[test]
+fn ts_an_alias_the_patch_writes_is_judged_and_a_package_is_not() {
+    let repo = ts_alias_repo();
+    let edit = |old: &str, new: &str| {
+        json!({"edits": [{"file_path": "src/app.ts", "old_string": old, "new_string": new}]})
+            .to_string()
+    };
+    let report = refused(&repo, &edit("\"@/lib/merge\"", "\"@/lib/merg\""));
+    dangling_import(
+        &report,
+        "src/app.ts",
+        1,
+        "`@/lib/merg` names no file after the patch (the patch wrote it)",
+        false,
+    );
+    let report = passes(
+        &repo,
+        &edit(
+            "import { merge }",
+            "import { z } from \"zod\";\nimport { pick } from \"lodash/pick\";\nimport { merge }",
+        ),
+        "src/app.ts",
+        "lodash/pick",
+    );
+    nothing_flagged(&report);
+}
+
 /// A rename whose `replace_all` also hits the text of an import path (as commander's
 /// `suggestSimilar`, imported from `./suggestSimilar.js`): every name is consistent, only the
 /// path names a file that does not exist.

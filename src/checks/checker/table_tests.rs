@@ -79,7 +79,12 @@ fn no_checker_is_named_as_a_string_outside_its_own_file() {
             continue;
         }
         let text = code(&file);
+        // TypeScript's configuration has a `references` key of its own (project references).
+        let tsconfig = file.ends_with("checks/imports/tsconfig.rs");
         for c in TABLE {
+            if tsconfig && c.name == "references" {
+                continue;
+            }
             if text.contains(&format!("\"{}\"", c.name)) {
                 found.push(format!("{}: \"{}\"", file.display(), c.name));
             }

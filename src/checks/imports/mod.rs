@@ -16,16 +16,20 @@
 //!    repository whose text holds a removed file's name is parsed, and a specifier that resolved
 //!    before and resolves to nothing after is a finding.
 //!
-//! Resolution is node's and TypeScript's for relative paths, without configuration: the path as
-//! written, then with each of the usual extensions, then a folder's `index` file or
-//! `package.json`; TypeScript's `./x.js` also names `./x.ts` (and `.jsx`/`.mjs`/`.cjs` their
-//! TypeScript forms). A specifier that leaves the repository is not judged.
+//! Resolution is node's and TypeScript's for relative paths: the path as written, then with each
+//! of the usual extensions, then a folder's `index` file or `package.json`; TypeScript's `./x.js`
+//! also names `./x.ts` (and `.jsx`/`.mjs`/`.cjs` their TypeScript forms). A bare specifier is
+//! followed where the file's `tsconfig.json` (or `jsconfig.json`) gives it a meaning (`paths`,
+//! `baseUrl`: [`tsconfig`], read in the state after the patch), each path it names tried as a
+//! relative one is; otherwise it is a package and not judged. A specifier that leaves the
+//! repository is not judged.
 //!
 //! Invariant: a specifier that named nothing before the patch (a generated file not built yet,
 //! a path only a bundler's configuration gives meaning) is never reported, so an unrelated
 //! patch passes.
 
 mod python;
+mod tsconfig;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -64,9 +68,17 @@ struct States<'a> {
     /// Files whose state differs from the working tree (`check --staged`: the index's; `apply
     /// --branch`: the branch's), `None` where that state lacks them.
     context: &'a super::Context,
+    /// The TypeScript aliases of each folder, looked up in the state after the patch.
+    aliases: tsconfig::Configs,
 }
 
 impl States<'_> {
+    /// The aliases (`tsconfig.json` `paths`, `baseUrl`) governing files of `folder`.
+    fn aliases(&self, folder: &str) -> Option<std::sync::Arc<tsconfig::Aliases>> {
+        self.aliases
+            .for_folder(folder, &|rel: &str| self.after_text(rel))
+    }
+
     fn on_disk(&self, rel: &str) -> bool {
         std::fs::metadata(self.repo_root.join(rel)).is_ok_and(|m| m.is_file())
     }
@@ -191,6 +203,54 @@ fn resolve(dir: &str, spec: &str, exists: &dyn Fn(&str) -> bool) -> Resolved {
         .map_or(Resolved::Nothing, Resolved::File)
 }
 
+/// Resolves `spec` written in a file of folder `dir`: a relative path from `dir`, an alias
+/// through `aliases` (each path it names tried in turn, as a relative path is); anything else
+/// (a package) is not judged.
+fn resolve_spec(
+    dir: &str,
+    spec: &str,
+    aliases: Option<&tsconfig::Aliases>,
+    exists: &dyn Fn(&str) -> bool,
+) -> Resolved {
+    if imports::is_relative(spec) {
+        return resolve(dir, spec, exists);
+    }
+    let Some(candidates) = aliases.and_then(|a| a.candidates(spec)) else {
+        return Resolved::Outside;
+    };
+    let mut outside = false;
+    for c in candidates {
+        match resolve("", &c, exists) {
+            found @ Resolved::File(_) => return found,
+            Resolved::Outside => outside = true,
+            Resolved::Nothing => {}
+        }
+    }
+    if outside {
+        Resolved::Outside
+    } else {
+        Resolved::Nothing
+    }
+}
+
+/// The specifiers of `text` worth resolving in a file of `dir`: the relative ones, and with
+/// `aliases` the ones an alias applies to.
+fn specifiers(
+    lang: Language,
+    text: &str,
+    tree: &tree_sitter::Tree,
+    aliases: Option<&tsconfig::Aliases>,
+) -> Vec<Specifier> {
+    match aliases {
+        None => imports::relative_specifiers(lang, text, tree),
+        Some(a) => {
+            let mut all = imports::module_specifiers(lang, text, tree);
+            all.retain(|s| imports::is_relative(&s.text) || a.candidates(&s.text).is_some());
+            all
+        }
+    }
+}
+
 /// `spec` joined to the folder `dir`, without its query: `None` when it leaves the repository.
 fn joined(dir: &str, spec: &str) -> Option<String> {
     let spec = spec.split(['?', '#']).next().unwrap_or(spec);
@@ -236,6 +296,7 @@ pub fn check(
             .filter_map(|i| Some((i.rel, i.text?)))
             .collect(),
         context,
+        aliases: tsconfig::Configs::default(),
     };
     let mut out: Vec<RawFinding> = files
         .par_iter()
@@ -260,18 +321,28 @@ fn in_written_file(states: &States, i: &Input, lang: Language) -> Vec<RawFinding
     let Some(tree) = trees::tree(lang, text, i.before) else {
         return Vec::new();
     };
-    let mut after = imports::relative_specifiers(lang, text, &tree);
+    let dir = folder(i.rel);
+    let aliases = states.aliases(dir);
+    let mut after = specifiers(lang, text, &tree, aliases.as_deref());
     if after.is_empty() {
         return Vec::new();
     }
-    // The original's specifiers (its tree is the syntax gate's, cached).
+    // The original's specifiers (its tree is the syntax gate's, cached), from the folder it
+    // stood in.
+    let was_dir = folder(i.from.unwrap_or(i.rel));
+    let was_aliases = if was_dir == dir {
+        aliases.clone()
+    } else {
+        states.aliases(was_dir)
+    };
     let original: Vec<Specifier> = i
         .before
         .and_then(|b| {
-            Some(imports::relative_specifiers(
+            Some(specifiers(
                 lang,
                 b,
                 &trees::tree(lang, b, None)?,
+                was_aliases.as_deref(),
             ))
         })
         .unwrap_or_default();
@@ -280,21 +351,23 @@ fn in_written_file(states: &States, i: &Input, lang: Language) -> Vec<RawFinding
         // the patch wrote needs looking up (an edit that leaves the imports alone costs none).
         after.retain(|s| !original.iter().any(|o| o.text == s.text));
     }
-    let dir = folder(i.rel);
     let broken: Vec<&Specifier> = after
         .iter()
-        .filter(|s| resolve(dir, &s.text, &|p| states.after(p)) == Resolved::Nothing)
+        .filter(|s| {
+            resolve_spec(dir, &s.text, aliases.as_deref(), &|p| states.after(p))
+                == Resolved::Nothing
+        })
         .collect();
     if broken.is_empty() {
         return Vec::new();
     }
-    // The original's specifiers, from the folder it stood in.
-    let was_dir = folder(i.from.unwrap_or(i.rel));
     let before: BTreeMap<String, Resolved> = original
         .into_iter()
         .filter(|s| broken.iter().any(|x| x.text == s.text))
         .map(|s| {
-            let r = resolve(was_dir, &s.text, &|p| states.before(p));
+            let r = resolve_spec(was_dir, &s.text, was_aliases.as_deref(), &|p| {
+                states.before(p)
+            });
             (s.text, r)
         })
         .collect();
@@ -307,15 +380,35 @@ fn in_written_file(states: &States, i: &Input, lang: Language) -> Vec<RawFinding
                 Some(Resolved::Nothing) | Some(Resolved::Outside) => return None,
                 Some(Resolved::File(p)) => format!("it named `{p}` before the patch"),
                 // Written by the patch into a folder that is not there (`../dist/x.js`: build
-                // output not built here): not judged, a build may make it.
-                None if !joined(dir, &s.text).is_some_and(|b| states.folder_after(folder(&b))) => {
-                    return None;
-                }
+                // output not built here), or an alias a package could answer (TypeScript tries
+                // `node_modules` when the aliases name no file): not judged.
+                None if !written_here(states, dir, &s.text, aliases.as_deref()) => return None,
                 None => "the patch wrote it".to_string(),
             };
             Some(finding(i.rel, s, &why))
         })
         .collect()
+}
+
+/// Whether a specifier the patch wrote, which names nothing, names a place in the repository
+/// that exists: a relative path into an existing folder, or an alias no package could answer
+/// whose first path's folder exists.
+fn written_here(
+    states: &States,
+    dir: &str,
+    spec: &str,
+    aliases: Option<&tsconfig::Aliases>,
+) -> bool {
+    let path = if imports::is_relative(spec) {
+        joined(dir, spec)
+    } else if tsconfig::could_be_package(spec) {
+        None
+    } else {
+        aliases
+            .and_then(|a| a.candidates(spec))
+            .and_then(|c| joined("", c.first()?))
+    };
+    path.is_some_and(|p| states.folder_after(folder(&p)))
 }
 
 /// Step 2: files the patch does not write that import a file it removes.
@@ -356,6 +449,17 @@ fn in_other_files(
         } else if !stem.is_empty() {
             names.insert(format!("/{stem}"));
         }
+        // A bare specifier through `baseUrl` (`"lib/util"`, `"util"`) starts at the quote.
+        let bare = if stem == "index" {
+            folder(rel).rsplit('/').next().unwrap_or_default()
+        } else {
+            stem
+        };
+        if !bare.is_empty() {
+            for q in ['\'', '"'] {
+                names.insert(format!("{q}{bare}"));
+            }
+        }
     }
     if names.is_empty() && py_names.is_empty() {
         return Ok(Vec::new());
@@ -392,25 +496,24 @@ fn in_other_files(
             .filter_map(|rel| Some((rel, script(rel)?)))
             .flat_map_iter(|(rel, lang)| {
                 let text = states.after_text(rel).filter(|t| ac.is_match(t));
+                let dir = folder(rel);
+                let aliases = text.as_ref().and_then(|_| states.aliases(dir));
+                let aliases = aliases.as_deref();
                 let specs = text
                     .as_deref()
-                    .and_then(|t| {
-                        Some(imports::relative_specifiers(
-                            lang,
-                            t,
-                            &languages::parse(lang, t)?,
-                        ))
-                    })
+                    .and_then(|t| Some(specifiers(lang, t, &languages::parse(lang, t)?, aliases)))
                     .unwrap_or_default();
-                let dir = folder(rel);
                 specs
                     .into_iter()
                     .filter_map(|s| {
-                        let Resolved::File(was) = resolve(dir, &s.text, &|p| states.before(p))
+                        let Resolved::File(was) =
+                            resolve_spec(dir, &s.text, aliases, &|p| states.before(p))
                         else {
                             return None;
                         };
-                        if resolve(dir, &s.text, &|p| states.after(p)) != Resolved::Nothing {
+                        if resolve_spec(dir, &s.text, aliases, &|p| states.after(p))
+                            != Resolved::Nothing
+                        {
                             return None;
                         }
                         let why = format!("it named `{was}`, which the patch removes or moves");
@@ -462,6 +565,7 @@ mod tests {
             removed: removed.iter().copied().collect(),
             texts: BTreeMap::new(),
             context: &NO_CONTEXT,
+            aliases: tsconfig::Configs::default(),
         };
         let before = "import {\n  a,\n  b,\n} from './x.js';\n\nconst n = 1;\n";
         let untouched = |after: &str, from: Option<&'static str>, removed| {
