@@ -3,8 +3,9 @@
 //! specifiers (`./util.js`, `../lib`). Python: every `import` and `from … import` ([`python`]).
 //!
 //! Read where the language says a module is named: `import … from "x"`, `import "x"`,
-//! `export … from "x"`, `import("x")`, `require("x")` and TypeScript's `import a = require("x")`,
-//! each with a plain string literal. A specifier in a comment, in any other string, or built at
+//! `export … from "x"`, `import("x")`, `require("x")`, TypeScript's `import a = require("x")` and
+//! a vitest or jest mock (`vi.mock("x", …)`, `jest.requireActual("x")`), each with a plain string
+//! literal. A specifier in a comment, in any other string, or built at
 //! run time (a template with a substitution, a variable) is not one; bare specifiers (`react`,
 //! `@scope/pkg`, `#internal`) and aliases resolve through configuration: [`module_specifiers`]
 //! gives them too, for a caller that reads it (`checks::imports::tsconfig`).
@@ -73,8 +74,22 @@ fn preorder<'t>(tree: &'t Tree, mut visit: impl FnMut(Node<'t>)) {
     }
 }
 
+/// What a test runner's module mocks are called (`vi.mock("./x", factory)`, `jest.requireActual`):
+/// the runner resolves their path as an import's, so a moved module leaves them behind too.
+const MOCKS: &[&str] = &[
+    "mock",
+    "doMock",
+    "unmock",
+    "doUnmock",
+    "importActual",
+    "importMock",
+    "requireActual",
+    "requireMock",
+];
+
 /// The string node that names a module in `node`, if `node` is an import, a re-export, an
-/// `import()` or `require()` call, or TypeScript's `import … = require()`.
+/// `import()` or `require()` call, TypeScript's `import … = require()`, or a vitest / jest mock
+/// ([`MOCKS`]).
 fn module_string<'t>(node: Node<'t>, text: &str) -> Option<Node<'t>> {
     match node.kind() {
         "import_statement" | "export_statement" | "import_require_clause" => node
@@ -82,17 +97,26 @@ fn module_string<'t>(node: Node<'t>, text: &str) -> Option<Node<'t>> {
             .filter(|s| s.kind() == "string"),
         "call_expression" => {
             let callee = node.child_by_field_name("function")?;
-            let calls_module = match callee.kind() {
-                "import" => true,
-                "identifier" => text.get(callee.byte_range()) == Some("require"),
-                _ => false,
+            let source = |n: Node| text.get(n.byte_range());
+            // A mock takes the module, then a factory or options.
+            let (calls_module, most_args) = match callee.kind() {
+                "import" => (true, 1),
+                "identifier" => (source(callee) == Some("require"), 1),
+                "member_expression" => {
+                    let runner = callee.child_by_field_name("object").and_then(source);
+                    let method = callee.child_by_field_name("property").and_then(source);
+                    let mocks = matches!(runner, Some("vi" | "jest"))
+                        && method.is_some_and(|m| MOCKS.contains(&m));
+                    (mocks, 2)
+                }
+                _ => (false, 0),
             };
             if !calls_module {
                 return None;
             }
             let args = node.child_by_field_name("arguments")?;
             let first = args.named_child(0)?;
-            (first.kind() == "string" && args.named_child_count() == 1).then_some(first)
+            (first.kind() == "string" && args.named_child_count() <= most_args).then_some(first)
         }
         _ => None,
     }
@@ -286,6 +310,18 @@ mod tests {
             ]
         );
         assert!(specs("src/x.py", "from . import a\n").is_empty());
+        // A test runner's mocks name modules as imports do; other calls named `mock` do not.
+        let test = "vi.mock('./api', () => ({ get: vi.fn() }));\njest.requireActual('../util');\n\
+                    const real = await vi.importActual('./cfg');\n\
+                    server.mock('./route');\nvi.mock('./a', {}, 3);\nvi.fn('./not');\n";
+        assert_eq!(
+            specs("src/x.test.ts", test),
+            vec![
+                ("./api".to_string(), 1, 9),
+                ("../util".to_string(), 2, 20),
+                ("./cfg".to_string(), 3, 36),
+            ]
+        );
     }
 
     #[test]

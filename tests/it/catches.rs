@@ -827,7 +827,7 @@ fn ts_a_moved_file_whose_own_relative_import_no_longer_resolves_is_refused() {
 
 /// A TypeScript project whose modules import each other through `tsconfig.json` aliases (`@/*`
 /// for `src/*`, with a comment and trailing commas, as TypeScript allows), as Next.js and Vite
-/// projects do.
+/// projects do; a test mocks one module by its alias, as vitest resolves it.
 fn ts_alias_repo() -> TestRepo {
     TestRepo::new()
         .file("package.json", "{\"name\": \"demo\", \"private\": true}\n")
@@ -847,6 +847,10 @@ fn ts_alias_repo() -> TestRepo {
             "src/pages/home.tsx",
             "import { merge } from '@/lib/merge';\n\nexport const home = merge({ a: 1 }, {});\n",
         )
+        .file(
+            "src/app.test.ts",
+            "import { vi } from \"vitest\";\n\nvi.mock(\"@/lib/merge\", () => ({ merge: vi.fn() }));\n",
+        )
         .commit()
 }
 
@@ -857,11 +861,15 @@ fn ts_moving_a_module_its_importers_reach_through_an_alias_is_refused() {
         &repo,
         &move_and_edit(&[("src/lib/merge.ts", "src/lib/deep-merge.ts")], &[]),
     );
-    for path in ["src/app.ts", "src/pages/home.tsx"] {
+    for (path, line) in [
+        ("src/app.ts", 1),
+        ("src/pages/home.tsx", 1),
+        ("src/app.test.ts", 3),
+    ] {
         dangling_import(
             &report,
             path,
-            1,
+            line,
             "`@/lib/merge` names no file after the patch (it named `src/lib/merge.ts`, which the \
              patch removes or moves)",
             true,
@@ -879,6 +887,7 @@ fn ts_moving_a_module_with_its_aliased_importers_updated_passes() {
             &[
                 ("src/app.ts", "\"@/lib/merge\"", "\"@/lib/deep-merge\""),
                 ("src/pages/home.tsx", "'@/lib/merge'", "'@/lib/deep-merge'"),
+                ("src/app.test.ts", "\"@/lib/merge\"", "\"@/lib/deep-merge\""),
             ],
         ),
         "src/app.ts",

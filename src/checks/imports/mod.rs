@@ -163,9 +163,11 @@ fn imports_untouched(states: &States, i: &Input, text: &str) -> bool {
         .position(|&c| c == b'\n')
         .map_or(b.len(), |n| end + n);
     let changed = &text[start.min(end)..end];
-    !["import", "from", "require", "'./", "\"./", "'../", "\"../"]
-        .iter()
-        .any(|w| changed.contains(w))
+    ![
+        "import", "from", "require", "'./", "\"./", "'../", "\"../", "mock(", "Mock(", "Actual(",
+    ]
+    .iter()
+    .any(|w| changed.contains(w))
 }
 
 fn read(repo_root: &Path, rel: &str) -> Option<String> {
