@@ -278,6 +278,10 @@ fn plain_json(text: &str) -> String {
     let mut out: Vec<u8> = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
+        if let Some(end) = comment_end(b, i) {
+            i = end;
+            continue;
+        }
         match b[i] {
             b'"' => {
                 let start = i;
@@ -287,18 +291,6 @@ fn plain_json(text: &str) -> String {
                 }
                 i = (i + 1).min(b.len());
                 out.extend_from_slice(&b[start..i]);
-            }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i < b.len() && !(b[i] == b'*' && b.get(i + 1) == Some(&b'/')) {
-                    i += 1;
-                }
-                i = (i + 2).min(b.len());
             }
             b',' => {
                 // A comma before a closing bracket, past whitespace and comments, is dropped.
@@ -316,25 +308,36 @@ fn plain_json(text: &str) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// Where the comment that starts at `i` ends (`//` to the line's end, `/* */` past its close);
+/// `None` when none starts there.
+fn comment_end(b: &[u8], i: usize) -> Option<usize> {
+    let close = match b.get(i..i + 2)? {
+        b"//" => "\n",
+        b"/*" => "*/",
+        _ => return None,
+    };
+    let body = &b[i + 2..];
+    Some(
+        match body
+            .windows(close.len())
+            .position(|w| w == close.as_bytes())
+        {
+            // A line comment keeps its newline; a block comment loses its close.
+            Some(n) if close == "\n" => i + 2 + n,
+            Some(n) => i + 2 + n + 2,
+            None => b.len(),
+        },
+    )
+}
+
 /// The first byte of `rest` that is neither whitespace nor in a comment.
 fn next_token(rest: &[u8]) -> Option<u8> {
     let mut i = 0;
     while i < rest.len() {
-        match rest[i] {
-            c if c.is_ascii_whitespace() => i += 1,
-            b'/' if rest.get(i + 1) == Some(&b'/') => {
-                while i < rest.len() && rest[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if rest.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i < rest.len() && !(rest[i] == b'*' && rest.get(i + 1) == Some(&b'/')) {
-                    i += 1;
-                }
-                i += 2;
-            }
-            c => return Some(c),
+        match comment_end(rest, i) {
+            Some(end) => i = end,
+            None if rest[i].is_ascii_whitespace() => i += 1,
+            None => return Some(rest[i]),
         }
     }
     None
