@@ -925,6 +925,82 @@ fn ts_an_alias_the_patch_writes_is_judged_and_a_package_is_not() {
     nothing_flagged(&report);
 }
 
+/// A module moved under Vue and Svelte components that import it in their `<script>` blocks (by a
+/// `jsconfig.json` alias and by a relative path): each import is found at its line in the
+/// component.
+#[test]
+fn components_importing_a_moved_module_in_their_script_blocks_are_refused() {
+    let repo = TestRepo::new()
+        .file("package.json", "{\"name\": \"demo\", \"private\": true}\n")
+        .file(
+            "jsconfig.json",
+            "{\"compilerOptions\": {\"paths\": {\"@/*\": [\"./src/*\"]}}}\n",
+        )
+        .file(
+            "src/utils/format.js",
+            "export const price = (n) => `$${n}`;\n",
+        )
+        .file(
+            "src/components/Price.vue",
+            "<template>\n  <span>{{ price(1) }}</span>\n</template>\n\n<script setup>\nimport { price } from '@/utils/format'\n</script>\n",
+        )
+        .file(
+            "src/components/Total.svelte",
+            "<script lang=\"ts\">\n  import { price } from '../utils/format.js';\n</script>\n\n<p>{price(2)}</p>\n",
+        )
+        .commit();
+    let report = refused(
+        &repo,
+        &move_and_edit(&[("src/utils/format.js", "src/lib/format.js")], &[]),
+    );
+    dangling_import(
+        &report,
+        "src/components/Price.vue",
+        6,
+        "`@/utils/format` names no file after the patch (it named `src/utils/format.js`",
+        true,
+    );
+    dangling_import(
+        &report,
+        "src/components/Total.svelte",
+        2,
+        "`../utils/format.js` names no file after the patch",
+        true,
+    );
+    let report = passes(
+        &repo,
+        &move_and_edit(
+            &[("src/utils/format.js", "src/lib/format.js")],
+            &[
+                ("src/components/Price.vue", "@/utils/format", "@/lib/format"),
+                (
+                    "src/components/Total.svelte",
+                    "../utils/format.js",
+                    "../lib/format.js",
+                ),
+            ],
+        ),
+        "src/components/Price.vue",
+        "@/lib/format",
+    );
+    nothing_flagged(&report);
+    // An import the patch writes into a component is judged as a script's is.
+    let typo = json!({"edits": [{
+        "file_path": "src/components/Price.vue",
+        "old_string": "'@/lib/format'",
+        "new_string": "'@/lib/formt'",
+    }]})
+    .to_string();
+    let report = refused(&repo, &typo);
+    dangling_import(
+        &report,
+        "src/components/Price.vue",
+        6,
+        "`@/lib/formt` names no file after the patch (the patch wrote it)",
+        false,
+    );
+}
+
 /// A rename whose `replace_all` also hits the text of an import path (as commander's
 /// `suggestSimilar`, imported from `./suggestSimilar.js`): every name is consistent, only the
 /// path names a file that does not exist.

@@ -7,6 +7,8 @@
 //! the files it is asked to build.
 //!
 //! How:
+//! Scripts are JS/TS files and the `<script>` blocks of Vue and Svelte components ([`scripts`]).
+//!
 //! 1. Every changed or created JS/TS file: its specifiers ([`imports::relative_specifiers`]),
 //!    resolved from its folder against the patched state (the working tree, with the patch's
 //!    files written and its removed files gone). One that resolves to nothing is a finding,
@@ -29,6 +31,7 @@
 //! patch passes.
 
 mod python;
+mod scripts;
 mod tsconfig;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -41,7 +44,7 @@ use super::checker::Input;
 use super::finding::{RawFinding, Severity};
 use crate::syntax::Language;
 use crate::syntax::imports::{self, Specifier};
-use crate::syntax::{languages, trees};
+use scripts::Scripts;
 
 /// What is tried after the path as written, in this order (node's, TypeScript's, and the
 /// bundlers' usual ones).
@@ -273,15 +276,6 @@ fn folder(rel: &str) -> &str {
     rel.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
-fn script(rel: &str) -> Option<Language> {
-    Language::from_path(rel).filter(|l| {
-        matches!(
-            l,
-            Language::JavaScript | Language::TypeScript | Language::Tsx
-        )
-    })
-}
-
 /// The dangling imports the patch leaves: findings with repository-relative paths.
 pub fn check(
     repo_root: &Path,
@@ -304,8 +298,8 @@ pub fn check(
         .par_iter()
         .flat_map_iter(|i| match Language::from_path(i.rel) {
             Some(Language::Python) => python::in_written_file(&states, i),
-            _ => match script(i.rel) {
-                Some(lang) => in_written_file(&states, i, lang),
+            _ => match Scripts::of(i.rel) {
+                Some(kind) => in_written_file(&states, i, kind),
                 None => Vec::new(),
             },
         })
@@ -315,17 +309,16 @@ pub fn check(
 }
 
 /// Step 1: a changed, created or moved file's specifiers.
-fn in_written_file(states: &States, i: &Input, lang: Language) -> Vec<RawFinding> {
+fn in_written_file(states: &States, i: &Input, kind: Scripts) -> Vec<RawFinding> {
     let Some(text) = i.text.filter(|t| !imports_untouched(states, i, t)) else {
-        return Vec::new();
-    };
-    // Through the tree cache: the syntax gate and the references check parse it too.
-    let Some(tree) = trees::tree(lang, text, i.before) else {
         return Vec::new();
     };
     let dir = folder(i.rel);
     let aliases = states.aliases(dir);
-    let mut after = specifiers(lang, text, &tree, aliases.as_deref());
+    // Through the tree cache: the syntax gate and the references check parse it too.
+    let mut after = kind.specifiers(text, Some(i.before), &|l, t, tree| {
+        specifiers(l, t, tree, aliases.as_deref())
+    });
     if after.is_empty() {
         return Vec::new();
     }
@@ -339,13 +332,10 @@ fn in_written_file(states: &States, i: &Input, lang: Language) -> Vec<RawFinding
     };
     let original: Vec<Specifier> = i
         .before
-        .and_then(|b| {
-            Some(specifiers(
-                lang,
-                b,
-                &trees::tree(lang, b, None)?,
-                was_aliases.as_deref(),
-            ))
+        .map(|b| {
+            kind.specifiers(b, Some(None), &|l, t, tree| {
+                specifiers(l, t, tree, was_aliases.as_deref())
+            })
         })
         .unwrap_or_default();
     if states.keeps_every_file() && i.from.is_none() {
@@ -495,15 +485,17 @@ fn in_other_files(
         paths
             .par_iter()
             .filter(unwritten)
-            .filter_map(|rel| Some((rel, script(rel)?)))
-            .flat_map_iter(|(rel, lang)| {
+            .filter_map(|rel| Some((rel, Scripts::of(rel)?)))
+            .flat_map_iter(|(rel, kind)| {
                 let text = states.after_text(rel).filter(|t| ac.is_match(t));
                 let dir = folder(rel);
                 let aliases = text.as_ref().and_then(|_| states.aliases(dir));
                 let aliases = aliases.as_deref();
                 let specs = text
                     .as_deref()
-                    .and_then(|t| Some(specifiers(lang, t, &languages::parse(lang, t)?, aliases)))
+                    .map(|t| {
+                        kind.specifiers(t, None, &|l, t, tree| specifiers(l, t, tree, aliases))
+                    })
                     .unwrap_or_default();
                 specs
                     .into_iter()
