@@ -833,7 +833,7 @@ fn ts_alias_repo() -> TestRepo {
         .file("package.json", "{\"name\": \"demo\", \"private\": true}\n")
         .file(
             "tsconfig.json",
-            "{\n  // aliases\n  \"compilerOptions\": {\n    \"strict\": true,\n    \"paths\": { \"@/*\": [\"./src/*\"], },\n  },\n}\n",
+            "{\n  // aliases\n  \"compilerOptions\": {\n    \"strict\": true,\n    \"baseUrl\": \".\",\n    \"paths\": { \"@/*\": [\"./src/*\"], },\n  },\n}\n",
         )
         .file(
             "src/lib/merge.ts",
@@ -897,7 +897,8 @@ fn ts_moving_a_module_with_its_aliased_importers_updated_passes() {
 }
 
 /// An alias the patch writes that names no file is judged as a relative path is; a package the
-/// patch imports is not (TypeScript tries `node_modules` when no alias names a file).
+/// patch imports is not (TypeScript tries `node_modules` when no alias names a file), nor a
+/// framework's virtual module that `baseUrl` would try as a path (`astro:content`).
 #[test]
 fn ts_an_alias_the_patch_writes_is_judged_and_a_package_is_not() {
     let repo = ts_alias_repo();
@@ -917,7 +918,8 @@ fn ts_an_alias_the_patch_writes_is_judged_and_a_package_is_not() {
         &repo,
         &edit(
             "import { merge }",
-            "import { z } from \"zod\";\nimport { pick } from \"lodash/pick\";\nimport { merge }",
+            "import { z } from \"zod\";\nimport { pick } from \"lodash/pick\";\n\
+             import { getCollection } from \"astro:content\";\nimport { merge }",
         ),
         "src/app.ts",
         "lodash/pick",

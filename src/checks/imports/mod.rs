@@ -383,8 +383,9 @@ fn in_written_file(states: &States, i: &Input, kind: Scripts) -> Vec<RawFinding>
 }
 
 /// Whether a specifier the patch wrote, which names nothing, names a place in the repository
-/// that exists: a relative path into an existing folder, or an alias no package could answer
-/// whose first path's folder exists.
+/// that exists: a relative path into an existing folder, or an alias the project defines (not
+/// `baseUrl` alone: `astro:content`, a package, a bundler's virtual module are tried there too)
+/// that no package could answer and whose first path's folder exists.
 fn written_here(
     states: &States,
     dir: &str,
@@ -393,7 +394,7 @@ fn written_here(
 ) -> bool {
     let path = if imports::is_relative(spec) {
         joined(dir, spec)
-    } else if tsconfig::could_be_package(spec) {
+    } else if tsconfig::could_be_package(spec) || !aliases.is_some_and(|a| a.defines(spec)) {
         None
     } else {
         aliases

@@ -67,6 +67,21 @@ impl Aliases {
         let base = self.base_url.as_deref()?;
         Some(vec![join(base, spec)])
     }
+
+    /// Whether a pattern with some text before its `*` (or an exact one) names `spec`: an alias
+    /// the project defines for it, where `baseUrl` and a bare `*` take any specifier (a package,
+    /// `astro:content`, `virtual:x`) to try.
+    pub(super) fn defines(&self, spec: &str) -> bool {
+        self.patterns.iter().any(|p| match &p.suffix {
+            None => p.prefix == spec,
+            Some(suffix) => {
+                !p.prefix.is_empty()
+                    && spec.len() >= p.prefix.len() + suffix.len()
+                    && spec.starts_with(p.prefix.as_str())
+                    && spec.ends_with(suffix.as_str())
+            }
+        })
+    }
 }
 
 /// Whether `spec` could name an installed package, which TypeScript tries when its aliases name
@@ -379,6 +394,7 @@ mod tests {
             Some(vec!["web/src/lib/index.ts".to_string()])
         );
         assert_eq!(web.candidates("react"), None);
+        assert!(web.defines("@/lib/util") && web.defines("~lib") && !web.defines("react"));
         let api = c.for_folder("api", &read).expect("api's config");
         assert_eq!(
             api.candidates("#db/users"),
@@ -387,11 +403,12 @@ mod tests {
                 "api/src/legacy/db/users".to_string()
             ])
         );
-        // baseUrl: a bare specifier is tried from it.
+        // baseUrl: a bare specifier is tried from it, but no alias defines it.
         assert_eq!(
             api.candidates("models/user"),
             Some(vec!["api/src/models/user".to_string()])
         );
+        assert!(!api.defines("models/user") && !api.defines("astro:content"));
         assert!(c.for_folder("docs", &read).is_none());
     }
 
