@@ -8,7 +8,7 @@
 //! literal. A specifier in a comment, in any other string, or built at
 //! run time (a template with a substitution, a variable) is not one; bare specifiers (`react`,
 //! `@scope/pkg`, `#internal`) and aliases resolve through configuration: [`module_specifiers`]
-//! gives them too, for a caller that reads it (`checks::imports::tsconfig`).
+//! gives them too, for a caller that reads it (`checks::imports::aliases`).
 
 use tree_sitter::{Node, Tree};
 

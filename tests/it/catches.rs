@@ -927,6 +927,44 @@ fn ts_an_alias_the_patch_writes_is_judged_and_a_package_is_not() {
     nothing_flagged(&report);
 }
 
+/// node's subpath imports (`package.json` `imports`): a module moved under importers that name
+/// it `#lib/merge` is refused; the same move with the map updated passes.
+#[test]
+fn js_moving_a_module_named_by_a_subpath_import_is_refused() {
+    let repo = TestRepo::new()
+        .file(
+            "package.json",
+            "{\"name\": \"demo\", \"type\": \"module\", \"imports\": {\"#lib/*\": \"./src/lib/*.js\"}}\n",
+        )
+        .file("src/lib/merge.js", "export const merge = (a, b) => ({ ...a, ...b });\n")
+        .file(
+            "src/index.js",
+            "import { merge } from \"#lib/merge\";\n\nexport default merge({}, {});\n",
+        )
+        .commit();
+    let report = refused(
+        &repo,
+        &move_and_edit(&[("src/lib/merge.js", "src/util/merge.js")], &[]),
+    );
+    dangling_import(
+        &report,
+        "src/index.js",
+        1,
+        "`#lib/merge` names no file after the patch (it named `src/lib/merge.js`",
+        true,
+    );
+    let report = passes(
+        &repo,
+        &move_and_edit(
+            &[("src/lib/merge.js", "src/util/merge.js")],
+            &[("package.json", "./src/lib/*.js", "./src/util/*.js")],
+        ),
+        "package.json",
+        "./src/util/*.js",
+    );
+    nothing_flagged(&report);
+}
+
 /// A module moved under Vue and Svelte components that import it in their `<script>` blocks (by a
 /// `jsconfig.json` alias and by a relative path): each import is found at its line in the
 /// component.

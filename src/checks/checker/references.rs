@@ -25,6 +25,7 @@ fn run(call: &Call) -> Ran<Out> {
         call.files,
         call.removed,
         call.context,
+        call.patched,
         &tracked,
     );
     // A state whose context could not be made was read as the working tree's: say so rather

@@ -80,7 +80,7 @@ fn no_checker_is_named_as_a_string_outside_its_own_file() {
         }
         let text = code(&file);
         // TypeScript's configuration has a `references` key of its own (project references).
-        let tsconfig = file.ends_with("checks/imports/tsconfig.rs");
+        let tsconfig = file.ends_with("checks/imports/aliases.rs");
         for c in TABLE {
             if tsconfig && c.name == "references" {
                 continue;

@@ -22,7 +22,7 @@
 //! of the usual extensions, then a folder's `index` file or `package.json`; TypeScript's `./x.js`
 //! also names `./x.ts` (and `.jsx`/`.mjs`/`.cjs` their TypeScript forms). A bare specifier is
 //! followed where the file's `tsconfig.json` (or `jsconfig.json`) gives it a meaning (`paths`,
-//! `baseUrl`: [`tsconfig`], read in the state after the patch), each path it names tried as a
+//! `baseUrl`: [`aliases`], read in the state after the patch), each path it names tried as a
 //! relative one is; otherwise it is a package and not judged. A specifier that leaves the
 //! repository is not judged.
 //!
@@ -30,9 +30,9 @@
 //! a path only a bundler's configuration gives meaning) is never reported, so an unrelated
 //! patch passes.
 
+mod aliases;
 mod python;
 mod scripts;
-mod tsconfig;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -71,15 +71,23 @@ struct States<'a> {
     /// Files whose state differs from the working tree (`check --staged`: the index's; `apply
     /// --branch`: the branch's), `None` where that state lacks them.
     context: &'a super::Context,
-    /// The TypeScript aliases of each folder, looked up in the state after the patch.
-    aliases: tsconfig::Configs,
+    /// Every file the patch writes or removes, JSON ones too (`None`: gone); empty when the
+    /// state checked is on disk (`check`).
+    patched: BTreeMap<&'a str, Option<&'a [u8]>>,
+    /// The aliases of each folder, read from the configuration after the patch.
+    aliases: aliases::Configs,
 }
 
 impl States<'_> {
     /// The aliases (`tsconfig.json` `paths`, `baseUrl`) governing files of `folder`.
-    fn aliases(&self, folder: &str) -> Option<std::sync::Arc<tsconfig::Aliases>> {
+    /// Both resolutions, before and after, go by the configuration after the patch: a move whose
+    /// `paths` or `imports` follow it is judged by where they now lead.
+    fn aliases(&self, folder: &str) -> Option<std::sync::Arc<aliases::Aliases>> {
         self.aliases
-            .for_folder(folder, &|rel: &str| self.after_text(rel))
+            .for_folder(folder, &|rel: &str| match self.patched.get(rel) {
+                Some(content) => content.and_then(|b| String::from_utf8(b.to_vec()).ok()),
+                None => self.after_text(rel),
+            })
     }
 
     fn on_disk(&self, rel: &str) -> bool {
@@ -214,7 +222,7 @@ fn resolve(dir: &str, spec: &str, exists: &dyn Fn(&str) -> bool) -> Resolved {
 fn resolve_spec(
     dir: &str,
     spec: &str,
-    aliases: Option<&tsconfig::Aliases>,
+    aliases: Option<&aliases::Aliases>,
     exists: &dyn Fn(&str) -> bool,
 ) -> Resolved {
     if imports::is_relative(spec) {
@@ -244,7 +252,7 @@ fn specifiers(
     lang: Language,
     text: &str,
     tree: &tree_sitter::Tree,
-    aliases: Option<&tsconfig::Aliases>,
+    aliases: Option<&aliases::Aliases>,
 ) -> Vec<Specifier> {
     match aliases {
         None => imports::relative_specifiers(lang, text, tree),
@@ -282,6 +290,7 @@ pub fn check(
     files: &[Input],
     removed: &[(String, std::sync::Arc<Vec<u8>>)],
     context: &super::Context,
+    patched: &[super::ContextFile],
     tracked: &super::references::Tracked,
 ) -> Result<Vec<RawFinding>, String> {
     let states = States {
@@ -292,7 +301,11 @@ pub fn check(
             .filter_map(|i| Some((i.rel, i.text?)))
             .collect(),
         context,
-        aliases: tsconfig::Configs::default(),
+        patched: patched
+            .iter()
+            .map(|(rel, content)| (rel.as_str(), content.as_deref().map(Vec::as_slice)))
+            .collect(),
+        aliases: aliases::Configs::default(),
     };
     let mut out: Vec<RawFinding> = files
         .par_iter()
@@ -390,11 +403,11 @@ fn written_here(
     states: &States,
     dir: &str,
     spec: &str,
-    aliases: Option<&tsconfig::Aliases>,
+    aliases: Option<&aliases::Aliases>,
 ) -> bool {
     let path = if imports::is_relative(spec) {
         joined(dir, spec)
-    } else if tsconfig::could_be_package(spec) || !aliases.is_some_and(|a| a.defines(spec)) {
+    } else if aliases::could_be_package(spec) || !aliases.is_some_and(|a| a.defines(spec)) {
         None
     } else {
         aliases
@@ -560,7 +573,8 @@ mod tests {
             removed: removed.iter().copied().collect(),
             texts: BTreeMap::new(),
             context: &NO_CONTEXT,
-            aliases: tsconfig::Configs::default(),
+            patched: BTreeMap::new(),
+            aliases: aliases::Configs::default(),
         };
         let before = "import {\n  a,\n  b,\n} from './x.js';\n\nconst n = 1;\n";
         let untouched = |after: &str, from: Option<&'static str>, removed| {

@@ -1,5 +1,6 @@
-//! TypeScript's module aliases: `compilerOptions.paths` and `baseUrl` of the `tsconfig.json` (or
-//! `jsconfig.json`) that governs a file, so that `import { x } from "@/lib/util"` is followed as
+//! The module aliases a project defines: TypeScript's `compilerOptions.paths` and `baseUrl` of
+//! the `tsconfig.json` (or `jsconfig.json`) that governs a file, and node's subpath imports
+//! (`package.json` `imports`, `#x`), so that `import { x } from "@/lib/util"` is followed as
 //! `src/lib/util.ts` is, and a patch that moves that module under its importers is caught.
 //!
 //! Read as TypeScript reads them: the nearest `tsconfig.json`, else `jsconfig.json`, from the
@@ -13,8 +14,13 @@
 //! (exact patterns first), its targets in order. With `baseUrl`, a bare specifier no pattern
 //! matches is also tried from that folder.
 //!
+//! Subpath imports as node reads them: the `imports` of the nearest `package.json` from the
+//! importing file's folder up; keys start with `#`, hold at most one `*`, and name a target
+//! relative to that `package.json` (`./…`), or several under conditions (`{"node": …,
+//! "default": …}`, nested, and lists), each tried; a target that is a package is not followed.
+//!
 //! Not followed: a base configuration from a package (`"extends": "@tsconfig/node20"`), a
-//! bundler's own aliases (Vite's `resolve.alias`, webpack's), `package.json` `imports` (`#x`).
+//! bundler's own aliases (Vite's `resolve.alias`, webpack's).
 //! What an alias names is judged as a relative path is: only a specifier that named a file before
 //! the patch can be reported, so an alias this does not know is never a finding.
 
@@ -132,13 +138,27 @@ struct Lookup<'r> {
 }
 
 impl Lookup<'_> {
+    /// The aliases of `folder`'s nearest TypeScript configuration and of its nearest
+    /// `package.json`'s subpath imports, together.
     fn nearest(&self, folder: &str) -> Option<Aliases> {
+        let mut found = self
+            .upward(folder, &["tsconfig.json", "jsconfig.json"])
+            .and_then(|(rel, text)| self.of_file(&rel, &text))
+            .unwrap_or_default();
+        if let Some((rel, text)) = self.upward(folder, &["package.json"]) {
+            found.patterns.extend(subpath_imports(&rel, &text));
+        }
+        (!found.patterns.is_empty() || found.base_url.is_some()).then_some(found)
+    }
+
+    /// The first of `names` in `folder` or the folders above it, with its text.
+    fn upward(&self, folder: &str, names: &[&str]) -> Option<(String, String)> {
         let mut dir = Some(folder);
         while let Some(d) = dir {
-            for name in ["tsconfig.json", "jsconfig.json"] {
+            for name in names {
                 let rel = join(d, name);
                 if let Some(text) = (self.read)(&rel) {
-                    return self.of_file(&rel, &text);
+                    return Some((rel, text));
                 }
             }
             dir = (!d.is_empty()).then(|| d.rsplit_once('/').map_or("", |(p, _)| p));
@@ -233,6 +253,46 @@ impl Lookup<'_> {
             base_url = Some(join(dir, b));
         }
         Some((paths, base_url))
+    }
+}
+
+/// The patterns of the `imports` of the `package.json` at `rel` (text `text`).
+fn subpath_imports(rel: &str, text: &str) -> Vec<Pattern> {
+    let Some(serde_json::Value::Object(imports)) =
+        parse(text).and_then(|j| j.get("imports").cloned())
+    else {
+        return Vec::new();
+    };
+    let dir = parent(rel);
+    imports
+        .iter()
+        .filter(|(key, _)| key.starts_with('#'))
+        .filter_map(|(key, target)| {
+            let mut targets = Vec::new();
+            leaves(target, &mut targets, 0);
+            let local: Vec<serde_json::Value> = targets
+                .into_iter()
+                .filter(|t| t.starts_with("./"))
+                .map(serde_json::Value::String)
+                .collect();
+            pattern_of(key, &local, dir)
+        })
+        .filter(|p| !p.targets.is_empty())
+        .collect()
+}
+
+/// The string targets of a subpath import, under its conditions and lists, in order (at most 8
+/// levels deep).
+fn leaves(v: &serde_json::Value, out: &mut Vec<String>, depth: usize) {
+    match v {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(a) if depth < 8 => {
+            a.iter().for_each(|x| leaves(x, out, depth + 1))
+        }
+        serde_json::Value::Object(o) if depth < 8 => {
+            o.values().for_each(|x| leaves(x, out, depth + 1));
+        }
+        _ => {}
     }
 }
 
@@ -447,6 +507,39 @@ mod tests {
         );
         let site = c.for_folder("site/src", &read).expect("site's config");
         assert_eq!(site.candidates("@/x"), Some(vec!["site/src/x".to_string()]));
+    }
+
+    #[test]
+    fn subpath_imports_of_the_nearest_package_json_join_the_aliases() {
+        let read = configs(&[
+            (
+                "package.json",
+                "{\"name\": \"x\", \"imports\": {\"#utils/*\": \"./src/utils/*.js\", \"#db\": {\"node\": \"./src/db/node.js\", \"default\": [\"./src/db/browser.js\"]}, \"#dep\": \"some-package\", \"nohash\": \"./x.js\"}}",
+            ),
+            (
+                "tsconfig.json",
+                "{\"compilerOptions\": {\"paths\": {\"@/*\": [\"./src/*\"]}}}",
+            ),
+            ("packages/other/package.json", "{\"name\": \"other\"}"),
+        ]);
+        let c = Configs::default();
+        let root = c.for_folder("src/app", &read).expect("aliases");
+        assert_eq!(
+            root.candidates("#utils/format"),
+            Some(vec!["src/utils/format.js".to_string()])
+        );
+        let mut db = root.candidates("#db").expect("#db");
+        db.sort();
+        assert_eq!(db, ["src/db/browser.js", "src/db/node.js"]);
+        assert_eq!(root.candidates("#dep"), None);
+        assert_eq!(root.candidates("nohash"), None);
+        assert_eq!(root.candidates("@/x"), Some(vec!["src/x".to_string()]));
+        assert!(root.defines("#utils/format") && !could_be_package("#utils/format"));
+        // The nearest package.json is the package's scope: its imports, none here.
+        let other = c
+            .for_folder("packages/other/src", &read)
+            .expect("tsconfig's");
+        assert_eq!(other.candidates("#utils/format"), None);
     }
 
     #[test]
