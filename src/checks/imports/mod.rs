@@ -9,7 +9,8 @@
 //! How:
 //! Scripts are JS/TS files and the `<script>` blocks of Vue and Svelte components ([`scripts`]).
 //!
-//! 1. Every changed or created JS/TS file: its specifiers ([`imports::relative_specifiers`]),
+//! 1. Every changed or created script: its specifiers (the relative ones and the aliases,
+//!    [`specifiers`]),
 //!    resolved from its folder against the patched state (the working tree, with the patch's
 //!    files written and its removed files gone). One that resolves to nothing is a finding,
 //!    unless the original text had the same specifier and it resolved to nothing there too
@@ -21,9 +22,9 @@
 //! Resolution is node's and TypeScript's for relative paths: the path as written, then with each
 //! of the usual extensions, then a folder's `index` file or `package.json`; TypeScript's `./x.js`
 //! also names `./x.ts` (and `.jsx`/`.mjs`/`.cjs` their TypeScript forms). A bare specifier is
-//! followed where the file's `tsconfig.json` (or `jsconfig.json`) gives it a meaning (`paths`,
-//! `baseUrl`: [`aliases`], read in the state after the patch), each path it names tried as a
-//! relative one is; otherwise it is a package and not judged. A specifier that leaves the
+//! followed where the project gives it a meaning (`tsconfig.json` / `jsconfig.json` `paths` and
+//! `baseUrl`, `package.json` `imports`: [`aliases`], read as the patch leaves them), each path
+//! it names tried as a relative one is; otherwise it is a package and not judged. A specifier that leaves the
 //! repository is not judged.
 //!
 //! Invariant: a specifier that named nothing before the patch (a generated file not built yet,
@@ -79,7 +80,8 @@ struct States<'a> {
 }
 
 impl States<'_> {
-    /// The aliases (`tsconfig.json` `paths`, `baseUrl`) governing files of `folder`.
+    /// The aliases (`tsconfig.json` `paths` and `baseUrl`, `package.json` `imports`) governing
+    /// files of `folder`.
     /// Both resolutions, before and after, go by the configuration after the patch: a move whose
     /// `paths` or `imports` follow it is judged by where they now lead.
     fn aliases(&self, folder: &str) -> Option<std::sync::Arc<aliases::Aliases>> {
