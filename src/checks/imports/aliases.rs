@@ -542,6 +542,43 @@ mod tests {
         assert_eq!(other.candidates("#utils/format"), None);
     }
 
+    /// Configuration files are the user's: any text is read without a panic, in one pass.
+    #[test]
+    fn any_text_is_read_without_a_panic() {
+        const PIECES: [&str; 14] = [
+            "{",
+            "}",
+            "[",
+            "]",
+            "\"",
+            "\\",
+            "/",
+            "*",
+            "//",
+            "/*",
+            "*/",
+            ",",
+            "\n",
+            "\"paths\":",
+        ];
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..(seed % 24) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(PIECES[(seed % PIECES.len() as u64) as usize]);
+            }
+            let _ = plain_json(&text);
+            let read = |rel: &str| (rel == "tsconfig.json").then(|| text.clone());
+            if let Some(a) = Configs::default().for_folder("src", &read) {
+                let _ = a.candidates("@/x");
+                let _ = a.defines("x");
+            }
+        }
+    }
+
     #[test]
     fn comments_and_trailing_commas_are_read_as_typescript_reads_them() {
         let v =

@@ -159,6 +159,36 @@ mod tests {
         assert_eq!(Scripts::of("a.css"), None);
     }
 
+    /// A component is the user's: any text gives its blocks without a panic.
+    #[test]
+    fn any_component_text_is_read_without_a_panic() {
+        const PIECES: [&str; 10] = [
+            "<script",
+            ">",
+            "</script>",
+            " lang=",
+            "\"ts\"",
+            "'",
+            "import a from './a'",
+            "\n",
+            "é",
+            "<",
+        ];
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..20_000 {
+            let mut text = String::new();
+            for _ in 0..(seed % 16) {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                text.push_str(PIECES[(seed % PIECES.len() as u64) as usize]);
+            }
+            for s in specs("src/C.vue", &text) {
+                assert!(s.1 >= 1 && s.2 >= 1, "{s:?} in {text:?}");
+            }
+        }
+    }
+
     #[test]
     fn attributes_are_read_whole() {
         assert_eq!(attr(" setup lang=\"ts\"", "lang"), Some("ts"));
