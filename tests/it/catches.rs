@@ -927,6 +927,38 @@ fn ts_an_alias_the_patch_writes_is_judged_and_a_package_is_not() {
     nothing_flagged(&report);
 }
 
+/// `baseUrl` alone (Create React App's `jsconfig.json`): `components/Button` is the project's
+/// `src/components/Button.js`, and moving it is refused; where a package of that name is
+/// installed, node would load it instead, so nothing is judged.
+#[test]
+fn js_a_base_url_import_is_judged_unless_a_package_could_answer_it() {
+    let repo = TestRepo::new()
+        .file("package.json", "{\"name\": \"demo\", \"private\": true}\n")
+        .file("jsconfig.json", "{\"compilerOptions\": {\"baseUrl\": \"src\"}}\n")
+        .file("src/components/Button.js", "export default function Button() {}\n")
+        .file(
+            "src/App.js",
+            "import Button from \"components/Button\";\nimport React from \"react\";\n\nexport default Button;\n",
+        )
+        .commit();
+    let moved = move_and_edit(&[("src/components/Button.js", "src/ui/Button.js")], &[]);
+    let report = refused(&repo, &moved);
+    dangling_import(
+        &report,
+        "src/App.js",
+        1,
+        "`components/Button` names no file after the patch (it named `src/components/Button.js`",
+        true,
+    );
+    repo.write(
+        "node_modules/components/package.json",
+        "{\"name\": \"components\"}\n",
+    );
+    let run = repo.apply(&moved, &["--dry-run"]);
+    run.assert_code(0);
+    nothing_flagged(&run.json());
+}
+
 /// node's subpath imports (`package.json` `imports`): a module moved under importers that name
 /// it `#lib/merge` is refused; the same move with the map updated passes.
 #[test]

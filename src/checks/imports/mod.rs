@@ -92,6 +92,26 @@ impl States<'_> {
             })
     }
 
+    /// Whether a package `spec` could name is installed in `node_modules` of `dir` or a folder
+    /// above it, up to the repository's top (on disk: packages are not patched).
+    fn installed(&self, dir: &str, spec: &str) -> bool {
+        let mut parts = spec.split('/');
+        let first = parts.next().unwrap_or_default();
+        let name = match (first.starts_with('@'), parts.next()) {
+            (true, Some(second)) => format!("{first}/{second}"),
+            _ => first.to_string(),
+        };
+        let mut at = Some(dir);
+        while let Some(d) = at {
+            let folder = self.repo_root.join(d).join("node_modules").join(&name);
+            if folder.symlink_metadata().is_ok() {
+                return true;
+            }
+            at = (!d.is_empty()).then(|| d.rsplit_once('/').map_or("", |(p, _)| p));
+        }
+        false
+    }
+
     fn on_disk(&self, rel: &str) -> bool {
         std::fs::metadata(self.repo_root.join(rel)).is_ok_and(|m| m.is_file())
     }
@@ -218,24 +238,37 @@ fn resolve(dir: &str, spec: &str, exists: &dyn Fn(&str) -> bool) -> Resolved {
         .map_or(Resolved::Nothing, Resolved::File)
 }
 
-/// Resolves `spec` written in a file of folder `dir`: a relative path from `dir`, an alias
-/// through `aliases` (each path it names tried in turn, as a relative path is); anything else
-/// (a package) is not judged.
+/// Resolves `spec` written in a file of folder `dir`, in the state before the patch or after
+/// it: a relative path from `dir`, an alias through `aliases` (each path it names tried in
+/// turn, as a relative path is); anything else (a package) is not judged, nor an alias a package
+/// installed beside the file could answer (TypeScript and node try `node_modules` when the alias
+/// names no file).
 fn resolve_spec(
+    states: &States,
     dir: &str,
     spec: &str,
     aliases: Option<&aliases::Aliases>,
-    exists: &dyn Fn(&str) -> bool,
+    before: bool,
 ) -> Resolved {
+    let exists = |p: &str| {
+        if before {
+            states.before(p)
+        } else {
+            states.after(p)
+        }
+    };
     if imports::is_relative(spec) {
-        return resolve(dir, spec, exists);
+        return resolve(dir, spec, &exists);
     }
     let Some(candidates) = aliases.and_then(|a| a.candidates(spec)) else {
         return Resolved::Outside;
     };
+    if aliases::could_be_package(spec) && states.installed(dir, spec) {
+        return Resolved::Outside;
+    }
     let mut outside = false;
     for c in candidates {
-        match resolve("", &c, exists) {
+        match resolve("", &c, &exists) {
             found @ Resolved::File(_) => return found,
             Resolved::Outside => outside = true,
             Resolved::Nothing => {}
@@ -361,8 +394,7 @@ fn in_written_file(states: &States, i: &Input, kind: Scripts) -> Vec<RawFinding>
     let broken: Vec<&Specifier> = after
         .iter()
         .filter(|s| {
-            resolve_spec(dir, &s.text, aliases.as_deref(), &|p| states.after(p))
-                == Resolved::Nothing
+            resolve_spec(states, dir, &s.text, aliases.as_deref(), false) == Resolved::Nothing
         })
         .collect();
     if broken.is_empty() {
@@ -372,9 +404,7 @@ fn in_written_file(states: &States, i: &Input, kind: Scripts) -> Vec<RawFinding>
         .into_iter()
         .filter(|s| broken.iter().any(|x| x.text == s.text))
         .map(|s| {
-            let r = resolve_spec(was_dir, &s.text, was_aliases.as_deref(), &|p| {
-                states.before(p)
-            });
+            let r = resolve_spec(states, was_dir, &s.text, was_aliases.as_deref(), true);
             (s.text, r)
         })
         .collect();
@@ -516,14 +546,11 @@ fn in_other_files(
                 specs
                     .into_iter()
                     .filter_map(|s| {
-                        let Resolved::File(was) =
-                            resolve_spec(dir, &s.text, aliases, &|p| states.before(p))
+                        let Resolved::File(was) = resolve_spec(states, dir, &s.text, aliases, true)
                         else {
                             return None;
                         };
-                        if resolve_spec(dir, &s.text, aliases, &|p| states.after(p))
-                            != Resolved::Nothing
-                        {
+                        if resolve_spec(states, dir, &s.text, aliases, false) != Resolved::Nothing {
                             return None;
                         }
                         let why = format!("it named `{was}`, which the patch removes or moves");
