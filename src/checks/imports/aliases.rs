@@ -35,7 +35,7 @@ pub(super) struct Aliases {
     base_url: Option<String>,
 }
 
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Pattern {
     prefix: String,
     /// What follows the `*`; `None`: an exact pattern.
@@ -112,23 +112,84 @@ pub(super) fn could_be_package(spec: &str) -> bool {
 /// A repository-relative file's text in the state under check.
 pub(super) type Read<'r> = &'r dyn Fn(&str) -> Option<String>;
 
-/// The configurations of a repository, looked up once per folder, shared by the checks' threads.
+/// The configurations of a repository, shared by the checks' threads: which configuration file
+/// governs each folder (found once per folder, a folder's answer from its parent's), and each
+/// file's aliases (read once).
 #[derive(Default)]
 pub(super) struct Configs {
     by_folder: Mutex<HashMap<String, Option<Arc<Aliases>>>>,
+    /// (which names, folder) → the nearest such file at or above the folder.
+    nearest: Mutex<HashMap<(usize, String), Option<String>>>,
+    /// A configuration file → its aliases.
+    of_file: Mutex<HashMap<String, Arc<Aliases>>>,
 }
 
+/// The files looked for, by kind: TypeScript's configuration, then the package's.
+const KINDS: [&[&str]; 2] = [&["tsconfig.json", "jsconfig.json"], &["package.json"]];
+
 impl Configs {
-    /// The aliases governing files of `folder` (repository-relative), if any.
+    /// The aliases governing files of `folder` (repository-relative), if any: its nearest
+    /// TypeScript configuration's and its nearest `package.json`'s subpath imports, together.
     pub(super) fn for_folder(&self, folder: &str, read: Read) -> Option<Arc<Aliases>> {
         if let Some(found) = self.by_folder.lock().ok()?.get(folder) {
             return found.clone();
         }
-        let found = Lookup { read }.nearest(folder).map(Arc::new);
+        let lookup = Lookup { read };
+        let mut found = Aliases::default();
+        for kind in 0..KINDS.len() {
+            let Some(rel) = self.nearest(&lookup, kind, folder) else {
+                continue;
+            };
+            let of = self.of_file(&lookup, kind, &rel);
+            found.patterns.extend(of.patterns.iter().cloned());
+            found.base_url = found.base_url.or_else(|| of.base_url.clone());
+        }
+        let found =
+            (!found.patterns.is_empty() || found.base_url.is_some()).then(|| Arc::new(found));
         if let Ok(mut cache) = self.by_folder.lock() {
             cache.insert(folder.to_string(), found.clone());
         }
         found
+    }
+
+    /// The nearest file of `kind` at or above `folder`.
+    fn nearest(&self, lookup: &Lookup, kind: usize, folder: &str) -> Option<String> {
+        let key = (kind, folder.to_string());
+        if let Some(hit) = self.nearest.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return hit;
+        }
+        let here = KINDS[kind]
+            .iter()
+            .map(|name| join(folder, name))
+            .find(|rel| (lookup.read)(rel).is_some());
+        let found = match here {
+            Some(rel) => Some(rel),
+            None if folder.is_empty() => None,
+            None => self.nearest(lookup, kind, parent(folder)),
+        };
+        if let Ok(mut m) = self.nearest.lock() {
+            m.insert(key, found.clone());
+        }
+        found
+    }
+
+    /// The aliases the file `rel` of `kind` defines.
+    fn of_file(&self, lookup: &Lookup, kind: usize, rel: &str) -> Arc<Aliases> {
+        if let Some(hit) = self.of_file.lock().ok().and_then(|m| m.get(rel).cloned()) {
+            return hit;
+        }
+        let text = (lookup.read)(rel).unwrap_or_default();
+        let aliases = Arc::new(match kind {
+            0 => lookup.of_file(rel, &text).unwrap_or_default(),
+            _ => Aliases {
+                patterns: subpath_imports(rel, &text),
+                base_url: None,
+            },
+        });
+        if let Ok(mut m) = self.of_file.lock() {
+            m.insert(rel.to_string(), aliases.clone());
+        }
+        aliases
     }
 }
 
@@ -138,34 +199,6 @@ struct Lookup<'r> {
 }
 
 impl Lookup<'_> {
-    /// The aliases of `folder`'s nearest TypeScript configuration and of its nearest
-    /// `package.json`'s subpath imports, together.
-    fn nearest(&self, folder: &str) -> Option<Aliases> {
-        let mut found = self
-            .upward(folder, &["tsconfig.json", "jsconfig.json"])
-            .and_then(|(rel, text)| self.of_file(&rel, &text))
-            .unwrap_or_default();
-        if let Some((rel, text)) = self.upward(folder, &["package.json"]) {
-            found.patterns.extend(subpath_imports(&rel, &text));
-        }
-        (!found.patterns.is_empty() || found.base_url.is_some()).then_some(found)
-    }
-
-    /// The first of `names` in `folder` or the folders above it, with its text.
-    fn upward(&self, folder: &str, names: &[&str]) -> Option<(String, String)> {
-        let mut dir = Some(folder);
-        while let Some(d) = dir {
-            for name in names {
-                let rel = join(d, name);
-                if let Some(text) = (self.read)(&rel) {
-                    return Some((rel, text));
-                }
-            }
-            dir = (!d.is_empty()).then(|| d.rsplit_once('/').map_or("", |(p, _)| p));
-        }
-        None
-    }
-
     /// The aliases of the configuration `rel` (its text `text`), or of its first reference that
     /// has some.
     fn of_file(&self, rel: &str, text: &str) -> Option<Aliases> {
