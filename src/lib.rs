@@ -43,6 +43,8 @@ pub mod repo;
 pub mod report;
 pub mod runner;
 pub mod syntax;
+#[cfg(test)]
+pub(crate) mod testgen;
 pub mod text;
 pub mod timing;
 pub mod txn;

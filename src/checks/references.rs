@@ -51,8 +51,7 @@ fn family(lang: Language) -> u8 {
 pub fn applies(rel: &str) -> bool {
     Language::from_path(rel).is_some_and(|l| family(l) != 0)
         // A component's `<script>` imports modules (`imports`); its names are not read here.
-        || rel.ends_with(".vue")
-        || rel.ends_with(".svelte")
+        || super::imports::is_component(rel)
 }
 
 /// A removed definition: its name, where it was, and its language family.

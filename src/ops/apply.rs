@@ -215,11 +215,7 @@ pub fn run_in(
     // when they were listed before the gates, the run stops (a checker's `error` alone would not
     // block, and the branch would be made unjudged).
     if let Some(e) = gates.branch.as_ref().and_then(checks::Context::failed) {
-        return Err(Error::git_msg(
-            format!("cannot compare the branch with the working tree: {e}"),
-            "the checks of --branch need git to list what the working tree changes; run with \
-             --checks none to commit without them",
-        ));
+        return Err(super::branch_state::unlisted(&e));
     }
     if !passed {
         return Ok(report);
@@ -424,13 +420,9 @@ fn gate(repo: &Repo, plan: &mut Plan, report: &mut Report, gates: &Gates) -> Res
             Some(context) => {
                 let patched: std::collections::HashSet<&str> =
                     plan.changes.iter().map(|c| c.rel.as_str()).collect();
-                let context = context.files().map_err(|e| {
-                    Error::git_msg(
-                        format!("cannot compare the branch with the working tree: {e}"),
-                        "verify of --branch needs git to list what the working tree changes; \
-                         run without --verify to commit without it",
-                    )
-                })?;
+                let context = context
+                    .files()
+                    .map_err(|e| super::branch_state::unlisted(&e))?;
                 changes.extend(
                     context
                         .iter()

@@ -63,6 +63,16 @@ pub(super) fn context(repo: &Repo, base: Option<Oid>) -> Result<Context, Error> 
     }))
 }
 
+/// The error of a run whose gates needed the branch's differing files and git could not list
+/// them (`reason`): the gates judged nothing of the branch, so nothing is committed.
+pub(super) fn unlisted(reason: &str) -> Error {
+    Error::git_msg(
+        format!("cannot compare the branch with the working tree: {reason}"),
+        "the checks and verify of --branch need git to list what the working tree changes; run \
+         with --checks none (and without --verify) to commit without them",
+    )
+}
+
 /// The files of `workdir` git reports different from `tree`, with their content in `tree`; read
 /// through a handle of its own (`objects`: the repository's git folder), as any thread may ask.
 fn differing(

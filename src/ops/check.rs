@@ -154,15 +154,9 @@ pub fn run(request: &Request, ctx: &Context) -> Result<Report, Error> {
     let removed: Vec<checks::RemovedFile> = deleted(&repo, request.staged, &cwd)?
         .into_iter()
         .filter(|(rel, _)| {
-            named.as_ref().is_none_or(|n| {
-                n.iter().any(|d| {
-                    d.is_empty()
-                        || rel == d
-                        || rel
-                            .strip_prefix(d.as_str())
-                            .is_some_and(|r| r.starts_with('/'))
-                })
-            })
+            named
+                .as_ref()
+                .is_none_or(|n| n.iter().any(|d| crate::repo::within(rel, d)))
         })
         .collect();
     if request.staged {

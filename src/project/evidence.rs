@@ -32,6 +32,8 @@ pub mod known;
 mod lintstaged;
 mod precommit;
 mod read;
+
+pub(crate) use read::strip_jsonc;
 mod reason;
 
 use std::collections::{BTreeSet, HashMap};

@@ -212,14 +212,11 @@ fn prune(cache: &Path, keep: &Path) {
 /// Whether repository path `rel` belongs to the mirror of `project_rel`: inside it, or directly
 /// in one of the directories above it.
 pub(crate) fn covers(project_rel: &str, rel: &str) -> bool {
-    let under = |path: &str, dir: &str| {
-        dir.is_empty() || path == dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
-    };
-    if under(rel, project_rel) && rel != project_rel {
+    if crate::repo::within(rel, project_rel) && rel != project_rel {
         return true;
     }
     let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
-    under(project_rel, dir)
+    crate::repo::within(project_rel, dir)
 }
 
 /// `git ls-files` pathspecs: the project, and the files directly in each directory above it.

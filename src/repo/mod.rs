@@ -15,7 +15,7 @@ pub mod index;
 mod roots;
 
 pub use durable::{durable_git, git_fsync_args};
-pub use roots::{PlainDirs, Resolved, Roots, rel_path};
+pub use roots::{PlainDirs, Resolved, Roots, rel_path, within};
 
 /// A handle on a repository being opened on another thread.
 type Opening = std::sync::mpsc::Receiver<Result<git2::Repository, git2::Error>>;

@@ -279,6 +279,12 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
+/// Whether repository path `rel` is folder `dir` itself or inside it (`dir` repository-relative,
+/// `""` the root): by whole components, so `src/lib` is not inside `src/li`.
+pub fn within(rel: &str, dir: &str) -> bool {
+    dir.is_empty() || rel == dir || rel.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
+}
+
 /// A path patchgate stored (a journal's, a history entry's, the re-run record's) is inside the
 /// working tree and not into `.git`: relative, `/`-separated, without `.`/`..`/empty components.
 pub fn rel_path(p: &str) -> Result<(), String> {
@@ -315,6 +321,13 @@ mod tests {
         std::fs::create_dir_all(root.join("src")).expect("src");
         let r = Roots::new(root.clone(), vec![root.join(".git")]).expect("open root");
         (dir, r)
+    }
+
+    #[test]
+    fn within_goes_by_whole_components() {
+        assert!(within("src/lib/a.ts", "src/lib") && within("src/lib", "src/lib"));
+        assert!(within("a.ts", "") && within("", ""));
+        assert!(!within("src/library/a.ts", "src/lib") && !within("src", "src/lib"));
     }
 
     #[test]

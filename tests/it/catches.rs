@@ -2020,11 +2020,7 @@ fn on_branch(repo: &TestRepo, patch: &str) -> (Run, bool) {
     };
     let before = outside_refs();
     let run = repo.apply(patch, &["--branch", "fix", "--checks", "references"]);
-    let made = git_try(
-        repo.path(),
-        &["rev-parse", "--verify", "-q", "refs/heads/fix"],
-    )
-    .0;
+    let made = repo.has_ref("refs/heads/fix");
     assert_eq!(
         outside_refs(),
         before,
@@ -2123,21 +2119,14 @@ fn branch_context_is_listed_only_when_a_check_reads_it() {
 fn branch_a_comparison_git_cannot_make_stops_the_run() {
     use std::os::unix::fs::PermissionsExt;
     let repo = python_repo();
-    let real = String::from_utf8(
-        std::process::Command::new("sh")
-            .args(["-c", "command -v git"])
-            .output()
-            .expect("sh")
-            .stdout,
-    )
-    .expect("utf8");
+    let real = crate::harness::on_path("git").expect("git on PATH");
     let bin = tempfile::tempdir().expect("tempdir");
     let wrapper = bin.path().join("git");
     std::fs::write(
         &wrapper,
         format!(
             "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --name-only ] && {{ echo 'fatal: broken' >&2; exit 128; }}; done\nexec {} \"$@\"\n",
-            real.trim()
+            real.display()
         ),
     )
     .expect("write wrapper");
@@ -2168,14 +2157,7 @@ fn branch_a_comparison_git_cannot_make_stops_the_run() {
             .is_some_and(|m| m.contains("cannot compare the branch") && m.contains("fatal: broken")),
         "{report}"
     );
-    assert!(
-        !git_try(
-            repo.path(),
-            &["rev-parse", "--verify", "-q", "refs/heads/fix"]
-        )
-        .0,
-        "the branch was made"
-    );
+    assert!(!repo.has_ref("refs/heads/fix"), "the branch was made");
 }
 
 /// A new import of a file only the working tree has (untracked): on the branch it names

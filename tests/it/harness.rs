@@ -370,6 +370,11 @@ impl TestRepo {
         git(self.path(), args)
     }
 
+    /// Whether the ref `name` (`refs/heads/fix`) exists.
+    pub fn has_ref(&self, name: &str) -> bool {
+        git_try(self.path(), &["rev-parse", "--verify", "-q", name]).0
+    }
+
     /// Everything patchgate may leave behind that it must not: pin refs, journals, temp files,
     /// git lock files, extra worktree registrations.
     pub fn leftovers(&self) -> Vec<String> {

@@ -204,12 +204,8 @@ impl Call<'_> {
     pub fn overlays(&self) -> Result<Vec<Overlay<'_>>, String> {
         let call = self;
         let inside = |rel: &str| {
-            call.project.is_none_or(|p| {
-                p.rel_root.is_empty()
-                    || rel
-                        .strip_prefix(p.rel_root.as_str())
-                        .is_some_and(|r| r.starts_with('/'))
-            })
+            call.project
+                .is_none_or(|p| crate::repo::within(rel, &p.rel_root))
         };
         let deleted = call
             .removed

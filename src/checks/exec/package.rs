@@ -38,11 +38,6 @@ fn rel_of(repo_root: &Path, abs: &Path) -> Option<String> {
         .map(|p| p.to_string_lossy().replace('\\', "/"))
 }
 
-/// Whether repository path `rel` is inside folder `dir` (repository-relative, `""` the root).
-fn inside(dir: &str, rel: &str) -> bool {
-    dir.is_empty() || rel.strip_prefix(dir).is_some_and(|r| r.starts_with('/'))
-}
-
 pub(crate) fn join_rel(base: &str, rel: &str) -> String {
     let rel = rel.trim_start_matches("./");
     if base.is_empty() {
@@ -202,7 +197,7 @@ impl CargoPackage {
             let owner = self
                 .members
                 .iter()
-                .filter(|(dir, _)| inside(dir, path))
+                .filter(|(dir, _)| crate::repo::within(path, dir))
                 .max_by_key(|(dir, _)| dir.len());
             if let Some((_, spec)) = owner
                 && *spec != self.spec

@@ -377,78 +377,7 @@ fn parent(rel: &str) -> &str {
 
 /// A configuration file as TypeScript reads it: JSON with comments and trailing commas.
 fn parse(text: &str) -> Option<serde_json::Value> {
-    serde_json::from_str(&plain_json(text)).ok()
-}
-
-/// `text` without its comments and trailing commas (strings left alone).
-fn plain_json(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out: Vec<u8> = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if let Some(end) = comment_end(b, i) {
-            i = end;
-            continue;
-        }
-        match b[i] {
-            b'"' => {
-                let start = i;
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    i += if b[i] == b'\\' { 2 } else { 1 };
-                }
-                i = (i + 1).min(b.len());
-                out.extend_from_slice(&b[start..i]);
-            }
-            b',' => {
-                // A comma before a closing bracket, past whitespace and comments, is dropped.
-                if !matches!(next_token(&b[i + 1..]), Some(b'}' | b']')) {
-                    out.push(b',');
-                }
-                i += 1;
-            }
-            c => {
-                out.push(c);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8(out).unwrap_or_default()
-}
-
-/// Where the comment that starts at `i` ends (`//` to the line's end, `/* */` past its close);
-/// `None` when none starts there.
-fn comment_end(b: &[u8], i: usize) -> Option<usize> {
-    let close = match b.get(i..i + 2)? {
-        b"//" => "\n",
-        b"/*" => "*/",
-        _ => return None,
-    };
-    let body = &b[i + 2..];
-    Some(
-        match body
-            .windows(close.len())
-            .position(|w| w == close.as_bytes())
-        {
-            // A line comment keeps its newline; a block comment loses its close.
-            Some(n) if close == "\n" => i + 2 + n,
-            Some(n) => i + 2 + n + 2,
-            None => b.len(),
-        },
-    )
-}
-
-/// The first byte of `rest` that is neither whitespace nor in a comment.
-fn next_token(rest: &[u8]) -> Option<u8> {
-    let mut i = 0;
-    while i < rest.len() {
-        match comment_end(rest, i) {
-            Some(end) => i = end,
-            None if rest[i].is_ascii_whitespace() => i += 1,
-            None => return Some(rest[i]),
-        }
-    }
-    None
+    serde_json::from_str(&crate::project::evidence::strip_jsonc(text)).ok()
 }
 
 #[cfg(test)]
@@ -594,16 +523,8 @@ mod tests {
             "\n",
             "\"paths\":",
         ];
-        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
-        for _ in 0..20_000 {
-            let mut text = String::new();
-            for _ in 0..(seed % 24) {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                text.push_str(PIECES[(seed % PIECES.len() as u64) as usize]);
-            }
-            let _ = plain_json(&text);
+        for text in crate::testgen::pieced(&PIECES, 20_000, 24) {
+            let _ = parse(&text);
             let read = |rel: &str| (rel == "tsconfig.json").then(|| text.clone());
             if let Some(a) = Configs::default().for_folder("src", &read) {
                 let _ = a.candidates("@/x");

@@ -46,6 +46,7 @@ use super::finding::{RawFinding, Severity};
 use crate::syntax::Language;
 use crate::syntax::imports::{self, Specifier};
 use scripts::Scripts;
+pub(crate) use scripts::is_component;
 
 /// What is tried after the path as written, in this order (node's, TypeScript's, and the
 /// bundlers' usual ones).
@@ -153,7 +154,7 @@ impl States<'_> {
             || self
                 .texts
                 .keys()
-                .any(|w| w.strip_prefix(rel).is_some_and(|r| r.starts_with('/')))
+                .any(|w| *w != rel && crate::repo::within(w, rel))
     }
 
     /// A file's text after the patch, if it exists then.

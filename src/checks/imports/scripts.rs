@@ -10,6 +10,11 @@ use super::Specifier;
 use crate::syntax::Language;
 use crate::syntax::{languages, trees};
 
+/// Whether `rel` is a Vue or Svelte component, whose `<script>` blocks are scripts.
+pub(crate) fn is_component(rel: &str) -> bool {
+    rel.ends_with(".vue") || rel.ends_with(".svelte")
+}
+
 /// How a file holds scripts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Scripts {
@@ -25,7 +30,7 @@ impl Scripts {
             Some(l @ (Language::JavaScript | Language::TypeScript | Language::Tsx)) => {
                 Some(Scripts::File(l))
             }
-            _ if rel.ends_with(".vue") || rel.ends_with(".svelte") => Some(Scripts::Blocks),
+            _ if is_component(rel) => Some(Scripts::Blocks),
             _ => None,
         }
     }
@@ -174,15 +179,7 @@ mod tests {
             "é",
             "<",
         ];
-        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
-        for _ in 0..20_000 {
-            let mut text = String::new();
-            for _ in 0..(seed % 16) {
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                text.push_str(PIECES[(seed % PIECES.len() as u64) as usize]);
-            }
+        for text in crate::testgen::pieced(&PIECES, 20_000, 16) {
             for s in specs("src/C.vue", &text) {
                 assert!(s.1 >= 1 && s.2 >= 1, "{s:?} in {text:?}");
             }

@@ -154,7 +154,7 @@ fn requirement_names(text: String) -> Result<Vec<String>, String> {
 
 /// JSON with `//` and `/* */` comments and trailing commas (biome.jsonc, tsconfig-style files)
 /// made plain JSON. Strings are copied verbatim.
-pub(super) fn strip_jsonc(text: &str) -> String {
+pub(crate) fn strip_jsonc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
