@@ -85,8 +85,9 @@ impl Context {
         self.0.made.get()?.as_ref().err().cloned()
     }
 
-    /// Whether a context was made or given: for tests of what reads it.
-    pub fn is_made(&self) -> bool {
+    /// Whether a context was made or given.
+    #[cfg(test)]
+    fn is_made(&self) -> bool {
         self.0.made.get().is_some()
     }
 }
